@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Ferry",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "FerryModel", targets: ["FerryModel"]),
+        .executable(name: "ferry", targets: ["ferry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+
+        // The Swift layer over libdbus. Knows nothing of Ferry.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictness),
+
+        // The item model. Imports no D-Bus.
+        .target(name: "FerryModel", dependencies: ["CGIO"], swiftSettings: strictness),
+
+        // Executables stay thin: parse arguments, call into the libraries.
+        .executableTarget(
+            name: "ferry",
+            dependencies: ["FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
+
+        // Tests.
+        .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+    ]
+)

@@ -1,0 +1,4 @@
+#ifndef FERRY_CGIO_SHIM_H
+#define FERRY_CGIO_SHIM_H
+#include <gio/gio.h>
+#endif
