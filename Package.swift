@@ -34,9 +34,21 @@ let package = Package(
             dependencies: ["FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness),
 
+        // A program on the D-Bus layer alone: the other process in tests and in `make demo`.
+        .executableTarget(
+            name: "dbus-peer",
+            dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
+
+        // Benchmarks: executables run by `make bench`, each beside its anchor.
+        .target(name: "CDBusBench", dependencies: ["CDBus"], path: "Sources/CDBusBench"),
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench"], swiftSettings: strictness),
+        .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO"], swiftSettings: strictness),
+
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
     ]
 )

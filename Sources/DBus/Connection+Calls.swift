@@ -1,0 +1,94 @@
+import CDBus
+
+extension Connection {
+    /// Sends a method call and waits for its reply.
+    ///
+    /// Cancelling the calling task cancels the call (the reply, if any, is dropped) and throws
+    /// `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - message: a method call.
+    ///   - timeout: how long to wait; `nil` is libdbus's default (25 s).
+    /// - Returns: the method-return message.
+    /// - Throws: the remote error as a `DBusError` with its name and message;
+    ///   `org.freedesktop.DBus.Error.NoReply` when the timeout passes;
+    ///   `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
+    public func call(_ message: Message, timeout: Duration? = nil) async throws -> Message {
+        let reply = PendingReply()
+        let ms = Self.milliseconds(timeout)
+        let loop = self.loop, router = self.router
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+                let accepted = loop.submit {
+                    guard let conn = loop.connection else {
+                        continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+                        return
+                    }
+                    reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
+                }
+                if !accepted {
+                    continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+                }
+            }
+        } onCancel: {
+            loop.submit { reply.cancel() }
+        }
+    }
+
+    /// Calls a method and returns the reply's values.
+    ///
+    /// - Parameters:
+    ///   - destination: the bus name to call (nil on a peer-to-peer connection).
+    ///   - path: the object.
+    ///   - interface: the method's interface (nil lets the receiver pick).
+    ///   - member: the method.
+    ///   - body: the arguments.
+    ///   - timeout: how long to wait; `nil` is libdbus's default (25 s).
+    /// - Throws: see `call(_:timeout:)`; also `DBusError` when an argument fails validation.
+    public func call(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        body: [DBusValue] = [], timeout: Duration? = nil
+    ) async throws -> [DBusValue] {
+        let message = try Message.methodCall(destination: destination, path: path, interface: interface,
+                                             member: member, body: body)
+        return try await call(message, timeout: timeout).body
+    }
+
+    /// Calls a method that returns one value, converted to `R`.
+    ///
+    /// - Throws: see `call(destination:path:interface:member:body:timeout:)`; also
+    ///   `org.freedesktop.DBus.Error.InvalidArgs` when the reply is not exactly one `R`.
+    public func call<R: DBusRepresentable>(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        body: [DBusValue] = [], timeout: Duration? = nil, returning type: R.Type
+    ) async throws -> R {
+        let values = try await call(destination: destination, path: path, interface: interface, member: member,
+                                    body: body, timeout: timeout)
+        guard values.count == 1 else {
+            throw DBusError(.invalidArgs, "expected one value of type '\(R.dbusSignature)', got \(values.count)")
+        }
+        return try values[0].get(R.self)
+    }
+
+    /// Sends a message without waiting for a reply.
+    ///
+    /// A method call is marked NO_REPLY_EXPECTED, so the peer sends no reply.
+    ///
+    /// - Throws: `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
+    public func send(_ message: Message) throws {
+        let router = self.router
+        try enqueue {
+            if dbus_message_get_type(message.raw) == CDBUS_MESSAGE_TYPE_METHOD_CALL {
+                dbus_message_set_no_reply(message.raw, 1)
+            }
+            try? router.send(message)
+        }
+    }
+
+    static func milliseconds(_ timeout: Duration?) -> Int32 {
+        guard let timeout else { return Int32(CDBUS_TIMEOUT_USE_DEFAULT) }
+        let ms = timeout / .milliseconds(1)
+        if ms >= Double(Int32.max) { return Int32(CDBUS_TIMEOUT_INFINITE) }
+        return Int32(max(1, ms.rounded(.up)))
+    }
+}

@@ -1,0 +1,65 @@
+extension Connection {
+    /// Exports an object at `path` implementing `interfaces`.
+    ///
+    /// The object also answers `org.freedesktop.DBus.Introspectable`, `Properties` and `Peer`.
+    /// Exporting more interfaces at the same path later adds them to the object.
+    ///
+    /// - Throws: `org.ferry.DBus.Error.InvalidName` when an interface is already exported there
+    ///   or is one of the standard interfaces.
+    public func export(_ interfaces: [Interface], at path: ObjectPath) throws {
+        try objects.export(interfaces, at: path)
+    }
+
+    /// Exports an object at `path` implementing one interface.
+    ///
+    /// - Throws: see `export(_:at:)`.
+    public func export(_ interface: Interface, at path: ObjectPath) throws {
+        try objects.export([interface], at: path)
+    }
+
+    /// Removes the object at `path`, or only `interface` from it.
+    ///
+    /// - Returns: true when something was removed.
+    @discardableResult
+    public func unexport(_ path: ObjectPath, interface: InterfaceName? = nil) -> Bool {
+        objects.unexport(path, interface: interface)
+    }
+
+    /// Emits a signal message.
+    ///
+    /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` when `signal` is not a signal;
+    ///   `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
+    public func emit(signal: Message) throws {
+        guard signal.kind == .signal else {
+            throw DBusError(.invalidArgs, "emit(signal:) needs a signal, not a \(signal.kind)")
+        }
+        try send(signal)
+    }
+
+    /// Builds and emits a signal.
+    ///
+    /// - Throws: `DBusError` when a value fails validation or the connection is closed.
+    public func emit(path: ObjectPath, interface: InterfaceName, member: MemberName,
+                     body: [DBusValue] = [], destination: BusName? = nil) throws {
+        try send(Message.signal(path: path, interface: interface, member: member, body: body,
+                                destination: destination))
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for an exported object.
+    ///
+    /// - Parameters:
+    ///   - changed: new values of properties, by name.
+    ///   - invalidated: names of properties that changed without their new value being sent.
+    /// - Throws: `DBusError` when a value fails validation or the connection is closed.
+    public func emitPropertiesChanged(path: ObjectPath, interface: InterfaceName,
+                                      changed: [String: DBusValue] = [:], invalidated: [String] = []) throws {
+        let entries = changed.sorted { $0.key < $1.key }.map {
+            DBusDictionaryEntry(key: .string($0.key), value: .variant($0.value))
+        }
+        try emit(path: path, interface: StandardInterfaces.propertiesName, member: "PropertiesChanged", body: [
+            .string(interface.rawValue),
+            .dictionary(key: .string, value: .variant, entries: entries),
+            .array(element: .string, elements: invalidated.map { .string($0) }),
+        ])
+    }
+}

@@ -1,0 +1,226 @@
+import CDBus
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The one thread that owns a libdbus connection.
+///
+/// Every libdbus call on the connection happens on this thread: other threads hand it closures
+/// through `submit(_:)` (a mutex-protected queue plus an eventfd write). The thread polls the
+/// connection's watches (read and write, so big messages drain), its timeouts and the eventfd.
+/// This avoids the libdbus traps measured in `reference/libdbus-from-swift.md`: a thread blocked
+/// in `read_write_dispatch` hanging another thread's call, and `set_notify` racing a reply.
+final class ConnectionLoop: @unchecked Sendable {
+    // Thread safety: `queue` is guarded by its mutex; `wakeFD` is immutable; every other stored
+    // property is read and written only on the owner thread.
+    private let queue = Mutex<(jobs: [@Sendable () -> Void], accepting: Bool)>(([], true))
+    private let wakeFD: Int32
+
+    /// The connection, nil before open and after close. Owner thread only.
+    private(set) var connection: OpaquePointer?
+    private var watches: [OpaquePointer] = []
+    private var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
+    private var running = true
+    /// Set when the bus connection drops during dispatch; acted on once dispatch returns.
+    private var lostWith: DBusError?
+    private var finished: (@Sendable () -> Void)?
+
+    /// Called on the owner thread for every incoming message; returns true when handled.
+    var incoming: ((Message) -> Bool)?
+    /// Called once on the owner thread when the connection ends (closed or lost).
+    var teardown: ((DBusError) -> Void)?
+
+    init() throws(DBusError) {
+        let fd = cdbus_eventfd()
+        guard fd >= 0 else { throw DBusError.system("eventfd", errno: cdbus_errno()) }
+        wakeFD = fd
+    }
+
+    deinit { close(wakeFD) }
+
+    // MARK: Any thread
+
+    /// Queues `job` to run on the owner thread. Returns false once the loop has stopped.
+    @discardableResult
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let accepted = queue.withLock { q -> Bool in
+            guard q.accepting else { return false }
+            q.jobs.append(job)
+            return true
+        }
+        if accepted { wake() }
+        return accepted
+    }
+
+    /// Wakes the owner thread from `poll`.
+    func wake() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+    }
+
+    /// Starts the owner thread, which runs `open` first and then the loop until close.
+    /// `finished` runs on the owner thread just before it exits.
+    func start(open: @escaping @Sendable () -> Void, finished: @escaping @Sendable () -> Void) throws(DBusError) {
+        self.finished = finished
+        submit(open)
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { arg in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(arg!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<ConnectionLoop>.fromOpaque(box).release()
+            throw DBusError.system("pthread_create", errno: rc)
+        }
+        pthread_detach(thread)
+    }
+
+    // MARK: Owner thread
+
+    /// Takes ownership of an opened connection and hooks its watches, timeouts and messages.
+    func adopt(_ conn: OpaquePointer) {
+        connection = conn
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_exit_on_disconnect(conn, 0)
+        _ = dbus_connection_set_watch_functions(conn, { watch, data in
+            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().watches.append(watch!)
+            return 1
+        }, { watch, data in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            loop.watches.removeAll { $0 == watch }
+        }, { _, _ in }, me, nil)
+        _ = dbus_connection_set_timeout_functions(conn, { timeout, data in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            loop.timeouts[timeout!] = ConnectionLoop.deadline(of: timeout!)
+            return 1
+        }, { timeout, data in
+            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().timeouts[timeout!] = nil
+        }, { timeout, data in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            if loop.timeouts[timeout!] != nil { loop.timeouts[timeout!] = ConnectionLoop.deadline(of: timeout!) }
+        }, me, nil)
+        dbus_connection_set_wakeup_main_function(conn, { data in
+            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().wake()
+        }, me, nil)
+        _ = dbus_connection_add_filter(conn, { _, message, data in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            guard let message else { return DBusHandlerResult(UInt32(CDBUS_HANDLER_RESULT_NOT_YET_HANDLED)) }
+            let handled = loop.receive(message)
+            return DBusHandlerResult(UInt32(handled ? CDBUS_HANDLER_RESULT_HANDLED : CDBUS_HANDLER_RESULT_NOT_YET_HANDLED))
+        }, me, nil)
+    }
+
+    private func receive(_ raw: OpaquePointer) -> Bool {
+        let message = Message(taking: dbus_message_ref(raw))
+        if dbus_message_is_signal(raw, DBUS_INTERFACE_LOCAL, "Disconnected") != 0 {
+            lostWith = DBusError(.disconnected, "the connection to the bus was lost")
+            return true
+        }
+        return incoming?(message) ?? false
+    }
+
+    /// Closes the connection (if open), fails everything pending, and stops the loop.
+    func end(with error: DBusError) {
+        if let conn = connection {
+            let handler = teardown
+            teardown = nil
+            incoming = nil
+            handler?(error)
+            dbus_connection_close(conn)
+            dbus_connection_unref(conn)
+            connection = nil
+        }
+        running = false
+    }
+
+    private func run() {
+        while running {
+            runJobs()
+            guard running else { break }
+            dispatch()
+            guard running else { break }
+            waitAndHandle()
+        }
+        // Refuse new jobs, then let the queued ones see the closed connection and fail.
+        queue.withLock { $0.accepting = false }
+        runJobs()
+        watches = []
+        timeouts = [:]
+        let done = finished
+        finished = nil
+        done?()
+    }
+
+    private func runJobs() {
+        while true {
+            let jobs = queue.withLock { q -> [@Sendable () -> Void] in
+                defer { q.jobs = [] }
+                return q.jobs
+            }
+            if jobs.isEmpty { return }
+            for job in jobs { job() }
+        }
+    }
+
+    private func dispatch() {
+        guard let conn = connection else { return }
+        while lostWith == nil, dbus_connection_dispatch(conn).rawValue == UInt32(CDBUS_DISPATCH_DATA_REMAINS) {}
+        if let error = lostWith {
+            lostWith = nil
+            end(with: error)
+        }
+    }
+
+    private func waitAndHandle() {
+        var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var owners: [OpaquePointer?] = [nil]
+        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
+            let flags = dbus_watch_get_flags(watch)
+            var events: Int16 = 0
+            if flags & CDBUS_WATCH_READABLE != 0 { events |= Int16(POLLIN) }
+            if flags & CDBUS_WATCH_WRITABLE != 0 { events |= Int16(POLLOUT) }
+            fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+            owners.append(watch)
+        }
+        let now = ContinuousClock.now
+        var wait: Int32 = -1
+        if let next = timeouts.values.min() {
+            let ms = (next - now) / .milliseconds(1)
+            wait = Int32(max(0, min(ms.rounded(.up), 60_000)))
+        }
+        let n = poll(&fds, nfds_t(fds.count), wait)
+        if n > 0 {
+            if fds[0].revents != 0 {
+                var value: UInt64 = 0
+                _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, 8) }
+            }
+            for i in 1..<fds.count where fds[i].revents != 0 {
+                // Handling one watch may remove another: only handle watches still registered.
+                guard let watch = owners[i], watches.contains(watch), connection != nil else { continue }
+                var condition: UInt32 = 0
+                let revents = Int32(fds[i].revents)
+                if revents & Int32(POLLIN) != 0 { condition |= CDBUS_WATCH_READABLE }
+                if revents & Int32(POLLOUT) != 0 { condition |= CDBUS_WATCH_WRITABLE }
+                if revents & Int32(POLLERR) != 0 { condition |= CDBUS_WATCH_ERROR }
+                if revents & Int32(POLLHUP) != 0 { condition |= CDBUS_WATCH_HANGUP }
+                _ = dbus_watch_handle(watch, condition)
+            }
+        }
+        let later = ContinuousClock.now
+        for (timeout, deadline) in timeouts where deadline <= later {
+            guard timeouts[timeout] != nil, connection != nil else { continue }
+            timeouts[timeout] = ConnectionLoop.deadline(of: timeout)
+            if dbus_timeout_get_enabled(timeout) != 0 { _ = dbus_timeout_handle(timeout) }
+        }
+    }
+
+    private static func deadline(of timeout: OpaquePointer) -> ContinuousClock.Instant {
+        if dbus_timeout_get_enabled(timeout) == 0 { return .now + .seconds(3600) }
+        return .now + .milliseconds(Int(dbus_timeout_get_interval(timeout)))
+    }
+}

@@ -1,0 +1,86 @@
+import CDBus
+
+extension ConnectionRouter {
+    /// Routes an incoming method call to an exported object (owner thread).
+    ///
+    /// Unknown objects, interfaces and methods and mismatched arguments are answered here; a
+    /// matching handler runs as a task whose reply is posted back to the owner thread.
+    func dispatchCall(_ envelope: Envelope) {
+        guard let connection else { return }
+        let message = envelope.message
+        guard let rawPath = envelope.path, let member = envelope.member,
+              let sender = envelope.sender.flatMap(BusName.init(rawValue:)) else { return }
+        let path = ObjectPath(unchecked: rawPath)
+        let registry = connection.objects
+        let exported = registry.interfaces(at: path)
+        var candidates: [Interface]
+        if let exported {
+            candidates = [StandardInterfaces.introspectable, StandardInterfaces.properties,
+                          StandardInterfaces.peer] + exported
+        } else if registry.isNode(path) {
+            candidates = [StandardInterfaces.introspectable, StandardInterfaces.peer]
+        } else {
+            return reply(to: envelope, DBusError(.unknownObject, "no object at path \(rawPath)"))
+        }
+        if let name = envelope.interface {
+            candidates = candidates.filter { $0.name.rawValue == name }
+            if candidates.isEmpty {
+                let error = exported == nil
+                    ? DBusError(.unknownObject, "no object at path \(rawPath)")
+                    : DBusError(.unknownInterface, "no interface '\(name)' at object path \(rawPath)")
+                return reply(to: envelope, error)
+            }
+        }
+        guard let interface = candidates.first(where: { $0.method(member) != nil }),
+              let method = interface.method(member) else {
+            let where_ = envelope.interface.map { "interface '\($0)'" } ?? "any interface"
+            return reply(to: envelope, DBusError(
+                .unknownMethod, "no method '\(member)' with signature '\(envelope.signature)' in "
+                    + "\(where_) at object path \(rawPath)"))
+        }
+        guard envelope.signature == method.inputSignature else {
+            return reply(to: envelope, DBusError(
+                .invalidArgs, "\(interface.name).\(member) takes '\(method.inputSignature)', "
+                    + "got '\(envelope.signature)'"))
+        }
+        let noReply = envelope.noReplyExpected
+        let memberName = MemberName(unchecked: member)
+        Task {
+            let response: Message?
+            do {
+                let call = MethodCall(message: message, sender: sender, path: path, interface: interface.name,
+                                      member: memberName, arguments: try message.body, connection: connection)
+                let values = try await method.handler(call)
+                let produced = values.map(\.signature.rawValue).joined()
+                guard produced == method.outputSignature else {
+                    throw DBusError(.failed, "\(interface.name).\(member) returned '\(produced)', "
+                        + "declared '\(method.outputSignature)'")
+                }
+                response = noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
+            } catch {
+                response = noReply ? nil : Self.errorReply(to: message, error)
+            }
+            if let response { try? connection.send(reply: response) }
+        }
+    }
+
+    private func reply(to envelope: Envelope, _ error: DBusError) {
+        guard !envelope.noReplyExpected, let response = Self.errorReply(to: envelope.message, error) else { return }
+        try? send(response)
+    }
+
+    /// An error reply for any thrown error: a `DBusError` keeps its name, anything else becomes
+    /// `org.freedesktop.DBus.Error.Failed` with its description.
+    static func errorReply(to call: Message, _ error: any Error) -> Message? {
+        let dbusError = (error as? DBusError) ?? DBusError(.failed, String(describing: error))
+        return try? Message.error(replyingTo: call, dbusError)
+    }
+}
+
+extension Connection {
+    /// Sends a reply from a handler task (owner thread does the send).
+    func send(reply: Message) throws {
+        let router = self.router
+        try enqueue { try? router.send(reply) }
+    }
+}

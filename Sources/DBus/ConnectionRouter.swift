@@ -1,0 +1,53 @@
+import CDBus
+
+/// A connection's owner-thread state: calls waiting for replies, signal subscriptions and
+/// exported objects. Every method runs on the owner thread.
+final class ConnectionRouter: @unchecked Sendable {
+    // Thread safety: used only on the connection's owner thread (ConnectionLoop jobs, libdbus
+    // callbacks), except `loop`, which is immutable and itself thread-safe.
+    unowned let loop: ConnectionLoop
+    var replies: [ObjectIdentifier: PendingReply] = [:]
+    /// The public connection, for handlers' context; weak so that releasing it closes it.
+    weak var connection: Connection?
+    /// Signal subscriptions.
+    var routes: [ObjectIdentifier: SignalRoute] = [:]
+    /// Well-known names used as a subscription's sender: their current owner, whether a
+    /// NameOwnerChanged set it, and how many subscriptions use it.
+    var trackedNames: [String: (owner: String?, fromSignal: Bool, users: Int)] = [:]
+
+    init(loop: ConnectionLoop) {
+        self.loop = loop
+    }
+
+    /// Fails everything in flight; the loop calls it once when the connection ends.
+    func tearDown(_ error: DBusError) {
+        for reply in Array(replies.values) { reply.fail(error) }
+        replies = [:]
+        endSignalRoutes(error)
+    }
+
+    /// Handles one incoming message; returns true when it was consumed.
+    func receive(_ message: Message) -> Bool {
+        let envelope = Envelope(message)
+        switch envelope.type {
+        case .methodCall:
+            dispatchCall(envelope)
+            return true
+        case .signal:
+            routeSignal(envelope)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Sends `message` without waiting for anything. Throws when the connection is closed.
+    func send(_ message: Message) throws(DBusError) {
+        guard let conn = loop.connection else {
+            throw DBusError(.disconnected, "the connection is closed")
+        }
+        guard dbus_connection_send(conn, message.raw, nil) != 0 else {
+            throw DBusError(.noMemory, "out of memory sending a message")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// An incoming call to an exported method or property, as its handler sees it.
+///
+/// `sender` is the caller's unique bus name, set by the bus and impossible to forge: resolve the
+/// caller's identity from it (`connection.credentials(of: call.sender)`) before acting.
+public struct MethodCall: Sendable {
+    /// The whole incoming message.
+    public let message: Message
+    /// The caller's unique bus name (`:1.42`).
+    public let sender: BusName
+    /// The object path the call was sent to.
+    public let path: ObjectPath
+    /// The interface named by the call.
+    public let interface: InterfaceName
+    /// The member called (for property handlers: the property's name).
+    public let member: MemberName
+    /// The decoded arguments, already checked against the declared signature.
+    public let arguments: [DBusValue]
+    /// The connection that received the call.
+    public let connection: Connection
+
+    /// The argument at `index`, converted to `T`.
+    ///
+    /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` when it is missing or of another type.
+    public func argument<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self) throws -> T {
+        guard arguments.indices.contains(index) else {
+            throw DBusError(.invalidArgs, "missing argument \(index)")
+        }
+        return try arguments[index].get(T.self)
+    }
+
+    /// All arguments, converted to the given types in order.
+    ///
+    /// ```swift
+    /// let (path, options) = try call.arguments(ObjectPath.self, [String: DBusValue].self)
+    /// ```
+    /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` when one is missing or of another type.
+    public func arguments<each T: DBusRepresentable>(_ types: repeat (each T).Type) throws -> (repeat each T) {
+        var index = 0
+        func next<U: DBusRepresentable>(_ type: U.Type) throws -> U {
+            defer { index += 1 }
+            return try argument(index, as: U.self)
+        }
+        return (repeat try next((each T).self))
+    }
+}

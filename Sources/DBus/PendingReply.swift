@@ -1,0 +1,87 @@
+import CDBus
+
+/// One method call waiting for its reply.
+///
+/// Created by the calling task, then touched only on the owner thread: the send, the notify
+/// callback, cancellation and teardown all run there, so the continuation is resumed exactly once.
+final class PendingReply: @unchecked Sendable {
+    // Thread safety: every mutable property is used only on the connection's owner thread.
+    var continuation: CheckedContinuation<Message, any Error>?
+    var pending: OpaquePointer?
+    var cancelled = false
+    weak var router: ConnectionRouter?
+
+    /// Starts the call: sends `message` and arranges for the reply to resume `continuation`.
+    func start(_ message: Message, timeoutMs: Int32, on conn: OpaquePointer,
+               continuation: CheckedContinuation<Message, any Error>, router: ConnectionRouter) {
+        if cancelled {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        var call: OpaquePointer?
+        guard dbus_connection_send_with_reply(conn, message.raw, &call, timeoutMs) != 0 else {
+            continuation.resume(throwing: DBusError(.noMemory, "out of memory sending a call"))
+            return
+        }
+        guard let call else {
+            continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+            return
+        }
+        self.continuation = continuation
+        self.pending = call
+        self.router = router
+        router.replies[ObjectIdentifier(self)] = self
+        // Set on the owner thread, before any dispatch, so the reply cannot slip past it.
+        let box = Unmanaged.passRetained(self).toOpaque()
+        let ok = dbus_pending_call_set_notify(call, { _, data in
+            Unmanaged<PendingReply>.fromOpaque(data!).takeUnretainedValue().replied()
+        }, box, { data in
+            Unmanaged<PendingReply>.fromOpaque(data!).release()
+        })
+        if ok == 0 {
+            Unmanaged<PendingReply>.fromOpaque(box).release()
+            fail(DBusError(.noMemory, "out of memory waiting for a reply"))
+        } else if dbus_pending_call_get_completed(call) != 0 {
+            replied()
+        }
+    }
+
+    /// The notify callback: takes the reply and resumes the caller.
+    private func replied() {
+        guard let call = pending else { return }
+        guard let raw = dbus_pending_call_steal_reply(call) else {
+            fail(DBusError(.noReply, "no reply"))
+            return
+        }
+        let reply = Message(taking: raw)
+        if let error = reply.error {
+            finish(.failure(error))
+        } else {
+            finish(.success(reply))
+        }
+    }
+
+    /// Cancels the call on the bus (if sent) and resumes the caller with `error`.
+    func fail(_ error: any Error) {
+        if let call = pending { dbus_pending_call_cancel(call) }
+        finish(.failure(error))
+    }
+
+    /// Task cancellation: cancel now if sent, or refuse to send later.
+    func cancel() {
+        cancelled = true
+        if pending != nil { fail(CancellationError()) }
+    }
+
+    private func finish(_ result: Result<Message, any Error>) {
+        if let call = pending {
+            pending = nil
+            dbus_pending_call_unref(call)
+        }
+        router?.replies[ObjectIdentifier(self)] = nil
+        router = nil
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result)
+    }
+}

@@ -1,0 +1,127 @@
+import CGIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The only place FerryModel calls GIO's content-type API. Every result is converted to Swift
+/// values before it leaves a function; GLib locks its MIME database internally, so these are
+/// safe to call from any thread.
+enum GIOContentTypes {
+    /// `g_content_types_get_registered`: every registered MIME type (GIO spells them in lower case).
+    static func registered() -> [String] {
+        guard let list = g_content_types_get_registered() else { return [] }
+        defer { g_list_free_full(list, g_free) }
+        var result: [String] = []
+        var node: UnsafeMutablePointer<GList>? = list
+        while let n = node {
+            if let data = n.pointee.data {
+                result.append(String(cString: data.assumingMemoryBound(to: gchar.self)))
+            }
+            node = n.pointee.next
+        }
+        return result
+    }
+
+    /// `g_content_type_get_description`. Pass the lower-case name: GIO finds the description by
+    /// the XML file name, which is lower case.
+    static func description(of mimeType: String) -> String? {
+        guard !mimeType.utf8.contains(0), let p = g_content_type_get_description(mimeType) else { return nil }
+        defer { g_free(p) }
+        return String(cString: p)
+    }
+
+    /// `g_content_type_is_a` (transitive, with GIO's implicit rules).
+    static func isA(_ type: String, _ supertype: String) -> Bool {
+        g_content_type_is_a(type, supertype) != 0
+    }
+
+    /// `g_content_type_guess` by filename, by data, or both. Returns the MIME type and whether GIO
+    /// was certain.
+    static func guess(filename: String?, data: [UInt8]?) -> (mimeType: String, isCertain: Bool) {
+        var uncertain: gboolean = 0
+        let name = filename.flatMap { $0.utf8.contains(0) ? nil : $0 }
+        let result: UnsafeMutablePointer<gchar>?
+        if let data {
+            result = data.withUnsafeBufferPointer { buffer in
+                g_content_type_guess(name, buffer.baseAddress, gsize(buffer.count), &uncertain)
+            }
+        } else {
+            result = g_content_type_guess(name, nil, 0, &uncertain)
+        }
+        guard let result else { return ("application/octet-stream", false) }
+        defer { g_free(result) }
+        return (String(cString: result), uncertain == 0)
+    }
+}
+
+extension SharedMIMEInfo {
+    /// The shared-mime-info database installed on this machine.
+    ///
+    /// The list of MIME types comes from GIO (`g_content_types_get_registered`); their canonical
+    /// spelling, aliases, direct parents and globs come from the `types`, `aliases`, `subclasses`
+    /// and `globs2` files of each `mime/` folder under `$XDG_DATA_HOME` and `$XDG_DATA_DIRS`
+    /// (earlier folders first). GIO lists names in lower case; the `types` file restores the
+    /// canonical case (`audio/AMR`), which is the spelling `g_content_type_is_a` needs.
+    public static func load() -> SharedMIMEInfo {
+        var info = SharedMIMEInfo(types: [], describesWithGIO: true)
+        for directory in mimeDirectories() {
+            let types = readFile(directory + "/types")
+            guard let types else { continue }
+            info.absorb(types: types, aliases: readFile(directory + "/aliases") ?? [],
+                        subclasses: readFile(directory + "/subclasses") ?? [], globs2: readFile(directory + "/globs2") ?? [])
+        }
+        // GIO is the authority on which types exist; the files give their spelling.
+        var canonical: [String: String] = [:]
+        canonical.reserveCapacity(info.types.count)
+        for type in info.types { canonical[type.fastLowercased] = type }
+        let registered = registered()
+        if !registered.isEmpty {
+            info.types = registered.map { canonical[$0] ?? canonical[$0.fastLowercased] ?? $0 }
+        }
+        return info
+    }
+
+    /// The registered types GIO reports (lower case), or `[]` when GIO finds none.
+    static func registered() -> [String] { GIOContentTypes.registered() }
+
+    /// `mime/` folders in XDG precedence order.
+    static func mimeDirectories() -> [String] {
+        var dirs: [String] = []
+        if let home = environment("XDG_DATA_HOME"), home.hasPrefix("/") {
+            dirs.append(home)
+        } else if let home = environment("HOME"), !home.isEmpty {
+            dirs.append(home + "/.local/share")
+        }
+        let system = environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        dirs += system.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        var seen = Set<String>()
+        return dirs.filter { seen.insert($0).inserted }.map { $0 + "/mime" }
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    /// The whole file, or nil when it cannot be read.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
+    }
+}

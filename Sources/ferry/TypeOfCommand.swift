@@ -1,0 +1,64 @@
+import ArgumentParser
+import FerryModel
+
+/// `ferry type of`: sniff a file.
+struct TypeOfCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "of",
+        abstract: "Tell a file's type by its name and by its content, and the verdict.",
+        discussion: """
+            When name and content disagree, the more specific type wins if one conforms to the \
+            other, or a type with the file's extension that conforms to the content's type (an \
+            XML .plist is an XML property list); if both are text the name wins; otherwise a \
+            certain content match wins (a PNG named x.txt is a PNG) and an uncertain one loses to \
+            the name.
+
+            JSON keys: file (string), byName, byContent (string or null), contentCertain (bool), \
+            type (string), rule (name, content, agree, name-refines, content-refines, \
+            text-by-name, content-overrides, name-overrides).
+            """)
+
+    @Argument(help: "The file to inspect.")
+    var file: String
+
+    @OptionGroup var output: OutputOptions
+
+    struct Report: Encodable {
+        var file: String
+        var byName: String?
+        var byContent: String?
+        var contentCertain: Bool
+        var type: String
+        var rule: String
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(file, forKey: .file)
+            try c.encode(byName, forKey: .byName)
+            try c.encode(byContent, forKey: .byContent)
+            try c.encode(contentCertain, forKey: .contentCertain)
+            try c.encode(type, forKey: .type)
+            try c.encode(rule, forKey: .rule)
+        }
+
+        enum CodingKeys: String, CodingKey { case file, byName, byContent, contentCertain, type, rule }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let result: SniffResult
+            do {
+                result = try TypeDatabase.shared.sniff(fileAtPath: file)
+            } catch let error as SniffError {
+                throw CLIFailure(error.description)
+            }
+            let report = Report(file: file, byName: result.byName?.identifier, byContent: result.byContent?.identifier,
+                                contentCertain: result.isContentCertain, type: result.type.identifier, rule: result.rule.rawValue)
+            if output.json { return try printJSON(report) }
+            print("file:       \(file)")
+            print("by name:    \(report.byName ?? "-")")
+            print("by content: \(report.byContent.map { "\($0) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
+            print("type:       \(report.type) (\(report.rule))")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import DBus
+import Foundation
+import FerryTestSupport
+import Testing
+
+@Suite("Connection lifecycle")
+struct ConnectionLifecycleTests {
+    @Test("Opening registers a unique name; close ends the connection")
+    func openAndClose() async throws {
+        let bus = try PrivateBus.shared()
+        let a = try await Connection(address: bus.address)
+        let b = try await Connection(address: bus.address)
+        #expect(a.uniqueName.isUnique)
+        #expect(a.uniqueName != b.uniqueName)
+        #expect(a.isConnected)
+        await a.close()
+        #expect(!a.isConnected)
+        await a.close()
+        await b.close()
+    }
+
+    @Test("A bad address throws instead of crashing")
+    func badAddress() async throws {
+        await #expect(throws: DBusError.self) {
+            _ = try await Connection(address: "unix:path=/nonexistent/ferry-no-bus")
+        }
+        await #expect(throws: DBusError.self) {
+            _ = try await Connection(address: "bogus-transport:")
+        }
+    }
+
+    @Test("Opening and closing 50 connections leaks no fds or threads")
+    func noLeaks() async throws {
+        let bus = try PrivateBus.shared()
+        // Warm up once so lazily created runtime threads are not counted.
+        await try Connection(address: bus.address).close()
+        // Other suites run in parallel and open fds too: a leak shows as growth of ~50 (one per
+        // connection), so allow a little noise and retry a noisy round.
+        var report = ""
+        for _ in 0..<3 {
+            let fdsBefore = Self.count("/proc/self/fd"), threadsBefore = Self.count("/proc/self/task")
+            for _ in 0..<50 {
+                let connection = try await Connection(address: bus.address)
+                await connection.close()
+            }
+            // A stopped owner thread may take a moment to vanish from /proc.
+            var fdsAfter = Self.count("/proc/self/fd"), threadsAfter = Self.count("/proc/self/task")
+            for _ in 0..<100 where threadsAfter > threadsBefore + 2 || fdsAfter > fdsBefore + 4 {
+                try await Task.sleep(for: .milliseconds(10))
+                fdsAfter = Self.count("/proc/self/fd")
+                threadsAfter = Self.count("/proc/self/task")
+            }
+            report = "fds \(fdsBefore) → \(fdsAfter), threads \(threadsBefore) → \(threadsAfter)"
+            if fdsAfter <= fdsBefore + 4 && threadsAfter <= threadsBefore + 2 { return }
+        }
+        Issue.record("connections leak: \(report)")
+    }
+
+    @Test("Losing the bus fails calls and signal streams with Disconnected")
+    func busDies() async throws {
+        let bus = try PrivateBus()
+        let a = try await Connection(address: bus.address)
+        let signals = try await a.subscribe(to: MatchRule(interface: "org.ferry.Test.Lost"))
+        bus.stop()
+        var iterator = signals.makeAsyncIterator()
+        let error = await #expect(throws: DBusError.self) { _ = try await iterator.next() }
+        #expect(error?.name == .disconnected)
+        let call = await #expect(throws: DBusError.self) { _ = try await a.owner(of: "org.ferry.Nobody") }
+        #expect(call?.name == .disconnected)
+        #expect(!a.isConnected)
+        await a.close()
+    }
+
+    static func count(_ dir: String) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: dir).count) ?? -1
+    }
+}

@@ -1,0 +1,102 @@
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs the built `ferry` executable for CLI tests.
+///
+/// The binary is found next to the running test bundle (`.build/<config>/ferry`), or in
+/// `FERRY_BIN_DIR` when set. The environment is fixed (`COLUMNS=80`, `LINES=25`) so help text
+/// wraps the same way everywhere.
+enum FerryCLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func binary() throws -> URL {
+        var candidates: [URL] = []
+        if let dir = ProcessInfo.processInfo.environment["FERRY_BIN_DIR"], !dir.isEmpty {
+            candidates.append(URL(fileURLWithPath: dir))
+        }
+        var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        if !FileManager.default.fileExists(atPath: dir.path) { dir = Bundle.main.bundleURL }
+        while dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+            candidates.append(dir)
+            if dir.pathExtension != "xctest" && FileManager.default.fileExists(atPath: dir.appendingPathComponent("ferry").path) { break }
+        }
+        for candidate in candidates {
+            let url = candidate.appendingPathComponent("ferry")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw CLITestError("the ferry executable is not built (looked in \(candidates.map(\.path)))")
+    }
+
+    /// Runs `ferry ARGUMENTS` and waits for it.
+    static func run(_ arguments: String...) throws -> Result { try runArray(arguments) }
+
+    /// Runs `ferry ARGUMENTS` and waits for it.
+    static func runArray(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "80"
+        env["LINES"] = "25"
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes off this thread so neither can fill up and block the child.
+        let group = DispatchGroup()
+        let errBox = Mutex(Data())
+        let errHandle = err.fileHandleForReading
+        DispatchQueue.global().async(group: group) {
+            let data = errHandle.readDataToEndOfFile()
+            errBox.withLock { $0 = data }
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let errData = errBox.withLock { $0 }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Parses standard output as one JSON object.
+    static func jsonObject(_ result: Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        guard let dictionary = object as? [String: Any] else { throw CLITestError("not a JSON object: \(result.stdout)") }
+        return dictionary
+    }
+}
+
+struct CLITestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Golden files in `Fixtures/cli/`. Run the tests with `FERRY_UPDATE_GOLDENS=1` to rewrite them
+/// from the current output (then review the diff).
+enum Goldens {
+    static let folder = TestPaths.fixtures.appendingPathComponent("cli")
+
+    static var updating: Bool { ProcessInfo.processInfo.environment["FERRY_UPDATE_GOLDENS"] == "1" }
+
+    /// Compares `actual` with the golden file `name`, or writes it when updating.
+    static func check(_ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = folder.appendingPathComponent(name)
+        if updating {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(actual.utf8).write(to: url)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(actual == expected, "\(name) differs; regenerate with FERRY_UPDATE_GOLDENS=1 if the change is intended",
+                sourceLocation: sourceLocation)
+    }
+}
