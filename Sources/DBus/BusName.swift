@@ -1,40 +1,20 @@
 /// A validated D-Bus bus name, unique or well-known, such as `org.freedesktop.DBus`.
 ///
 /// Unique names start with `:` (`:1.42`); well-known names (`org.example.App`) have elements that do not start with a digit. At most 255 bytes, two or more dot-separated elements of `[A-Za-z0-9_-]`.
-public struct BusName: Sendable, Hashable, Comparable, RawRepresentable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct BusName: DBusText {
     /// The name as text.
     public let rawValue: String
 
     /// Validates `rawValue` as a bus name, unique or well-known.
     ///
     /// - Throws: `DBusError` named `org.ferry.DBus.Error.InvalidName` when it breaks the rules.
-    ///
-    /// Note: with a string *literal* argument, `Type("…")` is a literal (it uses
-    /// `init(stringLiteral:)`), which traps when invalid; pass a `String` value to get the
-    /// thrown error.
     public init(_ rawValue: String) throws {
         try NameRules.checkBusName(rawValue)
         self.rawValue = rawValue
     }
 
-    /// Validates `rawValue`; nil when it is not a valid bus name, unique or well-known.
-    public init?(rawValue: String) { try? self.init(rawValue) }
-
-    /// A literal bus name, unique or well-known. Traps when the literal is invalid (a programmer error).
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
     /// Wraps a name libdbus has already validated.
     init(unchecked rawValue: String) { self.rawValue = rawValue }
-
-    /// The name as text.
-    public var description: String { rawValue }
-
-    /// Orders names by their text.
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension BusName {

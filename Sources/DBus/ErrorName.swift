@@ -2,36 +2,19 @@
 ///
 /// Error names follow the interface-name rules: at most 255 bytes, two or more dot-separated
 /// elements of `[A-Za-z_][A-Za-z0-9_]*`.
-public struct ErrorName: Sendable, Hashable, RawRepresentable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct ErrorName: DBusText {
     /// The name as text.
     public let rawValue: String
 
     /// Validates `rawValue` as an error name.
     ///
     /// - Throws: `DBusError` named `org.ferry.DBus.Error.InvalidName` when it breaks the rules.
-    ///
-    /// Note: with a string *literal* argument, `Type("…")` is a literal (it uses
-    /// `init(stringLiteral:)`), which traps when invalid; pass a `String` value to get the
-    /// thrown error.
     public init(_ rawValue: String) throws {
         try NameRules.checkDotted(rawValue, kind: "error name")
         self.rawValue = rawValue
     }
 
-    /// Validates `rawValue`; nil when it is not a valid error name.
-    public init?(rawValue: String) { try? self.init(rawValue) }
-
-    /// A literal error name. Traps when the literal is invalid (a programmer error).
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
     init(unchecked rawValue: String) { self.rawValue = rawValue }
-
-    /// The name as text.
-    public var description: String { rawValue }
 }
 
 extension ErrorName {

@@ -2,9 +2,7 @@
 ///
 /// A path is `/`, or `/` followed by elements of `[A-Za-z0-9_]+` separated by single `/`, with
 /// no trailing `/`.
-public struct ObjectPath: Sendable, Hashable, Comparable, RawRepresentable,
-    CustomStringConvertible, ExpressibleByStringLiteral
-{
+public struct ObjectPath: DBusText {
     /// The path as text.
     public let rawValue: String
 
@@ -12,10 +10,6 @@ public struct ObjectPath: Sendable, Hashable, Comparable, RawRepresentable,
     ///
     /// - Throws: `DBusError` named `org.ferry.DBus.Error.InvalidObjectPath` when it breaks the
     ///   rules.
-    ///
-    /// Note: with a string *literal* argument, `Type("…")` is a literal (it uses
-    /// `init(stringLiteral:)`), which traps when invalid; pass a `String` value to get the
-    /// thrown error.
     public init(_ rawValue: String) throws {
         if let why = Self.problem(in: rawValue) {
             let shown = rawValue.debugDescription.dropFirst().dropLast()
@@ -24,25 +18,11 @@ public struct ObjectPath: Sendable, Hashable, Comparable, RawRepresentable,
         self.rawValue = rawValue
     }
 
-    /// Validates `rawValue`; nil when it is not a valid object path.
-    public init?(rawValue: String) { try? self.init(rawValue) }
-
-    /// A literal path. Traps when the literal is invalid (a programmer error).
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
     /// Wraps a path libdbus has already validated.
     init(unchecked rawValue: String) { self.rawValue = rawValue }
 
     /// The root path `/`.
     public static let root = ObjectPath(unchecked: "/")
-
-    /// The path as text.
-    public var description: String { rawValue }
-
-    /// Orders paths by their text.
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The path's elements: `[]` for `/`, `["org", "ferry"]` for `/org/ferry`.
     public var elements: [String] {

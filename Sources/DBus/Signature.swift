@@ -3,37 +3,20 @@
 /// Validation follows the specification's grammar: known type codes only, at most 255 bytes,
 /// arrays nested at most 32 deep and structs at most 32 deep, dict entries only directly inside
 /// an array with a basic key type and exactly one value type, no empty structs.
-public struct Signature: Sendable, Hashable, RawRepresentable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct Signature: DBusText {
     /// The signature as text.
     public let rawValue: String
 
     /// Validates `rawValue` as a signature (any number of complete types, including none).
     ///
     /// - Throws: `DBusError` named `org.freedesktop.DBus.Error.InvalidSignature`.
-    ///
-    /// Note: with a string *literal* argument, `Type("…")` is a literal (it uses
-    /// `init(stringLiteral:)`), which traps when invalid; pass a `String` value to get the
-    /// thrown error.
     public init(_ rawValue: String) throws {
         _ = try SignatureParser.parse(rawValue)
         self.rawValue = rawValue
     }
 
-    /// Validates `rawValue`; nil when it is not a valid signature.
-    public init?(rawValue: String) { try? self.init(rawValue) }
-
-    /// A literal signature. Traps when the literal is invalid (a programmer error).
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
     /// Wraps text that is known to be valid (built from valid parts, or checked by libdbus).
     init(unchecked rawValue: String) { self.rawValue = rawValue }
-
-    /// The signature as text.
-    public var description: String { rawValue }
 
     /// The signature's complete types in order: `sia(ii)` gives `s`, `i`, `a(ii)`.
     public var completeTypes: [Signature] {
