@@ -77,12 +77,7 @@ extension Connection {
     /// - Throws: `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
     public func send(_ message: Message) throws {
         let router = self.router
-        try enqueue {
-            if dbus_message_get_type(message.raw) == CDBUS_MESSAGE_TYPE_METHOD_CALL {
-                dbus_message_set_no_reply(message.raw, 1)
-            }
-            try? router.send(message)
-        }
+        try enqueue { try? router.send(message, markingNoReply: true) }
     }
 
     static func milliseconds(_ timeout: Duration?) -> Int32 {

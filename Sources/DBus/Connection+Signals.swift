@@ -6,6 +6,7 @@ extension Connection {
     /// Signals are routed in-process to every subscription whose rule matches, so two
     /// subscriptions with overlapping rules each see the signals they asked for.
     ///
+    /// D-Bus: `org.freedesktop.DBus.AddMatch` on start, `RemoveMatch` when the subscription ends.
     /// - Throws: `DBusError` when the rule is invalid, the bus refuses it (`AddMatch`), or the
     ///   connection is closed.
     public func subscribe(to rule: MatchRule) async throws -> SignalSubscription {

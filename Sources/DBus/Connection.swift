@@ -1,4 +1,3 @@
-import CDBus
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +11,20 @@ import Musl
 /// `async` calls, `AsyncSequence` signal streams and exported objects whose handlers run as
 /// tasks. Close it with `close()`; calls in flight then fail with
 /// `org.freedesktop.DBus.Error.Disconnected`.
+///
+/// ```swift
+/// let bus = try await Connection.session()
+/// try bus.export(Interface("org.example.Echo") {
+///     Method("Echo", in: ["text": "s"], out: ["text": "s"]) { call in call.arguments }
+/// }, at: "/org/example/Echo")
+/// _ = try await bus.requestName("org.example.Echo", flags: [.doNotQueue])
+///
+/// let reply = try await bus.call(destination: "org.example.Echo", path: "/org/example/Echo",
+///                                interface: "org.example.Echo", member: "Echo",
+///                                body: [.string("hi")], returning: String.self)
+/// for try await signal in try await bus.subscribe(to: MatchRule(interface: "org.example.Echo")) { … }
+/// await bus.close()
+/// ```
 public final class Connection: Sendable {
     let loop: ConnectionLoop
     let router: ConnectionRouter
@@ -34,16 +47,9 @@ public final class Connection: Sendable {
             do {
                 try loop.start(open: {
                     do {
-                        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
-                        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
-                        loop.adopt(conn)
                         loop.incoming = { router.receive($0) }
                         loop.teardown = { router.tearDown($0) }
-                        let registered = try DBusError.check { dbus_bus_register(conn, $0) }
-                        guard registered != 0, let unique = dbus_bus_get_unique_name(conn) else {
-                            throw DBusError(.failed, "cannot register with the bus at \(address)")
-                        }
-                        continuation.resume(returning: String(cString: unique))
+                        continuation.resume(returning: try loop.openAndRegister(address))
                     } catch {
                         loop.end(with: DBusError(.disconnected, "open failed"))
                         continuation.resume(throwing: error)

@@ -18,11 +18,15 @@ final class ConnectionLoop: @unchecked Sendable {
     // property is read and written only on the owner thread.
     private let queue = Mutex<(jobs: [@Sendable () -> Void], accepting: Bool)>(([], true))
     private let wakeFD: Int32
+    /// The owner thread's id (`pthread_self`), 0 before it starts.
+    private let ownerThread = Atomic<UInt>(0)
 
     /// The connection, nil before open and after close. Owner thread only.
     private(set) var connection: OpaquePointer?
     private var watches: [OpaquePointer] = []
     private var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
+    private var pollSet: [pollfd] = []
+    private var pollOwners: [OpaquePointer?] = []
     private var running = true
     /// Set when the bus connection drops during dispatch; acted on once dispatch returns.
     private var lostWith: DBusError?
@@ -51,9 +55,16 @@ final class ConnectionLoop: @unchecked Sendable {
             q.jobs.append(job)
             return true
         }
-        if accepted { wake() }
+        // The owner thread looks at the queue before it polls again, so it needs no wake-up
+        // for its own jobs (a task on the connection's executor submits from there).
+        if accepted && !onOwnerThread { wake() }
         return accepted
     }
+
+    /// Whether the caller is the owner thread.
+    var onOwnerThread: Bool { ownerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    private var hasQueuedJobs: Bool { queue.withLock { !$0.jobs.isEmpty } }
 
     /// Wakes the owner thread from `poll`.
     func wake() {
@@ -82,8 +93,24 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: Owner thread
 
+    /// Connects to `address`, adopts the connection and registers with the bus (`Hello`).
+    ///
+    /// Runs on the owner thread before the loop starts, so the blocking `Hello` round trip
+    /// cannot race any other use of the connection.
+    /// - Returns: the unique name the bus assigned.
+    func openAndRegister(_ address: String) throws -> String {
+        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
+        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
+        adopt(conn)
+        let registered = try DBusError.check { dbus_bus_register(conn, $0) }
+        guard registered != 0, let unique = dbus_bus_get_unique_name(conn) else {
+            throw DBusError(.failed, "cannot register with the bus at \(address)")
+        }
+        return String(cString: unique)
+    }
+
     /// Takes ownership of an opened connection and hooks its watches, timeouts and messages.
-    func adopt(_ conn: OpaquePointer) {
+    private func adopt(_ conn: OpaquePointer) {
         connection = conn
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_exit_on_disconnect(conn, 0)
@@ -139,6 +166,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func run() {
+        ownerThread.store(UInt(pthread_self()), ordering: .relaxed)
         while running {
             runJobs()
             guard running else { break }
@@ -177,8 +205,18 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func waitAndHandle() {
-        var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-        var owners: [OpaquePointer?] = [nil]
+        // Reuse the arrays' storage: this runs once per 2 KiB read of a big message.
+        var fds = pollSet, owners = pollOwners
+        pollSet = []
+        pollOwners = []
+        defer {
+            fds.removeAll(keepingCapacity: true)
+            owners.removeAll(keepingCapacity: true)
+            pollSet = fds
+            pollOwners = owners
+        }
+        fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+        owners.append(nil)
         for watch in watches where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
             var events: Int16 = 0
@@ -193,6 +231,8 @@ final class ConnectionLoop: @unchecked Sendable {
             let ms = (next - now) / .milliseconds(1)
             wait = Int32(max(0, min(ms.rounded(.up), 60_000)))
         }
+        // Jobs the owner thread queued for itself (it does not wake itself) must not wait.
+        if hasQueuedJobs { wait = 0 }
         let n = poll(&fds, nfds_t(fds.count), wait)
         if n > 0 {
             if fds[0].revents != 0 {

@@ -33,10 +33,10 @@ extension ConnectionRouter {
         }
         guard let interface = candidates.first(where: { $0.method(member) != nil }),
               let method = interface.method(member) else {
-            let where_ = envelope.interface.map { "interface '\($0)'" } ?? "any interface"
+            let scope = envelope.interface.map { "interface '\($0)'" } ?? "any interface"
             return reply(to: envelope, DBusError(
                 .unknownMethod, "no method '\(member)' with signature '\(envelope.signature)' in "
-                    + "\(where_) at object path \(rawPath)"))
+                    + "\(scope) at object path \(rawPath)"))
         }
         guard envelope.signature == method.inputSignature else {
             return reply(to: envelope, DBusError(

@@ -42,9 +42,17 @@ final class ConnectionRouter: @unchecked Sendable {
     }
 
     /// Sends `message` without waiting for anything. Throws when the connection is closed.
-    func send(_ message: Message) throws(DBusError) {
+    ///
+    /// - Parameter markingNoReply: mark a method call NO_REPLY_EXPECTED first.
+    func send(_ message: Message, markingNoReply: Bool = false) throws(DBusError) {
         guard let conn = loop.connection else {
             throw DBusError(.disconnected, "the connection is closed")
+        }
+        let raw = message.raw
+        // Only a message never sent (serial 0) may change: libdbus aborts on a locked one.
+        if markingNoReply, dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_METHOD_CALL,
+           dbus_message_get_no_reply(raw) == 0, dbus_message_get_serial(raw) == 0 {
+            dbus_message_set_no_reply(raw, 1)
         }
         guard dbus_connection_send(conn, message.raw, nil) != 0 else {
             throw DBusError(.noMemory, "out of memory sending a message")

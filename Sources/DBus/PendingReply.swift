@@ -24,7 +24,11 @@ final class PendingReply: @unchecked Sendable {
             return
         }
         guard let call else {
-            continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+            // libdbus gives no pending call when disconnected, or when the message carries fds
+            // the transport cannot pass.
+            continuation.resume(throwing: dbus_connection_get_is_connected(conn) != 0
+                ? DBusError(.notSupported, "this connection cannot pass unix fds")
+                : DBusError(.disconnected, "the connection is closed"))
             return
         }
         self.continuation = continuation

@@ -9,6 +9,10 @@ import Glibc
 /// private one). Prints one JSON line per figure (see scripts/bench-table.py).
 ///
 /// Usage: `dbus-bench [--quick]`; `dbus-bench --serve NAME` is the server it starts itself.
+/// For profiling, `dbus-bench --only MODE [N]` runs only N (default 5000) 16-byte echoes and
+/// prints their p50: MODE is `executor-echo` (Swift, connection executor), `pool-echo` (Swift,
+/// global pool) or `c-echo` (the C client). `--external-server` uses an echo server already
+/// started with `dbus-bench --serve org.ferry.BenchEcho` (for valgrind).
 @main
 enum DBusBench {
     static let serverName = "org.ferry.BenchEcho"
@@ -22,12 +26,22 @@ enum DBusBench {
             exit(cdb_serve(address, args[2]) == 0 ? 0 : 1)
         }
         let quick = args.contains("--quick")
-        let server = try startServer()
-        defer { _ = cdb_quit(address, serverName); var status: Int32 = 0; waitpid(server, &status, 0) }
+        // `--external-server`: one started by hand (`dbus-bench --serve …`) is used and left
+        // running, for tools such as valgrind under which /proc/self/exe is not dbus-bench.
+        let server = args.contains("--external-server") ? nil : try startServer()
+        defer {
+            if let server { _ = cdb_quit(address, serverName); var status: Int32 = 0; waitpid(server, &status, 0) }
+        }
 
         let connection = try await Connection(address: address)
         try await waitForOwner(of: serverName, on: connection)
         let bench = Runner(address: address, connection: connection, rounds: quick ? 2 : 5)
+        if let only = args.firstIndex(of: "--only"), only + 1 < args.count {
+            let count = only + 2 < args.count ? Int(args[only + 2]) ?? 5000 : 5000
+            try await profile(args[only + 1], iterations: count, bench: bench)
+            await connection.close()
+            return
+        }
 
         // Echo round trip, 16 bytes: p50 and p99, Swift async vs C blocking. First from a task on
         // the connection's own executor (no thread hop per call), then from the global pool.
@@ -55,6 +69,25 @@ enum DBusBench {
         report("D3 fd cost over echo", "p50 delta", swiftFD.percentile(50) - swiftEcho.percentile(50),
                cFD.percentile(50) - cEcho.percentile(50), unit: "µs", goal: nil)
         await connection.close()
+    }
+
+    /// Runs one kind of echo alone (for strace, perf or callgrind) and prints its p50.
+    static func profile(_ what: String, iterations: Int, bench: Runner) async throws {
+        var samples = Samples()
+        switch what {
+        case "executor-echo":
+            samples.values = try await withTaskExecutorPreference(bench.connection.taskExecutor) {
+                try await bench.runSwift(payload: 16, iterations: iterations, kind: .echo)
+            }
+        case "pool-echo":
+            samples.values = try await bench.runSwift(payload: 16, iterations: iterations, kind: .echo)
+        case "c-echo":
+            samples.values = try bench.runC(payload: 16, iterations: iterations, kind: .echo)
+        default:
+            fatalError("dbus-bench: --only takes executor-echo, pool-echo or c-echo")
+        }
+        print("\(what): \(iterations) calls, p50 \(rounded(samples.percentile(50))) µs, "
+            + "p99 \(rounded(samples.percentile(99))) µs")
     }
 
     static func startServer() throws -> pid_t {

@@ -138,14 +138,23 @@ struct ConnectionCallTests {
                 return []
             }
         }, at: path)
+        var messages: [Message] = []
         for n in Int32(1)...3 {
-            try f.client.send(Message.methodCall(destination: f.service.uniqueName, path: path,
-                                                 interface: "org.ferry.Test.Sink", member: "Put", body: [.int32(n)]))
+            messages.append(try Message.methodCall(destination: f.service.uniqueName, path: path,
+                                                   interface: "org.ferry.Test.Sink", member: "Put", body: [.int32(n)]))
         }
+        for message in messages { try f.client.send(message) }
+        // Sending an already-sent message again is fine (libdbus would abort if it were changed).
+        try f.client.send(messages[0])
         // A round trip on the same path orders after the sends.
         _ = try await f.call("Add", [.int32(0), .int32(0)])
-        for _ in 0..<200 where seen.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(seen.withLock { $0.sorted() } == [1, 2, 3])
+        for _ in 0..<200 where seen.withLock({ $0.count }) < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(seen.withLock { $0.sorted() } == [1, 1, 2, 3])
+        // A call message can be sent twice too, one call after the other.
+        let add = try Message.methodCall(destination: f.service.uniqueName, path: CallFixture.path,
+                                         interface: CallFixture.interfaceName, member: "Add", body: [.int32(1), .int32(2)])
+        #expect(try await f.client.call(add).body == [.int32(3)])
+        #expect(try await f.client.call(add).body == [.int32(3)])
         await f.close()
     }
 

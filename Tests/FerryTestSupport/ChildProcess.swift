@@ -29,6 +29,11 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 }
 
 /// Runs child processes for tests, with a time limit, capturing their output.
+///
+/// Built on Foundation's `Process`, so the child inherits the spawning thread's signal mask
+/// (SIGTERM blocked on Swift's worker threads): fine for commands that run to completion; for
+/// services that must stop on SIGTERM use `ServiceProcess`/`Subprocess`. A child that outlives
+/// `timeout` gets SIGTERM, then SIGKILL a second later.
 public enum ChildProcess {
     /// Runs `executable` with `arguments` and waits for it, at most `timeout`.
     ///
@@ -69,6 +74,12 @@ public enum ChildProcess {
             let signalled = p.terminationReason == .uncaughtSignal
             collected.withLock { $0.status = (p.terminationStatus, signalled) }
             check()
+        }
+        // Children other tests spawn meanwhile must not inherit our pipe ends (a stray copy of a
+        // write end would keep the reads below from ever seeing end of file).
+        for pipe in [out, err, input] {
+            setCloseOnExec(pipe.fileHandleForReading.fileDescriptor)
+            setCloseOnExec(pipe.fileHandleForWriting.fileDescriptor)
         }
         try process.run()
         // Blocking reads stay off the cooperative pool.
@@ -113,6 +124,13 @@ public enum ChildProcess {
         }
         throw ChildProcessError(description: "\(name) not found in PATH")
     }
+}
+
+/// Marks `fd` close-on-exec so that no child process inherits it (dup2 onto a child's 0/1/2
+/// clears the flag there, so a pipe handed to `Process` as standard I/O still works).
+public func setCloseOnExec(_ fd: Int32) {
+    let flags = fcntl(fd, F_GETFD)
+    if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
 }
 
 /// A one-shot flag that tasks can await with a time limit (polls; fine for tests).

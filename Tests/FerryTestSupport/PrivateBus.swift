@@ -45,13 +45,22 @@ public final class PrivateBus: Sendable {
         process.standardInput = leash
         let log = dir.appendingPathComponent("daemon.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
+        let logHandle = try FileHandle(forWritingTo: log)
+        process.standardError = logHandle
+        // Children other tests spawn meanwhile must not inherit these ends: a copy of the
+        // leash's write end would keep the shell (and the daemon) alive forever.
+        for fd in [out.fileHandleForReading.fileDescriptor, out.fileHandleForWriting.fileDescriptor,
+                   leash.fileHandleForReading.fileDescriptor, leash.fileHandleForWriting.fileDescriptor,
+                   logHandle.fileDescriptor] {
+            setCloseOnExec(fd)
+        }
         try process.run()
+        try? logHandle.close()
 
         let line = Self.readLine(out.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
         guard let line, line.hasPrefix("unix:") else {
             try? leash.fileHandleForWriting.close()
-            process.waitUntilExit()
+            Self.reap(process)
             let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw ChildProcessError(description: "dbus-daemon printed no address: \(logText)")
         }
@@ -93,8 +102,17 @@ public final class PrivateBus: Sendable {
            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(pid, SIGKILL)
         }
-        process.waitUntilExit()
+        Self.reap(process)
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Waits for the leash shell, which exits once the daemon is gone; if it lingers, kills it
+    /// rather than hang.
+    private static func reap(_ process: Process) {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     deinit { stop() }

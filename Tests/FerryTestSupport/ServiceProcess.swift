@@ -29,7 +29,10 @@ public final class ServiceProcess: Sendable {
                 while true {
                     let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                     if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return }
+                    if n <= 0 {
+                        collected.text.withLock { if isError { $0.errClosed = true } else { $0.outClosed = true } }
+                        return
+                    }
                     let text = String(decoding: buffer[0..<n], as: UTF8.self)
                     collected.text.withLock { if isError { $0.err += text } else { $0.out += text } }
                 }
@@ -60,9 +63,15 @@ public final class ServiceProcess: Sendable {
     public var isRunning: Bool { child.isRunning }
 
     /// Waits for the child to exit by itself, at most `timeout`; returns its exit status
-    /// (128 + signal when a signal ended it) or nil.
+    /// (128 + signal when a signal ended it) or nil. Once it returns a status, `standardOutput`
+    /// and `standardError` hold everything the child printed (unless a grandchild kept them open).
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
-        await child.waitForExit(timeout: timeout)
+        let deadline = ContinuousClock.now + timeout
+        guard let status = await child.waitForExit(timeout: timeout) else { return nil }
+        while !collected.text.withLock({ $0.outClosed && $0.errClosed }) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return status
     }
 
     /// Sends `signal` to the child.
@@ -76,5 +85,5 @@ public final class ServiceProcess: Sendable {
 
 /// A child's output so far, appended by reader threads.
 private final class CollectedOutput: Sendable {
-    let text = Mutex<(out: String, err: String)>(("", ""))
+    let text = Mutex<(out: String, err: String, outClosed: Bool, errClosed: Bool)>(("", "", false, false))
 }
