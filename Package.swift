@@ -16,6 +16,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
@@ -27,6 +28,12 @@ let package = Package(
 
         // The item model. Imports no D-Bus.
         .target(name: "FerryModel", dependencies: ["CGIO"], swiftSettings: strictness),
+
+        // The broker's durable storage (pasteboards, history, paste log) on SQLite. No D-Bus.
+        .target(
+            name: "FerryBroker",
+            dependencies: ["FerryModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
@@ -45,10 +52,15 @@ let package = Package(
         .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench"], swiftSettings: strictness),
         .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO"], swiftSettings: strictness),
 
+        // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
+        .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
+
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
     ]
 )

@@ -1,0 +1,185 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryModel
+
+/// The files under `blobs/` that hold large representations. A blob is immutable once named and
+/// is referenced by exactly one representation row.
+///
+/// A blob becomes visible atomically: bytes go to `.tmp-<uuid>`, which is fsynced, renamed to
+/// `<uuid>`, and the directory is fsynced — all before the transaction that references it
+/// commits. A crash in between leaves an unreferenced file, removed by the next ``collect(keeping:)``.
+struct BlobStore: Sendable {
+    /// The copy buffer size.
+    static let bufferSize = 1 << 20
+
+    /// The `blobs/` directory.
+    let directory: String
+
+    /// Makes the directory if needed.
+    init(directory: String) throws {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw FerryModelError.storage("cannot create \(directory): \(error)")
+        }
+    }
+
+    /// Whether `name` can be a blob's name (a lowercase UUID), so a name from the database never
+    /// points outside `blobs/`.
+    static func isValidName(_ name: String) -> Bool {
+        name.utf8.count == 36 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2D }
+    }
+
+    /// Writes `data` as a new blob, durably. Returns its name.
+    func write(_ data: Data) throws -> String {
+        try create { fd in
+            try data.withUnsafeBytes { try Self.writeAll(fd, $0) }
+        }
+    }
+
+    /// Writes `prefix` and then everything `source` still has until end of file, durably.
+    /// - Returns: the blob's name and its size.
+    func write(prefix: Data, copyingFrom source: Int32) throws -> (name: String, size: Int64) {
+        var size = Int64(prefix.count)
+        let name = try create { fd in
+            try prefix.withUnsafeBytes { try Self.writeAll(fd, $0) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count = try Self.read(source, into: buffer)
+                if count == 0 { break }
+                try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                size += Int64(count)
+            }
+        }
+        return (name, size)
+    }
+
+    /// Opens a blob read-only. The caller owns the descriptor.
+    /// - Throws: `FerryModelError` `.notFound` when the file is missing.
+    func open(_ name: String) throws -> (descriptor: Int32, size: Int64) {
+        guard Self.isValidName(name) else { throw FerryModelError.storage("bad blob name \(name) in the database") }
+        let fd = Glibc.open(path(name), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FerryModelError(.notFound, "the representation's blob file is missing (errno \(errno))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            throw FerryModelError.storage("cannot stat blob \(name): errno \(errno)")
+        }
+        return (fd, Int64(info.st_size))
+    }
+
+    /// Deletes blobs; missing ones are ignored. Not fsynced: a blob that comes back after a crash
+    /// is unreferenced and collected at the next open.
+    func remove(_ names: some Sequence<String>) {
+        for name in names where Self.isValidName(name) { unlink(path(name)) }
+    }
+
+    /// Deletes every file in `blobs/` that is not in `referenced` (orphans of a crash, temporary
+    /// files of an interrupted copy). Returns how many it deleted.
+    @discardableResult
+    func collect(keeping referenced: Set<String>) throws -> Int {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw FerryModelError.storage("cannot list \(directory): \(error)")
+        }
+        var removed = 0
+        for name in names where !referenced.contains(name) {
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Creates a temporary file, lets `fill` write it, then fsyncs, renames and fsyncs the directory.
+    private func create(_ fill: (Int32) throws -> Void) throws -> String {
+        let name = UUID().uuidString.lowercased()
+        let temporary = directory + "/.tmp-" + name
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FerryModelError.storage("cannot create \(temporary): errno \(errno)") }
+        do {
+            try fill(fd)
+            guard fsync(fd) == 0 else { throw FerryModelError.storage("cannot fsync a blob: errno \(errno)") }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path(name)) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FerryModelError.storage("cannot rename a blob into place: errno \(code)")
+        }
+        try syncDirectory()
+        return name
+    }
+
+    /// Makes renames and creations in `blobs/` durable.
+    private func syncDirectory() throws {
+        let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FerryModelError.storage("cannot open \(directory): errno \(errno)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FerryModelError.storage("cannot fsync \(directory): errno \(errno)") }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FerryModelError.storage("cannot write a blob: errno \(errno)")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes, retrying on EINTR and waiting on a non-blocking
+    /// descriptor. Returns 0 at end of file.
+    /// - Throws: `FerryModelError` `.invalidArgument` when the descriptor cannot be read.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN:
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&poller, 1, -1)
+            default:
+                throw FerryModelError(.invalidArgument, "the file descriptor cannot be read: errno \(errno)")
+            }
+        }
+    }
+
+    /// Reads from `fd` until `limit` bytes or end of file. Returns the bytes and whether it hit
+    /// end of file.
+    static func read(_ fd: Int32, upTo limit: Int) throws -> (Data, atEnd: Bool) {
+        var data = Data(count: limit)
+        var filled = 0
+        var atEnd = false
+        try data.withUnsafeMutableBytes { raw in
+            while filled < limit {
+                let count = try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                if count == 0 { atEnd = true; break }
+                filled += count
+            }
+        }
+        data.count = filled
+        return (data, atEnd)
+    }
+}

@@ -1,0 +1,100 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryModel
+import GRDB
+
+extension PasteboardStore {
+    /// Deletes every item (current or in history) whose expiration date is at or before `now`,
+    /// with its blobs, and history entries left empty. Returns the pasteboards that lost items
+    /// (the broker announces their change; their change counts are not incremented here).
+    @discardableResult
+    public func removeExpired(now: Date = Date()) throws -> Set<String> {
+        try writing { db in
+            let limit = now.timeIntervalSinceReferenceDate
+            let touched = Set(try String.fetchAll(db, sql: """
+                SELECT DISTINCT pasteboard FROM item WHERE pasteboard IS NOT NULL AND expirationDate <= ?
+                """, arguments: [limit]))
+            let garbage = try deleteItems(db, where: "expirationDate <= ?", [limit])
+            try db.execute(sql: "DELETE FROM historyEntry WHERE id NOT IN (SELECT historyEntry FROM item WHERE historyEntry IS NOT NULL)")
+            return (touched, garbage: garbage)
+        }
+    }
+
+    /// The earliest expiration date of any stored item, so the broker can schedule the next
+    /// ``removeExpired(now:)``; nil when nothing expires.
+    public func nextExpiration() throws -> Date? {
+        try reading { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(expirationDate) FROM item").map(Date.init(timeIntervalSinceReferenceDate:))
+        }
+    }
+
+    /// Records a paste. The log keeps the last ``pasteLogLimit`` records.
+    ///
+    /// Logged with `synchronous = NORMAL`: the record survives a crash of ferryd (kill -9) but
+    /// may be lost on a power failure, so a paste costs no fsync.
+    public func logPaste(_ record: PasteRecord) throws {
+        try loggingWrite { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            try db.inTransaction {
+                try db.execute(sql: """
+                    INSERT INTO pasteLog (timestamp, appID, uniqueName, uid, pid, pasteboard, itemIndex, contentType)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [record.timestamp.timeIntervalSinceReferenceDate, record.appID, record.uniqueName,
+                                     Int64(record.uid), record.pid, record.pasteboard, record.itemIndex,
+                                     record.contentType.identifier])
+                try db.execute(sql: "DELETE FROM pasteLog WHERE id <= ?",
+                               arguments: [db.lastInsertedRowID - Int64(Self.pasteLogLimit)])
+                return .commit
+            }
+        }
+    }
+
+    private func loggingWrite(_ body: (Database) throws -> Void) throws {
+        do {
+            try database.writeWithoutTransaction(body)
+        } catch {
+            throw FerryModelError.storage("cannot log a paste: \(error)")
+        }
+    }
+
+    /// The most recent paste records, newest first.
+    /// - Parameter limit: at most this many.
+    public func pasteLog(limit: Int = 100) throws -> [PasteRecord] {
+        try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT timestamp, appID, uniqueName, uid, pid, pasteboard, itemIndex, contentType
+                FROM pasteLog ORDER BY id DESC LIMIT ?
+                """, arguments: [max(0, limit)]).map { row in
+                let identifier: String = row["contentType"]
+                let type = try ContentType.stored(identifier)
+                let uid: Int64 = row["uid"]
+                return PasteRecord(appID: row["appID"], uniqueName: row["uniqueName"], uid: UInt32(truncatingIfNeeded: uid),
+                                   pid: row["pid"], pasteboard: row["pasteboard"], itemIndex: row["itemIndex"],
+                                   contentType: type, timestamp: Date(timeIntervalSinceReferenceDate: row["timestamp"]))
+            }
+        }
+    }
+
+    /// Checks the database (`PRAGMA integrity_check` and foreign keys) and that every referenced
+    /// blob exists. Returns the problems found; empty means consistent.
+    public func checkIntegrity() throws -> [String] {
+        try reading { db in
+            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {
+                problems.append("foreign key violations")
+            }
+            for name in try String.fetchAll(db, sql: "SELECT blob FROM representation WHERE blob IS NOT NULL")
+            where access(blobs.path(name), F_OK) != 0 {
+                problems.append("blob \(name) is missing")
+            }
+            return problems
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import GRDB
+
+extension PasteboardStore {
+    /// The schema, as GRDB migrations. A migration, once shipped, is never edited: a change
+    /// is a new migration appended here.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE pasteboard (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    changeCount INTEGER NOT NULL DEFAULT 0
+                );
+                INSERT INTO pasteboard (name, changeCount) VALUES ('general', 0);
+
+                CREATE TABLE historyEntry (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    changeCount INTEGER NOT NULL,
+                    replacedAt REAL NOT NULL
+                );
+
+                CREATE TABLE item (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    pasteboard TEXT REFERENCES pasteboard(name) ON DELETE CASCADE,
+                    historyEntry INTEGER REFERENCES historyEntry(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    localOnly INTEGER NOT NULL,
+                    expirationDate REAL,
+                    sourceAppID TEXT,
+                    suggestedName TEXT,
+                    CHECK ((pasteboard IS NULL) <> (historyEntry IS NULL))
+                );
+                CREATE INDEX item_pasteboard ON item(pasteboard, position);
+                CREATE INDEX item_historyEntry ON item(historyEntry, position);
+
+                CREATE TABLE representation (
+                    item TEXT NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    contentType TEXT NOT NULL,
+                    visibility TEXT NOT NULL CHECK (visibility IN ('all', 'ownApp')),
+                    size INTEGER,
+                    storage TEXT NOT NULL CHECK (storage IN ('inline', 'blob', 'promised', 'unavailable')),
+                    data BLOB,
+                    blob TEXT UNIQUE,
+                    owner TEXT,
+                    PRIMARY KEY (item, position),
+                    UNIQUE (item, contentType),
+                    CHECK ((storage = 'inline') = (data IS NOT NULL)),
+                    CHECK ((storage = 'blob') = (blob IS NOT NULL)),
+                    CHECK ((storage = 'promised') = (owner IS NOT NULL))
+                );
+                CREATE INDEX representation_owner ON representation(owner) WHERE owner IS NOT NULL;
+
+                CREATE TABLE pasteLog (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    timestamp REAL NOT NULL,
+                    appID TEXT,
+                    uniqueName TEXT NOT NULL,
+                    uid INTEGER NOT NULL,
+                    pid INTEGER NOT NULL,
+                    pasteboard TEXT NOT NULL,
+                    itemIndex INTEGER NOT NULL,
+                    contentType TEXT NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,288 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+import GRDB
+
+extension PasteboardStore {
+    /// Replaces a pasteboard's items, creating the pasteboard if needed, and returns its new
+    /// change count. Durable before it returns: the blobs are on disk, then the transaction
+    /// commits with a WAL fsync.
+    ///
+    /// On `general`, the items replaced become the newest history entry (when there were any);
+    /// the oldest entries beyond ``historyLimit`` are dropped with their blobs.
+    ///
+    /// If any item is sensitive, the write is **volatile**: nothing of it is stored (no row, no
+    /// blob, no history entry, file descriptors are not read) but it still replaces the stored
+    /// items and increments the change count, so after a restart neither the old content nor the
+    /// secret comes back. The broker keeps volatile items in memory.
+    /// - Parameters:
+    ///   - items: the new items, in order.
+    ///   - pasteboard: the pasteboard's name.
+    ///   - now: the time recorded on the history entry.
+    /// - Throws: `FerryModelError` `.invalidArgument` for a bad name, a type appearing twice in an
+    ///   item, an empty promise owner, a reused item id or an unreadable descriptor;
+    ///   `.storageFailed` for disk failures (nothing is changed then).
+    @discardableResult
+    public func write(_ items: [NewItem], to pasteboard: String, now: Date = Date()) throws -> UInt64 {
+        try Self.validatePasteboardName(pasteboard)
+        try Self.validate(items)
+        let volatile = items.contains { $0.options.sensitive }
+        let prepared = volatile ? [] : try prepare(items)
+        let created = prepared.flatMap { $0.representations.compactMap(\.blob) }
+        do {
+            return try writing { db in
+                let garbage = try replaceItems(db, pasteboard: pasteboard, with: prepared, now: now)
+                return (try incrementChangeCount(db, pasteboard), garbage: garbage)
+            }
+        } catch {
+            blobs.remove(created)
+            throw error
+        }
+    }
+
+    /// Removes every item of a pasteboard (on `general` they go to history) and returns the new
+    /// change count.
+    /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard.
+    @discardableResult
+    public func clear(_ pasteboard: String, now: Date = Date()) throws -> UInt64 {
+        try Self.validatePasteboardName(pasteboard)
+        return try writing { db in
+            try requirePasteboard(db, pasteboard)
+            let garbage = try replaceItems(db, pasteboard: pasteboard, with: [], now: now)
+            return (try incrementChangeCount(db, pasteboard), garbage: garbage)
+        }
+    }
+
+    /// Deletes a named pasteboard with its items and blobs.
+    /// - Throws: `FerryModelError` `.invalidArgument` for `general` or a bad name, `.notFound`
+    ///   for an unknown pasteboard.
+    public func removePasteboard(_ pasteboard: String) throws {
+        try Self.validatePasteboardName(pasteboard)
+        guard pasteboard != Self.general else {
+            throw FerryModelError(.invalidArgument, "the general pasteboard cannot be removed")
+        }
+        try writing { db in
+            try requirePasteboard(db, pasteboard)
+            let garbage = try deleteItems(db, where: "pasteboard = ?", [pasteboard])
+            try db.execute(sql: "DELETE FROM pasteboard WHERE name = ?", arguments: [pasteboard])
+            return garbage
+        }
+    }
+
+    /// Moves history entry `index` (0 is the most recent, as in ``history(now:)``) back to the
+    /// general pasteboard: a new write, so the current items become the newest history entry and
+    /// the change count increments. The restored entry leaves the history.
+    /// - Returns: the new change count.
+    /// - Throws: `FerryModelError` `.notFound` when there is no such entry.
+    @discardableResult
+    public func restoreHistory(_ index: Int, now: Date = Date()) throws -> UInt64 {
+        try writing { db in
+            let entries = try liveHistoryEntryIDs(db, now: now)
+            guard entries.indices.contains(index) else {
+                throw FerryModelError(.notFound, "there is no history entry \(index) (the history has \(entries.count))")
+            }
+            let entry = entries[index]
+            var garbage = try deleteItems(db, where: "historyEntry = ? AND expirationDate <= ?",
+                                          [entry, now.timeIntervalSinceReferenceDate])
+            garbage += try pushCurrentToHistory(db, now: now)
+            try db.execute(sql: "UPDATE item SET historyEntry = NULL, pasteboard = ? WHERE historyEntry = ?",
+                           arguments: [Self.general, entry])
+            try db.execute(sql: "DELETE FROM historyEntry WHERE id = ?", arguments: [entry])
+            return (try incrementChangeCount(db, Self.general), garbage: garbage)
+        }
+    }
+
+    /// Deletes the general pasteboard's whole history and its blobs.
+    public func clearHistory() throws {
+        try writing { db in
+            let garbage = try deleteItems(db, where: "historyEntry IS NOT NULL", [])
+            try db.execute(sql: "DELETE FROM historyEntry")
+            return garbage
+        }
+    }
+
+    // MARK: - Steps of a write
+
+    /// A representation ready to insert: its bytes are inline or already in a durable blob.
+    struct PreparedRepresentation {
+        var contentType: ContentType
+        var visibility: ItemProvider.Visibility
+        var size: Int64?
+        var storage: String
+        var data: Data?
+        var blob: String?
+        var owner: String?
+    }
+
+    struct PreparedItem {
+        var item: NewItem
+        var representations: [PreparedRepresentation]
+    }
+
+    static func validate(_ items: [NewItem]) throws {
+        var ids: Set<UUID> = []
+        for (index, item) in items.enumerated() {
+            guard ids.insert(item.id).inserted else {
+                throw FerryModelError(.invalidArgument, "item id \(item.id) appears twice", keyPath: "[\(index)].id")
+            }
+            var types: Set<ContentType> = []
+            for (r, representation) in item.representations.enumerated() {
+                let keyPath = "[\(index)].representations[\(r)]"
+                guard types.insert(representation.contentType).inserted else {
+                    throw FerryModelError(.invalidArgument, "\(representation.contentType.identifier) appears twice",
+                                          keyPath: keyPath + ".type")
+                }
+                if case .promised(let owner, let size) = representation.data {
+                    guard !owner.isEmpty else {
+                        throw FerryModelError(.invalidArgument, "a promise needs an owner", keyPath: keyPath)
+                    }
+                    if let size, size < 0 {
+                        throw FerryModelError(.invalidArgument, "must not be negative", keyPath: keyPath + ".estimatedSize")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts every representation's bytes where they will live: inline, or a durable blob.
+    /// On failure, the blobs already made are deleted.
+    func prepare(_ items: [NewItem]) throws -> [PreparedItem] {
+        var created: [String] = []
+        do {
+            return try items.map { item in
+                PreparedItem(item: item, representations: try item.representations.map { representation in
+                    let prepared = try prepare(representation.data, type: representation.contentType,
+                                               visibility: representation.visibility)
+                    if let blob = prepared.blob { created.append(blob) }
+                    return prepared
+                })
+            }
+        } catch {
+            blobs.remove(created)
+            throw error
+        }
+    }
+
+    func prepare(_ source: RepresentationSource, type: ContentType,
+                 visibility: ItemProvider.Visibility) throws -> PreparedRepresentation {
+        var result = PreparedRepresentation(contentType: type, visibility: visibility, size: nil, storage: "inline")
+        switch source {
+        case .bytes(let data):
+            result.size = Int64(data.count)
+            if data.count <= Self.inlineLimit {
+                result.data = data
+            } else {
+                result.storage = "blob"
+                result.blob = try blobs.write(data)
+            }
+        case .fileDescriptor(let fd):
+            let (head, atEnd) = try BlobStore.read(fd, upTo: Self.inlineLimit + 1)
+            if atEnd {
+                result.size = Int64(head.count)
+                result.data = head
+            } else {
+                let (name, size) = try blobs.write(prefix: head, copyingFrom: fd)
+                result.storage = "blob"
+                result.blob = name
+                result.size = size
+            }
+        case .promised(let owner, let estimatedSize):
+            result.storage = "promised"
+            result.owner = owner
+            result.size = estimatedSize
+        }
+        return result
+    }
+
+    /// Replaces the items of `pasteboard` (created if missing) inside a transaction. Returns the
+    /// blobs that became garbage.
+    func replaceItems(_ db: Database, pasteboard: String, with items: [PreparedItem], now: Date) throws -> [String] {
+        try db.execute(sql: "INSERT OR IGNORE INTO pasteboard (name) VALUES (?)", arguments: [pasteboard])
+        var garbage: [String]
+        if pasteboard == Self.general {
+            garbage = try pushCurrentToHistory(db, now: now)
+        } else {
+            garbage = try deleteItems(db, where: "pasteboard = ?", [pasteboard])
+        }
+        for (position, prepared) in items.enumerated() {
+            let item = prepared.item
+            let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE id = ?", arguments: [item.id.uuidString])
+            guard taken == nil else {
+                throw FerryModelError(.invalidArgument, "item id \(item.id) is already stored", keyPath: "[\(position)].id")
+            }
+            try db.cachedStatement(sql: """
+                INSERT INTO item (id, pasteboard, position, localOnly, expirationDate, sourceAppID, suggestedName)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [item.id.uuidString, pasteboard, position, item.options.localOnly,
+                                 item.options.expirationDate?.timeIntervalSinceReferenceDate, item.sourceAppID, item.suggestedName])
+            for (index, r) in prepared.representations.enumerated() {
+                try db.cachedStatement(sql: """
+                    INSERT INTO representation (item, position, contentType, visibility, size, storage, data, blob, owner)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [item.id.uuidString, index, r.contentType.identifier, r.visibility.rawValue,
+                                     r.size, r.storage, r.data, r.blob, r.owner])
+            }
+        }
+        garbage += try trimHistory(db)
+        return garbage
+    }
+
+    /// Moves the general pasteboard's current items into a new history entry (none when there
+    /// are no items or the history limit is 0, in which case they are deleted).
+    func pushCurrentToHistory(_ db: Database, now: Date) throws -> [String] {
+        let garbage = try deleteItems(db, where: "pasteboard = ? AND expirationDate <= ?",
+                                      [Self.general, now.timeIntervalSinceReferenceDate])
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pasteboard = ?",
+                                     arguments: [Self.general]) ?? 0
+        guard count > 0 else { return garbage }
+        guard historyLimit > 0 else { return garbage + (try deleteItems(db, where: "pasteboard = ?", [Self.general])) }
+        let changeCount = try Int64.fetchOne(db, sql: "SELECT changeCount FROM pasteboard WHERE name = ?",
+                                             arguments: [Self.general]) ?? 0
+        try db.execute(sql: "INSERT INTO historyEntry (changeCount, replacedAt) VALUES (?, ?)",
+                       arguments: [changeCount, now.timeIntervalSinceReferenceDate])
+        try db.execute(sql: "UPDATE item SET pasteboard = NULL, historyEntry = ? WHERE pasteboard = ?",
+                       arguments: [db.lastInsertedRowID, Self.general])
+        return garbage
+    }
+
+    /// Drops the oldest history entries beyond the limit. Returns their blobs.
+    func trimHistory(_ db: Database) throws -> [String] {
+        let old = "SELECT id FROM historyEntry ORDER BY id DESC LIMIT -1 OFFSET \(historyLimit)"
+        let garbage = try deleteItems(db, where: "historyEntry IN (\(old))", [])
+        try db.execute(sql: "DELETE FROM historyEntry WHERE id IN (\(old))")
+        return garbage
+    }
+
+    /// Deletes the items matching `condition` (their representations cascade). Returns their blobs.
+    func deleteItems(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [String] {
+        let garbage = try String.fetchAll(db, sql: """
+            SELECT blob FROM representation WHERE blob IS NOT NULL AND item IN (SELECT id FROM item WHERE \(condition))
+            """, arguments: arguments)
+        try db.execute(sql: "DELETE FROM item WHERE \(condition)", arguments: arguments)
+        return garbage
+    }
+
+    func incrementChangeCount(_ db: Database, _ pasteboard: String) throws -> UInt64 {
+        try db.execute(sql: "UPDATE pasteboard SET changeCount = changeCount + 1 WHERE name = ?", arguments: [pasteboard])
+        return UInt64(try Int64.fetchOne(db, sql: "SELECT changeCount FROM pasteboard WHERE name = ?",
+                                         arguments: [pasteboard]) ?? 0)
+    }
+
+    func requirePasteboard(_ db: Database, _ pasteboard: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM pasteboard WHERE name = ?", arguments: [pasteboard]) != nil else {
+            throw FerryModelError(.notFound, "there is no pasteboard \"\(pasteboard)\"")
+        }
+    }
+
+    /// The ids of the history entries that still have unexpired items, most recent first.
+    func liveHistoryEntryIDs(_ db: Database, now: Date) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: """
+            SELECT id FROM historyEntry h WHERE EXISTS (
+                SELECT 1 FROM item WHERE historyEntry = h.id AND (expirationDate IS NULL OR expirationDate > ?))
+            ORDER BY id DESC
+            """, arguments: [now.timeIntervalSinceReferenceDate])
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryModel
+import GRDB
+import Synchronization
+
+/// The durable storage under ferryd's pasteboards: items, history, promises and the paste log
+/// in SQLite (`ferry.sqlite`, WAL, `synchronous = FULL`), large representations as files in
+/// `blobs/`.
+///
+/// Every mutating method is durable before it returns. Methods are synchronous and may block
+/// on disk I/O (a large blob copy, an fsync); calls are serialized by the database queue, and
+/// the store is safe to use from any thread or actor. Sensitive items are never stored: see
+/// ``write(_:to:now:)``.
+///
+/// Errors are `FerryModelError`: `.notFound` for unknown pasteboards, items and
+/// representations (and expired items), `.invalidArgument` for bad names and items,
+/// `.unavailable` for promised bytes whose owner is gone, `.storageFailed` for disk failures.
+public final class PasteboardStore: Sendable {
+    /// The largest representation kept inside the database; larger ones become blob files.
+    public static let inlineLimit = 64 * 1024
+    /// The name of the pasteboard that always exists and has a history.
+    public static let general = "general"
+    /// How many paste log records are kept (older ones are dropped).
+    public static let pasteLogLimit = 10_000
+
+    /// The state directory.
+    public let directory: String
+    /// How many history entries the general pasteboard keeps.
+    public let historyLimit: Int
+
+    let database: DatabaseQueue
+    let blobs: BlobStore
+    /// The open `ferry.lock`, -1 once closed.
+    private let lockDescriptor: Mutex<Int32>
+
+    private init(directory: String, historyLimit: Int, database: DatabaseQueue, blobs: BlobStore, lock: Int32) {
+        self.directory = directory
+        self.historyLimit = historyLimit
+        self.database = database
+        self.blobs = blobs
+        self.lockDescriptor = Mutex(lock)
+    }
+
+    deinit { releaseLock() }
+
+    /// Opens (creating or migrating) the store in `directory`.
+    ///
+    /// Creates the directory with mode 0700 and takes its lock, migrates the schema, marks every
+    /// representation promised by a previous run as unavailable (its owner is gone), and deletes
+    /// blob files no row references (left by a crash between a blob's write and its commit).
+    /// - Parameters:
+    ///   - directory: the state directory; nil means ``StateDirectory/defaultPath(environment:)``.
+    ///   - historyLimit: how many history entries the general pasteboard keeps (0: none).
+    /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit, `.unavailable` when
+    ///   another store holds the directory, `.storageFailed` when it cannot be opened.
+    public static func open(directory: String? = nil, historyLimit: Int = 100) throws -> PasteboardStore {
+        guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
+        let path = directory ?? StateDirectory.defaultPath()
+        try StateDirectory.prepare(path)
+        let lock = try StateDirectory.lock(path)
+        do {
+            let blobs = try BlobStore(directory: path + "/blobs")
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = true
+            configuration.label = "ferry"
+            configuration.prepareDatabase { db in
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            let database = try DatabaseQueue(path: path + "/ferry.sqlite", configuration: configuration)
+            try migrator.migrate(database)
+            let store = PasteboardStore(directory: path, historyLimit: historyLimit, database: database,
+                                        blobs: blobs, lock: lock)
+            try store.recover()
+            return store
+        } catch let error as FerryModelError {
+            Glibc.close(lock)
+            throw error
+        } catch {
+            Glibc.close(lock)
+            throw FerryModelError.storage("cannot open the store in \(path): \(error)")
+        }
+    }
+
+    /// Closes the database and releases the directory's lock. Later calls fail with `.storageFailed`.
+    public func close() {
+        try? database.close()
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        lockDescriptor.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+        }
+    }
+
+    /// What `open` does after migrating: promises of the previous run become unavailable
+    /// markers, the history is trimmed to the (possibly lowered) limit, orphan blobs go.
+    private func recover() throws {
+        try writing { db in
+            try db.execute(sql: "UPDATE representation SET storage = 'unavailable', owner = NULL WHERE storage = 'promised'")
+            return try trimHistory(db)
+        }
+        let referenced = try reading { db in
+            Set(try String.fetchAll(db, sql: "SELECT blob FROM representation WHERE blob IS NOT NULL"))
+        }
+        try blobs.collect(keeping: referenced)
+    }
+
+    // MARK: - Names
+
+    /// Checks a pasteboard name: `general`, or 1–128 ASCII letters, digits, `.`, `_` and `-`,
+    /// starting with a letter or digit (`com.example.notes.drafts`).
+    /// - Throws: `FerryModelError` `.invalidArgument` naming the problem.
+    public static func validatePasteboardName(_ name: String) throws {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty else { throw FerryModelError(.invalidArgument, "a pasteboard name must not be empty") }
+        guard bytes.count <= 128 else {
+            throw FerryModelError(.invalidArgument, "a pasteboard name has at most 128 characters")
+        }
+        func isAlphanumeric(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) }
+        guard isAlphanumeric(bytes[0]),
+              bytes.allSatisfy({ isAlphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) else {
+            throw FerryModelError(.invalidArgument,
+                                  "bad pasteboard name \"\(name)\": use letters, digits, '.', '_' and '-', starting with a letter or digit")
+        }
+    }
+
+    // MARK: - Database access
+
+    /// Runs `body` in a write transaction; after commit, deletes the blobs it returns (still on
+    /// the queue, so no reader can be between finding a blob's row and opening its file).
+    func writing<T>(_ body: (Database) throws -> (T, garbage: [String])) throws -> T {
+        try mappingErrors {
+            try database.writeWithoutTransaction { db in
+                var output: T?
+                var garbage: [String] = []
+                try db.inTransaction {
+                    (output, garbage) = try body(db)
+                    return .commit
+                }
+                blobs.remove(garbage)
+                guard let output else { preconditionFailure("a committed transaction has set its result") }
+                return output
+            }
+        }
+    }
+
+    /// `writing` for bodies that make no garbage.
+    func writing(_ body: (Database) throws -> [String]) throws {
+        try writing { db in ((), garbage: try body(db)) }
+    }
+
+    /// Runs `body` on the queue, outside a write transaction. No read transaction is needed:
+    /// this queue is the database's only connection (the directory lock keeps other processes
+    /// out), so no write can interleave with a read.
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
+        try mappingErrors { try database.unsafeRead(body) }
+    }
+
+    private func mappingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FerryModelError {
+            throw error
+        } catch {
+            throw FerryModelError.storage("database error: \(error)")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryModel
+
+/// Where ferryd keeps its durable state: `$XDG_STATE_HOME/ferry`, by default `~/.local/state/ferry`.
+///
+/// Inside: `ferry.sqlite` (with its `-wal` and `-shm` files), `blobs/` for large representations,
+/// and `ferry.lock`, which one store at a time holds with `flock`.
+public enum StateDirectory {
+    /// The default state directory for this user, following the XDG base directory specification:
+    /// `$XDG_STATE_HOME/ferry` when that is an absolute path, else `$HOME/.local/state/ferry`.
+    /// - Parameter environment: the environment to read (the process's by default).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return state + "/ferry"
+        }
+        let home = environment["HOME"] ?? "/"
+        return (home.hasSuffix("/") ? home : home + "/") + ".local/state/ferry"
+    }
+
+    /// Creates `path` (and missing parents) and makes sure it is a directory of mode 0700.
+    /// - Throws: `FerryModelError` `.storageFailed` when it cannot.
+    static func prepare(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw FerryModelError.storage("cannot create the state directory \(path): \(error)")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw FerryModelError.storage("\(path) is not a directory")
+        }
+        if info.st_mode & 0o777 != 0o700, chmod(path, 0o700) != 0 {
+            throw FerryModelError.storage("cannot make \(path) private (mode 0700): errno \(errno)")
+        }
+    }
+
+    /// Takes the directory's exclusive lock, so that two daemons never share one state directory.
+    /// - Returns: the open lock file; closing it releases the lock (so does the process's death).
+    /// - Throws: `FerryModelError` `.unavailable` when another process holds the lock.
+    static func lock(_ path: String) throws -> Int32 {
+        let fd = open(path + "/ferry.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FerryModelError.storage("cannot open \(path)/ferry.lock: errno \(errno)") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw FerryModelError(.unavailable, "the state directory \(path) is in use by another store")
+        }
+        return fd
+    }
+}
+
+extension FerryModelError.Code {
+    /// The state directory or database could not be read or written (disk full, permissions,
+    /// a corrupt database). D-Bus: `org.ferry.Error.StorageFailed`.
+    public static let storageFailed = FerryModelError.Code(rawValue: "StorageFailed")
+}
+
+extension FerryModelError {
+    static func storage(_ message: String) -> FerryModelError { FerryModelError(.storageFailed, message) }
+}

@@ -1,0 +1,134 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+
+/// An item as the store keeps it: identity, options, provenance and its representations'
+/// metadata. Bytes are read separately with ``PasteboardStore/readData(item:representation:)``.
+public struct StoredItem: Sendable, Hashable, Identifiable {
+    /// Options that travel with an item (Apple's `UIPasteboard.OptionsKey`, plus `sensitive`).
+    public struct Options: Sendable, Hashable {
+        /// The item never leaves this machine.
+        public var localOnly: Bool
+        /// After this instant the item is gone for everyone.
+        public var expirationDate: Date?
+        /// A secret (a password manager's copy): never written to disk, never in history.
+        public var sensitive: Bool
+
+        /// Makes options; the defaults are those of an ordinary copy.
+        public init(localOnly: Bool = false, expirationDate: Date? = nil, sensitive: Bool = false) {
+            self.localOnly = localOnly
+            self.expirationDate = expirationDate
+            self.sensitive = sensitive
+        }
+    }
+
+    /// The item's identity, stable across restarts and through history.
+    public var id: UUID
+    /// The item's options. `sensitive` is always false here: sensitive items are never stored.
+    public var options: Options
+    /// The app id of the app that wrote the item, nil when unknown (the CLI).
+    public var sourceAppID: String?
+    /// The item's suggested name (a file name without extension).
+    public var suggestedName: String?
+    /// The representations, highest fidelity first.
+    public var representations: [StoredRepresentation]
+
+    /// Makes a stored item.
+    public init(id: UUID, options: Options = Options(), sourceAppID: String? = nil, suggestedName: String? = nil,
+                representations: [StoredRepresentation]) {
+        self.id = id
+        self.options = options
+        self.sourceAppID = sourceAppID
+        self.suggestedName = suggestedName
+        self.representations = representations
+    }
+
+    /// Whether the item has expired at `now`.
+    public func isExpired(at now: Date) -> Bool {
+        guard let expirationDate = options.expirationDate else { return false }
+        return expirationDate <= now
+    }
+
+    /// The item's metadata as other processes are told it (`ItemProvider.Metadata`).
+    public var metadata: ItemProvider.Metadata {
+        ItemProvider.Metadata(representations: representations.map(\.info), suggestedName: suggestedName)
+    }
+}
+
+/// One entry of the general pasteboard's history: the items a write replaced.
+public struct HistoryEntry: Sendable, Hashable {
+    /// The general pasteboard's change count while these items were current.
+    public var changeCount: UInt64
+    /// When the items were replaced.
+    public var replacedAt: Date
+    /// The items, in their pasteboard order.
+    public var items: [StoredItem]
+
+    /// Makes a history entry.
+    public init(changeCount: UInt64, replacedAt: Date, items: [StoredItem]) {
+        self.changeCount = changeCount
+        self.replacedAt = replacedAt
+        self.items = items
+    }
+}
+
+/// One representation of a stored item: its type, visibility, size and where its bytes are.
+public struct StoredRepresentation: Sendable, Hashable {
+    /// Where a representation's bytes are.
+    public enum Storage: Sendable, Hashable {
+        /// In the database (small representations).
+        case inline
+        /// In a file under the state directory's `blobs/` (large representations).
+        case blob
+        /// Not held: the app whose bus name is `owner` serves them on demand.
+        case promised(owner: String)
+        /// Promised by an app that went away without handing the bytes over; reading them
+        /// fails with `Unavailable`.
+        case unavailable
+    }
+
+    /// The type of the bytes.
+    public var contentType: ContentType
+    /// Who may see the representation.
+    public var visibility: ItemProvider.Visibility
+    /// The size in bytes: exact when held, the source's estimate (or nil) when promised.
+    public var size: Int64?
+    /// Where the bytes are.
+    public var storage: Storage
+
+    /// Makes a stored representation.
+    public init(contentType: ContentType, visibility: ItemProvider.Visibility = .all, size: Int64?, storage: Storage) {
+        self.contentType = contentType
+        self.visibility = visibility
+        self.size = size
+        self.storage = storage
+    }
+
+    /// Whether the store holds the bytes (inline or blob).
+    public var isHeld: Bool {
+        switch storage {
+        case .inline, .blob: true
+        case .promised, .unavailable: false
+        }
+    }
+
+    /// The representation's metadata as other processes are told it.
+    public var info: ItemProvider.RepresentationInfo {
+        ItemProvider.RepresentationInfo(contentType: contentType, visibility: visibility, estimatedSize: size)
+    }
+}
+
+extension ContentType {
+    /// The type an identifier read back from the database names. An identifier this process has
+    /// no declaration for (another app's exported type) is kept as it is, as on the wire.
+    static func stored(_ identifier: String) throws -> ContentType {
+        if let known = ContentType(identifier) { return known }
+        guard let info = try? ItemProvider.RepresentationInfo(wireDictionary: ["type": .string(identifier)]) else {
+            throw FerryModelError.storage("bad content type \(identifier) in the database")
+        }
+        return info.contentType
+    }
+}
