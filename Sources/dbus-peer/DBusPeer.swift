@@ -62,6 +62,8 @@ extension DBusPeer {
             }
             say("READY \(connection.uniqueName) owns \(name) (pid \(getpid()))")
             for await _ in quitSignal {}
+            // Let Quit's own reply leave first: close() does not yet wait for handlers in flight.
+            try await Task.sleep(for: .milliseconds(100))
             await connection.close()
         }
     }

@@ -70,7 +70,7 @@ func measure(directory: String) throws {
     say(String(format: "paste log record:             %.0f µs", microseconds(logs) / Double(rounds)))
 
     let size = 256 << 20
-    let source = directory + "/../measure-source"
+    let source = directory + "/measure-source"
     FileManager.default.createFile(atPath: source, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
     let chunk = Data(repeating: 0x5A, count: 1 << 20)
