@@ -23,7 +23,7 @@ struct BodyValidator {
         var signatureLength = 0
         for value in values {
             let node = try Self.node(of: value)
-            signatureLength += node.text.utf8.count
+            signatureLength += Self.signatureLength(of: node)
             guard signatureLength <= SignatureParser.maximumLength else {
                 throw DBusError(.invalidSignature,
                                 "the body's signature would be longer than \(SignatureParser.maximumLength) bytes")
@@ -36,6 +36,19 @@ struct BodyValidator {
                 "message of \(headerLength + offset) bytes exceeds the \(Self.maximumMessageLength)-byte limit")
         }
         return nodes
+    }
+
+    /// `ay`, built once: the indirect enum would allocate on every `.bytes` value.
+    private static let bytesNode = TypeNode.array(.basic(UInt8(ascii: "y")))
+
+    /// The length of `node`'s signature text, counted without building the text.
+    static func signatureLength(of node: TypeNode) -> Int {
+        switch node {
+        case .basic, .variant: return 1
+        case .array(let element): return 1 + signatureLength(of: element)
+        case .dictionary(_, let value): return 4 + signatureLength(of: value)
+        case .structure(let fields): return 2 + fields.reduce(0) { $0 + signatureLength(of: $1) }
+        }
     }
 
     /// The type of `value`, derived from its own case and declared element types.
@@ -54,7 +67,7 @@ struct BodyValidator {
         case .objectPath: return .basic(UInt8(ascii: "o"))
         case .signature: return .basic(UInt8(ascii: "g"))
         case .unixFD: return .basic(UInt8(ascii: "h"))
-        case .bytes: return .array(.basic(UInt8(ascii: "y")))
+        case .bytes: return bytesNode
         case .array(let element, _):
             return try SignatureParser.parseSingle("a" + element.rawValue)
         case .dictionary(let key, let value, _):

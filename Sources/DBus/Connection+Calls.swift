@@ -18,21 +18,38 @@ extension Connection {
         let ms = Self.milliseconds(timeout)
         let loop = self.loop, router = self.router
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
-                let accepted = loop.submit {
-                    guard let conn = loop.connection else {
-                        continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
-                        return
-                    }
-                    reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
-                }
-                if !accepted {
+            // Unsafe (no checking canary) is sound: it is resumed exactly once, here when the loop
+            // refuses the job, or else on the owner thread by `start` or by `PendingReply`, which
+            // clears it before resuming.
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Message, any Error>) in
+                if loop.onOwnerThread {
+                    // A task on the connection's executor, run by the loop between its libdbus
+                    // calls (never inside a libdbus callback): send right here, with no job.
+                    Self.start(reply, message, ms, loop, router, continuation)
+                } else if !loop.submit({ Self.start(reply, message, ms, loop, router, continuation) }) {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                 }
             }
         } onCancel: {
-            loop.submit { reply.cancel() }
+            // On the owner thread (a task already cancelled when it calls, run by the loop, or
+            // one cancelled by code on that thread) `reply` is ours to touch now: a task
+            // cancelled already then never sends.
+            if loop.onOwnerThread {
+                reply.cancel()
+            } else {
+                loop.submit { reply.cancel() }
+            }
         }
+    }
+
+    /// Sends `message` for `reply` (owner thread).
+    private static func start(_ reply: PendingReply, _ message: Message, _ ms: Int32, _ loop: ConnectionLoop,
+                              _ router: ConnectionRouter, _ continuation: UnsafeContinuation<Message, any Error>) {
+        guard let conn = loop.connection else {
+            continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+            return
+        }
+        reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
     }
 
     /// Calls a method and returns the reply's values.

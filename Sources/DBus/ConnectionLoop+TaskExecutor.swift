@@ -8,8 +8,7 @@
 extension ConnectionLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = SendableJob(UnownedJob(job))
-        let executor = asUnownedTaskExecutor()
-        if !submit({ job.unowned.runSynchronously(on: executor) }) {
+        if !submit(.job(job)) {
             // The loop has stopped: run the task elsewhere rather than lose it.
             globalConcurrentExecutor.enqueue(job.unowned)
         }

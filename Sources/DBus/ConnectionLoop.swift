@@ -16,7 +16,7 @@ import Musl
 final class ConnectionLoop: @unchecked Sendable {
     // Thread safety: `queue` is guarded by its mutex; `wakeFD` is immutable; every other stored
     // property is read and written only on the owner thread.
-    private let queue = Mutex<(jobs: [@Sendable () -> Void], accepting: Bool)>(([], true))
+    private let queue = Mutex<(jobs: [Work], accepting: Bool)>(([], true))
     private let wakeFD: Int32
     /// The owner thread's id (`pthread_self`), 0 before it starts.
     private let ownerThread = Atomic<UInt>(0)
@@ -24,9 +24,13 @@ final class ConnectionLoop: @unchecked Sendable {
     /// The connection, nil before open and after close. Owner thread only.
     private(set) var connection: OpaquePointer?
     private var watches: [OpaquePointer] = []
-    private var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
+    /// libdbus's timeouts and when each next fires (monotonic nanoseconds). Usually one or two
+    /// (one per pending call), so a plain array beats a dictionary.
+    private var timeouts: [(timeout: OpaquePointer, deadline: Int64)] = []
     private var pollSet: [pollfd] = []
     private var pollOwners: [OpaquePointer?] = []
+    /// Spare storage for `runJobs`, swapped with the queue's.
+    private var spareJobs: [Work] = []
     private var running = true
     /// Set when the bus connection drops during dispatch; acted on once dispatch returns.
     private var lostWith: DBusError?
@@ -50,6 +54,11 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Queues `job` to run on the owner thread. Returns false once the loop has stopped.
     @discardableResult
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        submit(.closure(job))
+    }
+
+    /// Queues one unit of work; see `submit(_:)`.
+    func submit(_ job: Work) -> Bool {
         let accepted = queue.withLock { q -> Bool in
             guard q.accepting else { return false }
             q.jobs.append(job)
@@ -120,19 +129,33 @@ final class ConnectionLoop: @unchecked Sendable {
         }, { watch, data in
             let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
             loop.watches.removeAll { $0 == watch }
-        }, { _, _ in }, me, nil)
+        }, { _, data in
+            // The loop reads each watch's enabled flag before it polls. libdbus may re-enable the
+            // read watch from another thread (a message released there brings the connection
+            // back under its receive limit): wake the loop so it polls that watch again.
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            if !loop.onOwnerThread { loop.wake() }
+        }, me, nil)
         _ = dbus_connection_set_timeout_functions(conn, { timeout, data in
             let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            loop.timeouts[timeout!] = ConnectionLoop.deadline(of: timeout!)
+            loop.timeouts.append((timeout!, ConnectionLoop.deadline(of: timeout!)))
             return 1
         }, { timeout, data in
-            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().timeouts[timeout!] = nil
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) { loop.timeouts.remove(at: i) }
         }, { timeout, data in
             let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            if loop.timeouts[timeout!] != nil { loop.timeouts[timeout!] = ConnectionLoop.deadline(of: timeout!) }
+            if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
+                loop.timeouts[i].deadline = ConnectionLoop.deadline(of: timeout!)
+            }
         }, me, nil)
         dbus_connection_set_wakeup_main_function(conn, { data in
-            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().wake()
+            // libdbus asks for a wake-up when it has new work for the loop (a message queued to
+            // send or to dispatch). Called on the owner thread, from inside a libdbus call the
+            // loop made, it needs none: the loop dispatches and re-reads the watches before it
+            // polls again. (libdbus is only ever called on the owner thread.)
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            if !loop.onOwnerThread { loop.wake() }
         }, me, nil)
         _ = dbus_connection_add_filter(conn, { _, message, data in
             let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
@@ -167,31 +190,45 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func run() {
         ownerThread.store(UInt(pthread_self()), ordering: .relaxed)
+        var rounds = 0
         while running {
             runJobs()
             guard running else { break }
             dispatch()
             guard running else { break }
+            // Dispatching a reply usually resumes a task on this executor, which queues a job
+            // here: run it (it typically sends the next call) without a poll first, but poll
+            // at least every few rounds so I/O is never starved.
+            if rounds < 4, hasQueuedJobs {
+                rounds += 1
+                continue
+            }
+            rounds = 0
             waitAndHandle()
         }
         // Refuse new jobs, then let the queued ones see the closed connection and fail.
         queue.withLock { $0.accepting = false }
         runJobs()
         watches = []
-        timeouts = [:]
+        timeouts = []
         let done = finished
         finished = nil
         done?()
     }
 
     private func runJobs() {
+        // Swap the queue's storage with a spare array so that neither allocates per round.
+        var jobs = spareJobs
+        spareJobs = []
+        defer {
+            jobs.removeAll(keepingCapacity: true)
+            spareJobs = jobs
+        }
         while true {
-            let jobs = queue.withLock { q -> [@Sendable () -> Void] in
-                defer { q.jobs = [] }
-                return q.jobs
-            }
+            queue.withLock { q in swap(&q.jobs, &jobs) }
             if jobs.isEmpty { return }
-            for job in jobs { job() }
+            for job in jobs { job.run(on: self) }
+            jobs.removeAll(keepingCapacity: true)
         }
     }
 
@@ -225,11 +262,10 @@ final class ConnectionLoop: @unchecked Sendable {
             fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
             owners.append(watch)
         }
-        let now = ContinuousClock.now
         var wait: Int32 = -1
-        if let next = timeouts.values.min() {
-            let ms = (next - now) / .milliseconds(1)
-            wait = Int32(max(0, min(ms.rounded(.up), 60_000)))
+        if let next = timeouts.lazy.map(\.deadline).min() {
+            let ms = (next - Self.monotonicNow() + 999_999) / 1_000_000
+            wait = Int32(max(0, min(ms, 60_000)))
         }
         // Jobs the owner thread queued for itself (it does not wake itself) must not wait.
         if hasQueuedJobs { wait = 0 }
@@ -251,16 +287,43 @@ final class ConnectionLoop: @unchecked Sendable {
                 _ = dbus_watch_handle(watch, condition)
             }
         }
-        let later = ContinuousClock.now
+        guard !timeouts.isEmpty else { return }
+        let later = Self.monotonicNow()
         for (timeout, deadline) in timeouts where deadline <= later {
-            guard timeouts[timeout] != nil, connection != nil else { continue }
-            timeouts[timeout] = ConnectionLoop.deadline(of: timeout)
+            // Handling one timeout may remove another: only handle timeouts still registered.
+            guard connection != nil, let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
+            timeouts[i].deadline = ConnectionLoop.deadline(of: timeout)
             if dbus_timeout_get_enabled(timeout) != 0 { _ = dbus_timeout_handle(timeout) }
         }
     }
 
-    private static func deadline(of timeout: OpaquePointer) -> ContinuousClock.Instant {
-        if dbus_timeout_get_enabled(timeout) == 0 { return .now + .seconds(3600) }
-        return .now + .milliseconds(Int(dbus_timeout_get_interval(timeout)))
+    /// When `timeout` next fires, in monotonic nanoseconds (an hour away when disabled).
+    private static func deadline(of timeout: OpaquePointer) -> Int64 {
+        let interval = dbus_timeout_get_enabled(timeout) == 0 ? 3_600_000 : Int64(dbus_timeout_get_interval(timeout))
+        return monotonicNow() + interval * 1_000_000
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds (cheaper than `ContinuousClock.now` plus `Duration` maths).
+    private static func monotonicNow() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
+
+extension ConnectionLoop {
+    /// One unit of work for the owner thread.
+    enum Work: Sendable {
+        /// A closure from `submit(_:)`.
+        case closure(@Sendable () -> Void)
+        /// A task job for the connection's executor (no closure to allocate per enqueue).
+        case job(SendableJob)
+
+        func run(on loop: ConnectionLoop) {
+            switch self {
+            case .closure(let body): body()
+            case .job(let job): job.unowned.runSynchronously(on: loop.asUnownedTaskExecutor())
+            }
+        }
     }
 }

@@ -1,5 +1,10 @@
 import CDBus
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A D-Bus message: a method call, a method return, an error or a signal.
 ///
@@ -62,7 +67,8 @@ extension Message {
         }
         let message = try adopt(raw)
         if noReplyExpected { dbus_message_set_no_reply(message.raw, 1) }
-        try message.appendBody(body)
+        try message.appendBody(body, headerText: textLength(destination?.rawValue, path.rawValue,
+                                                            interface?.rawValue, member.rawValue))
         return message
     }
 
@@ -71,7 +77,7 @@ extension Message {
     /// - Throws: `DBusError` when a value fails validation.
     public static func methodReturn(replyingTo call: Message, body: [DBusValue] = []) throws -> Message {
         let message = try adopt(dbus_message_new_method_return(call.raw))
-        try message.appendBody(body)
+        try message.appendBody(body, headerText: call.senderLength)
         return message
     }
 
@@ -84,7 +90,7 @@ extension Message {
     {
         let message = try adopt(dbus_message_new_error(call.raw, name.rawValue, nil))
         let clean = text.utf8.contains(0) ? String(text.map { $0 == "\0" ? "\u{FFFD}" : $0 }) : text
-        try message.appendBody([.string(clean)])
+        try message.appendBody([.string(clean)], headerText: call.senderLength + name.rawValue.utf8.count)
         return message
     }
 
@@ -102,7 +108,8 @@ extension Message {
     ) throws -> Message {
         let message = try adopt(dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue))
         if let destination { dbus_message_set_destination(message.raw, destination.rawValue) }
-        try message.appendBody(body)
+        try message.appendBody(body, headerText: textLength(path.rawValue, interface.rawValue, member.rawValue,
+                                                            destination?.rawValue))
         return message
     }
 
@@ -162,21 +169,33 @@ extension Message {
     }
 
     /// Validates `values` and appends them. Only the factories call it, once.
-    func appendBody(_ values: [DBusValue]) throws {
+    ///
+    /// - Parameter headerText: the total length of the header's strings (path, interface,
+    ///   member, destination, sender, error name), which the factory knows: reading them back
+    ///   from libdbus would make it re-parse the header it just built.
+    func appendBody(_ values: [DBusValue], headerText: Int) throws {
         guard !values.isEmpty else { return }
         var validator = BodyValidator()
-        let nodes = try validator.check(body: values, headerLength: estimatedHeaderLength)
+        let nodes = try validator.check(body: values, headerLength: Self.headerLengthBound(text: headerText))
         try MessageWriter.append(values, nodes: nodes, to: raw)
     }
 
-    /// An upper bound of the header's marshalled length.
-    private var estimatedHeaderLength: Int {
-        let fields = [path?.rawValue, interface?.rawValue, member?.rawValue,
-                      destination?.rawValue, sender?.rawValue, errorName?.rawValue]
-        // Fixed part, reply serial, unix fds, signature (≤ 255), padding for each field.
-        return 16 + 16 + 16 + 8 + 255 + 8
-            + fields.reduce(0) { $0 + 16 + ($1?.utf8.count ?? 0) }
+    /// An upper bound of the header's marshalled length, given the total length of its strings:
+    /// fixed part, reply serial, unix fds, signature (≤ 255), and padding for each of the six
+    /// string fields.
+    private static func headerLengthBound(text: Int) -> Int {
+        16 + 16 + 16 + 8 + 255 + 8 + 6 * 16 + text
     }
+
+    /// The length of the sender's name (the destination of a reply to this message).
+    private var senderLength: Int {
+        withRaw { raw in dbus_message_get_sender(raw).map { strlen($0) } ?? 0 }
+    }
+}
+
+/// The total UTF-8 length of up to four optional header strings.
+private func textLength(_ a: String?, _ b: String?, _ c: String?, _ d: String?) -> Int {
+    (a?.utf8.count ?? 0) + (b?.utf8.count ?? 0) + (c?.utf8.count ?? 0) + (d?.utf8.count ?? 0)
 }
 
 private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {

@@ -6,14 +6,14 @@ import CDBus
 /// callback, cancellation and teardown all run there, so the continuation is resumed exactly once.
 final class PendingReply: @unchecked Sendable {
     // Thread safety: every mutable property is used only on the connection's owner thread.
-    var continuation: CheckedContinuation<Message, any Error>?
+    var continuation: UnsafeContinuation<Message, any Error>?
     var pending: OpaquePointer?
     var cancelled = false
     weak var router: ConnectionRouter?
 
     /// Starts the call: sends `message` and arranges for the reply to resume `continuation`.
     func start(_ message: Message, timeoutMs: Int32, on conn: OpaquePointer,
-               continuation: CheckedContinuation<Message, any Error>, router: ConnectionRouter) {
+               continuation: UnsafeContinuation<Message, any Error>, router: ConnectionRouter) {
         if cancelled {
             continuation.resume(throwing: CancellationError())
             return

@@ -11,8 +11,7 @@ import Glibc
 /// Usage: `dbus-bench [--quick]`; `dbus-bench --serve NAME` is the server it starts itself.
 /// For profiling, `dbus-bench --only MODE [N]` runs only N (default 5000) 16-byte echoes and
 /// prints their p50: MODE is `executor-echo` (Swift, connection executor), `pool-echo` (Swift,
-/// global pool) or `c-echo` (the C client). `--external-server` uses an echo server already
-/// started with `dbus-bench --serve org.ferry.BenchEcho` (for valgrind).
+/// global pool) or `c-echo` (the C client).
 @main
 enum DBusBench {
     static let serverName = "org.ferry.BenchEcho"
@@ -26,12 +25,8 @@ enum DBusBench {
             exit(cdb_serve(address, args[2]) == 0 ? 0 : 1)
         }
         let quick = args.contains("--quick")
-        // `--external-server`: one started by hand (`dbus-bench --serve …`) is used and left
-        // running, for tools such as valgrind under which /proc/self/exe is not dbus-bench.
-        let server = args.contains("--external-server") ? nil : try startServer()
-        defer {
-            if let server { _ = cdb_quit(address, serverName); var status: Int32 = 0; waitpid(server, &status, 0) }
-        }
+        let server = try startServer()
+        defer { _ = cdb_quit(address, serverName); var status: Int32 = 0; waitpid(server, &status, 0) }
 
         let connection = try await Connection(address: address)
         try await waitForOwner(of: serverName, on: connection)
@@ -133,6 +128,13 @@ enum DBusBench {
 
 /// Runs the Swift and C clients in alternating rounds so that machine noise hits both alike.
 struct Runner {
+    // Names are validated once, as an app declares them; the C client passes bare C strings.
+    static let server: BusName = "org.ferry.BenchEcho"
+    static let path: ObjectPath = "/org/ferry/Bench"
+    static let interface: InterfaceName = "org.ferry.Bench1"
+    static let echo: MemberName = "Echo"
+    static let takeFD: MemberName = "TakeFD"
+
     enum Kind { case echo, fd }
 
     let address: String
@@ -158,12 +160,12 @@ struct Runner {
             let start = now()
             switch kind {
             case .echo:
-                _ = try await connection.call(destination: "org.ferry.BenchEcho", path: "/org/ferry/Bench",
-                                              interface: "org.ferry.Bench1", member: "Echo", body: [.bytes(bytes)])
+                _ = try await connection.call(destination: Self.server, path: Self.path, interface: Self.interface,
+                                              member: Self.echo, body: [.bytes(bytes)])
             case .fd:
                 let fd = try FileDescriptor.memfd(name: "dbus-bench", contents: bytes, sealed: false)
-                _ = try await connection.call(destination: "org.ferry.BenchEcho", path: "/org/ferry/Bench",
-                                              interface: "org.ferry.Bench1", member: "TakeFD", body: [.unixFD(fd)])
+                _ = try await connection.call(destination: Self.server, path: Self.path, interface: Self.interface,
+                                              member: Self.takeFD, body: [.unixFD(fd)])
                 fd.close()
             }
             times.append(now() - start)
