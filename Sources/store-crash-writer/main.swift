@@ -71,7 +71,7 @@ func measure(directory: String) throws {
 
     let size = 256 << 20
     let source = directory + "/measure-source"
-    FileManager.default.createFile(atPath: source, contents: nil)
+    _ = FileManager.default.createFile(atPath: source, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
     let chunk = Data(repeating: 0x5A, count: 1 << 20)
     for _ in 0..<(size >> 20) { handle.write(chunk) }
