@@ -97,11 +97,20 @@ public final class Connection: Sendable {
     /// True until the connection is closed or lost.
     public var isConnected: Bool { !lifecycle.ended }
 
-    /// Closes the connection and waits for its thread to stop.
+    /// Closes the connection gracefully and waits for its thread to stop.
     ///
-    /// Calls in flight fail with `org.freedesktop.DBus.Error.Disconnected`, signal streams end.
-    /// Safe to call more than once.
-    public func close() async {
+    /// Incoming calls are refused from now on; method handlers already running get up to
+    /// `gracePeriod` to finish, and their replies are sent before the connection closes. Then
+    /// this connection's own calls in flight fail with `org.freedesktop.DBus.Error.Disconnected`
+    /// and signal streams end. Safe to call more than once.
+    public func close(gracePeriod: Duration = .seconds(5)) async {
+        let router = self.router
+        if loop.submit({ router.closing = true }) {
+            let deadline = ContinuousClock.now + gracePeriod
+            while router.handlersInFlight.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard lifecycle.addWaiter(continuation) else { return }
             loop.submit { [loop] in loop.end(with: .closedLocally) }

@@ -181,6 +181,8 @@ final class ConnectionLoop: @unchecked Sendable {
             teardown = nil
             incoming = nil
             handler?(error)
+            // Replies and signals already queued go out before a local close.
+            if error == DBusError.closedLocally { dbus_connection_flush(conn) }
             dbus_connection_close(conn)
             dbus_connection_unref(conn)
             connection = nil

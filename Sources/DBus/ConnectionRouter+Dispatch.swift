@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 extension ConnectionRouter {
     /// Routes an incoming method call to an exported object (owner thread).
@@ -10,6 +11,9 @@ extension ConnectionRouter {
         let message = envelope.message
         guard let rawPath = envelope.path, let member = envelope.member,
               let sender = envelope.sender.flatMap(BusName.init(rawValue:)) else { return }
+        guard !closing else {
+            return reply(to: envelope, DBusError(.failed, "the connection is closing"))
+        }
         let path = ObjectPath(unchecked: rawPath)
         let registry = connection.objects
         let exported = registry.interfaces(at: path)
@@ -45,6 +49,7 @@ extension ConnectionRouter {
         }
         let noReply = envelope.noReplyExpected
         let memberName = MemberName(unchecked: member)
+        handlersInFlight.add(1, ordering: .relaxed)
         Task {
             let response: Message?
             do {
@@ -60,7 +65,7 @@ extension ConnectionRouter {
             } catch {
                 response = noReply ? nil : Self.errorReply(to: message, error)
             }
-            if let response { try? connection.send(reply: response) }
+            connection.finishHandler(reply: response)
         }
     }
 
@@ -78,9 +83,13 @@ extension ConnectionRouter {
 }
 
 extension Connection {
-    /// Sends a reply from a handler task (owner thread does the send).
-    func send(reply: Message) throws {
+    /// Sends a handler's reply, if any, on the owner thread, and counts the handler as done.
+    func finishHandler(reply: Message?) {
         let router = self.router
-        try enqueue { try? router.send(reply) }
+        let accepted = loop.submit {
+            if let reply { try? router.send(reply) }
+            router.handlersInFlight.subtract(1, ordering: .relaxed)
+        }
+        if !accepted { router.handlersInFlight.subtract(1, ordering: .relaxed) }
     }
 }

@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 /// A connection's owner-thread state: calls waiting for replies, signal subscriptions and
 /// exported objects. Every method runs on the owner thread.
@@ -14,6 +15,11 @@ final class ConnectionRouter: @unchecked Sendable {
     /// Well-known names used as a subscription's sender: their current owner, whether a
     /// NameOwnerChanged set it, and how many subscriptions use it.
     var trackedNames: [String: (owner: String?, fromSignal: Bool, users: Int)] = [:]
+    /// Method handlers running as tasks whose reply has not been sent yet. Changed on the owner
+    /// thread; read by `Connection.close()` from any thread.
+    let handlersInFlight = Atomic<Int>(0)
+    /// Set by `close()`: incoming calls are refused while handlers in flight finish.
+    var closing = false
 
     init(loop: ConnectionLoop) {
         self.loop = loop

@@ -62,9 +62,7 @@ extension DBusPeer {
             }
             say("READY \(connection.uniqueName) owns \(name) (pid \(getpid()))")
             for await _ in quitSignal {}
-            // Let Quit's own reply leave first: close() does not yet wait for handlers in flight.
-            try await Task.sleep(for: .milliseconds(100))
-            await connection.close()
+            await connection.close()  // Quit's own reply goes out first.
         }
     }
 
