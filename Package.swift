@@ -32,13 +32,19 @@ let package = Package(
         // The broker's durable storage (pasteboards, history, paste log) on SQLite. No D-Bus.
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FerryModel", "DBus", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
             dependencies: ["FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
+
+        // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
+        .executableTarget(
+            name: "ferryd",
+            dependencies: ["FerryBroker", "DBus", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness),
 
         // A program on the D-Bus layer alone: the other process in tests and in `make demo`.
@@ -60,6 +66,8 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport"],
+                    swiftSettings: strictness),
+        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
     ]

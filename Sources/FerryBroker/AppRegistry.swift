@@ -1,0 +1,133 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+
+/// Who is calling the broker: a unique bus name and the credentials the bus vouches for.
+public struct Caller: Sendable, Hashable {
+    /// The caller's unique bus name (`:1.7`), set by the bus and unforgeable.
+    public var uniqueName: String
+    /// The caller's user id.
+    public var uid: UInt32
+    /// The caller's process id, when the bus knows it.
+    public var pid: UInt32?
+
+    /// Makes a caller.
+    public init(uniqueName: String, uid: UInt32, pid: UInt32?) {
+        self.uniqueName = uniqueName
+        self.uid = uid
+        self.pid = pid
+    }
+}
+
+/// One app registered with the broker, bound to the connection that registered it.
+public struct RegisteredApp: Sendable, Hashable {
+    /// The app id (the manifest's `CFBundleIdentifier`).
+    public var appID: String
+    /// The parsed manifest.
+    public var manifest: AppManifest
+    /// The connection that registered it, with its credentials.
+    public var caller: Caller
+    /// The object path of the app's `org.ferry.Client1` object.
+    public var clientPath: String
+}
+
+/// The apps registered with the broker: one per connection, one connection per app id.
+///
+/// D-Bus: backs `org.ferry.Broker1.RegisterApp`, `UnregisterApp` and `ListApps`.
+public actor AppRegistry {
+    /// The largest manifest accepted, in bytes (1 MiB).
+    public static let maximumManifestSize = 1 << 20
+
+    private var apps: [String: RegisteredApp] = [:]  // by unique name
+    private let ownUID: UInt32
+    private let types: TypeDatabase
+
+    /// Makes an empty registry.
+    /// - Parameters:
+    ///   - ownUID: the broker's own user id; callers of another uid are refused.
+    ///   - types: where the apps' type declarations are registered.
+    public init(ownUID: UInt32, types: TypeDatabase = .shared) {
+        self.ownUID = ownUID
+        self.types = types
+    }
+
+    /// Refuses a caller whose uid is not the broker's.
+    /// - Throws: `FerryModelError` `.permissionDenied`.
+    public static func checkSameUser(_ caller: Caller, ownUID: UInt32) throws {
+        guard caller.uid == ownUID else {
+            throw FerryModelError(.permissionDenied,
+                                  "\(caller.uniqueName) runs as uid \(caller.uid), the broker as uid \(ownUID)")
+        }
+    }
+
+    /// Parses a manifest sent by an app and checks that it names `appID`.
+    /// - Throws: `FerryModelError` `.tooLarge` past ``maximumManifestSize``, `.invalidArgument`
+    ///   for a malformed manifest (with its key path) or an app id that is not the bundle id.
+    public static func parseManifest(_ bytes: [UInt8], appID: String) throws -> AppManifest {
+        guard bytes.count <= maximumManifestSize else {
+            throw FerryModelError(.tooLarge, "the manifest has \(bytes.count) bytes; at most \(maximumManifestSize)")
+        }
+        let manifest: AppManifest
+        do {
+            manifest = try AppManifest(propertyListData: Data(bytes))
+        } catch let error as FerryModelError {
+            throw FerryModelError(.invalidArgument, "malformed manifest: \(error.message)", keyPath: error.keyPath)
+        } catch {
+            throw FerryModelError(.invalidArgument, "malformed manifest: \(error)")
+        }
+        guard manifest.bundleIdentifier == appID else {
+            throw FerryModelError(.invalidArgument,
+                                  "app id \"\(appID)\" is not the manifest's CFBundleIdentifier \"\(manifest.bundleIdentifier)\"")
+        }
+        return manifest
+    }
+
+    /// Registers (or re-registers) the caller's app.
+    /// - Returns: the registration.
+    /// - Throws: `FerryModelError`: `.permissionDenied` for another uid or an app id another
+    ///   connection holds; `.invalidArgument` when this connection already holds another app id
+    ///   or the manifest is bad; `.tooLarge` for a manifest over 1 MiB.
+    public func register(appID: String, manifest bytes: [UInt8], clientPath: String,
+                         caller: Caller) throws -> RegisteredApp {
+        try Self.checkSameUser(caller, ownUID: ownUID)
+        let manifest = try Self.parseManifest(bytes, appID: appID)
+        if let existing = apps[caller.uniqueName], existing.appID != appID {
+            throw FerryModelError(.invalidArgument,
+                                  "\(caller.uniqueName) already registered \(existing.appID): one app per connection")
+        }
+        if let holder = apps.values.first(where: { $0.appID == appID && $0.caller.uniqueName != caller.uniqueName }) {
+            throw FerryModelError(.permissionDenied, "\(appID) is already registered by \(holder.caller.uniqueName)")
+        }
+        do {
+            try types.register(manifest.exportedTypeDeclarations, exported: true)
+            try types.register(manifest.importedTypeDeclarations, exported: false)
+        } catch {
+            throw FerryModelError(.invalidArgument, "the manifest's type declarations: \(error)")
+        }
+        let app = RegisteredApp(appID: appID, manifest: manifest, caller: caller, clientPath: clientPath)
+        apps[caller.uniqueName] = app
+        return app
+    }
+
+    /// Removes the caller's registration.
+    /// - Throws: `FerryModelError` `.notFound` when it has none.
+    public func unregister(_ caller: Caller) throws -> RegisteredApp {
+        guard let app = apps.removeValue(forKey: caller.uniqueName) else {
+            throw FerryModelError(.notFound, "\(caller.uniqueName) has no registered app")
+        }
+        return app
+    }
+
+    /// Removes whatever a vanished connection had registered.
+    public func connectionClosed(_ uniqueName: String) -> RegisteredApp? {
+        apps.removeValue(forKey: uniqueName)
+    }
+
+    /// Every registered app, sorted by app id.
+    public var registeredApps: [RegisteredApp] {
+        apps.values.sorted { $0.appID < $1.appID }
+    }
+}

@@ -1,0 +1,139 @@
+import DBus
+import FerryModel
+
+/// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker`, and the watch that
+/// drops a registration when its connection goes away.
+public struct BrokerService: Sendable {
+    /// The well-known name the broker owns.
+    public static let busName: BusName = "org.ferry.Broker"
+    /// The broker object's path.
+    public static let path: ObjectPath = "/org/ferry/Broker"
+    /// The interface's name.
+    public static let interfaceName: InterfaceName = "org.ferry.Broker1"
+    /// The interface's version (its `Version` property).
+    public static let version: UInt32 = 1
+
+    /// The connection the broker serves on.
+    public let connection: Connection
+    /// The registered apps.
+    public let registry: AppRegistry
+    private let log: @Sendable (String) -> Void
+
+    /// Makes the service; nothing is exported until ``export()``.
+    /// - Parameters:
+    ///   - log: receives one line per event (registrations, unregistrations).
+    public init(connection: Connection, registry: AppRegistry, log: @escaping @Sendable (String) -> Void) {
+        self.connection = connection
+        self.registry = registry
+        self.log = log
+    }
+
+    /// Exports `org.ferry.Broker1` at ``path``.
+    public func export() throws {
+        try connection.export(interface, at: Self.path)
+    }
+
+    /// Watches for registered connections vanishing and removes their registrations; returns
+    /// when the connection closes or the task is cancelled.
+    ///
+    /// Subscribe before exporting (call ``startWatching()``) so no disappearance is missed.
+    public func watch(_ changes: NameOwnerChanges) async {
+        do {
+            for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
+                if let app = await registry.connectionClosed(change.name.rawValue) {
+                    announceUnregistered(app, reason: "disconnected")
+                }
+            }
+        } catch {}
+    }
+
+    /// Subscribes to `NameOwnerChanged` for ``watch(_:)``.
+    public func startWatching() async throws -> NameOwnerChanges {
+        try await connection.nameOwnerChanges()
+    }
+
+    /// The caller's unique name and credentials, as the bus reports them.
+    /// - Throws: `DBusError` when the bus cannot say (the caller is gone).
+    func resolveCaller(_ call: MethodCall) async throws -> Caller {
+        let credentials = try await connection.credentials(of: call.sender)
+        return Caller(uniqueName: call.sender.rawValue, uid: credentials.uid, pid: credentials.pid)
+    }
+
+    private var interface: Interface {
+        Interface(Self.interfaceName) {
+            Property("Version", "u", get: { _ in .uint32(Self.version) })
+            Method("RegisterApp", in: ["app_id": "s", "manifest": "ay", "client_path": "o", "options": "a{sv}"]) { call in
+                let caller = try await resolveCaller(call)
+                let (appID, manifest, clientPath) = try call.arguments(String.self, [UInt8].self, ObjectPath.self)
+                let app = try await Self.mapErrors {
+                    try await registry.register(appID: appID, manifest: manifest, clientPath: clientPath.rawValue,
+                                                caller: caller)
+                }
+                // The caller may have vanished while we worked: then its NameOwnerChanged has passed.
+                if try await connection.owner(of: call.sender) == nil {
+                    if let gone = await registry.connectionClosed(caller.uniqueName) {
+                        announceUnregistered(gone, reason: "disconnected")
+                    }
+                    return []
+                }
+                log("registered \(app.appID) (\(caller.uniqueName), pid \(caller.pid.map(String.init) ?? "?"))")
+                try connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppRegistered",
+                                    body: [.string(app.appID), .string(caller.uniqueName)])
+                return []
+            }
+            Method("UnregisterApp") { call in
+                let caller = try await resolveCaller(call)
+                let app = try await Self.mapErrors { try await registry.unregister(caller) }
+                announceUnregistered(app, reason: "on request")
+                return []
+            }
+            Method("ListApps", out: ["apps": "aa{sv}"]) { call in
+                _ = try await resolveCaller(call)
+                let apps = await registry.registeredApps
+                return [.array(of: "a{sv}", try apps.map(Self.describe))]
+            }
+            Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
+            Signal("AppUnregistered", ["app_id": "s"])
+        }
+    }
+
+    private func announceUnregistered(_ app: RegisteredApp, reason: String) {
+        log("unregistered \(app.appID) (\(app.caller.uniqueName), \(reason))")
+        try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppUnregistered",
+                             body: [.string(app.appID)])
+    }
+
+    /// One app as `ListApps` describes it.
+    static func describe(_ app: RegisteredApp) throws -> DBusValue {
+        let manifest = app.manifest
+        let documentTypes = manifest.documentTypes.flatMap(\.contentTypeIdentifiers)
+        return .variantDictionary([
+            "app-id": .string(app.appID),
+            "name": .string(manifest.name ?? app.appID),
+            "unique-name": .string(app.caller.uniqueName),
+            "pid": .uint32(app.caller.pid ?? 0),
+            "uid": .uint32(app.caller.uid),
+            "client-path": .objectPath(try ObjectPath(app.clientPath)),
+            "activity-types": .array(of: "s", manifest.userActivityTypes.map(DBusValue.string)),
+            "supports-multiple-scenes": .boolean(manifest.supportsMultipleScenes),
+            "document-types": .array(of: "s", documentTypes.map(DBusValue.string)),
+        ])
+    }
+
+    /// Runs `body`, turning a `FerryModelError` into the `DBusError` named `org.ferry.Error.<Code>`,
+    /// its key path (if any) leading the message.
+    static func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as FerryModelError {
+            throw dbusError(error)
+        }
+    }
+
+    /// The D-Bus error for a model error.
+    public static func dbusError(_ error: FerryModelError) -> DBusError {
+        let message = error.keyPath.map { "\($0): \(error.message)" } ?? error.message
+        let name = (try? ErrorName(error.code.dbusErrorName)) ?? .failed
+        return DBusError(name, message)
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import DBus
+import Dispatch
+import FerryBroker
+import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferryd`: the Ferry broker. Owns `org.ferry.Broker` on the session bus and serves
+/// `org.ferry.Broker1` at `/org/ferry/Broker` until SIGTERM/SIGINT or until replaced.
+@main
+struct Ferryd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ferryd",
+        abstract: "The Ferry broker: owns org.ferry.Broker on the session bus.",
+        discussion: """
+            Prints READY on standard output once it owns org.ferry.Broker; logs one line per event \
+            on standard error. SIGTERM or SIGINT, or losing the name to `ferryd --replace`, shut it \
+            down gracefully (exit status 0).
+
+            Exit status: 0 after a clean shutdown; 1 when it cannot connect, the name is taken \
+            (without --replace) or another daemon holds the state directory; 64 for bad arguments.
+            """)
+
+    @Option(help: "The bus address (default: $DBUS_SESSION_BUS_ADDRESS).")
+    var bus: String?
+
+    @Option(help: "The state directory (default: $XDG_STATE_HOME/ferry).")
+    var stateDir: String?
+
+    @Flag(help: "Take org.ferry.Broker over from a running ferryd.")
+    var replace = false
+
+    func validate() throws {
+        if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
+        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
+    }
+
+    func run() async throws {
+        let signals = SignalWatch([SIGTERM, SIGINT])
+        let connection: Connection
+        do {
+            if let bus { connection = try await Connection(address: bus) } else { connection = try await Connection.session() }
+        } catch {
+            fail("cannot connect to the bus: \(error)")
+        }
+        let store: PasteboardStore
+        do {
+            store = try PasteboardStore.open(directory: stateDir)
+        } catch let error as FerryModelError {
+            await connection.close(gracePeriod: .zero)
+            let directory = stateDir ?? StateDirectory.defaultPath()
+            fail(error.code == .unavailable ? "\(error.message) (its lock \(directory)/ferry.lock is held)" : error.message)
+        }
+        let service = BrokerService(connection: connection, registry: AppRegistry(ownUID: getuid()), log: say)
+        let changes = try await service.startWatching()
+        let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
+        try service.export()
+        let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
+        let reply = try await connection.requestName(BrokerService.busName, flags: flags)
+        guard reply == .primaryOwner || reply == .alreadyOwner else {
+            let owner = (try? await connection.owner(of: BrokerService.busName))?.rawValue ?? "another connection"
+            await connection.close(gracePeriod: .zero)
+            store.close()
+            fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
+        }
+        say("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
+        print("READY")
+        fflush(nil)
+
+        let reason = await withTaskGroup(of: String?.self) { group in
+            group.addTask { await service.watch(changes); return "the bus connection closed" }
+            group.addTask {
+                let me = connection.uniqueName.rawValue
+                do {
+                    for try await change in nameChanges where change.newOwner?.rawValue != me {
+                        return "lost \(BrokerService.busName.rawValue) to \(change.newOwner?.rawValue ?? "nobody")"
+                    }
+                } catch {}
+                return "the bus connection closed"
+            }
+            group.addTask {
+                for await signal in signals.stream { return signal == SIGTERM ? "SIGTERM" : "SIGINT" }
+                return nil
+            }
+            var reason: String?
+            while let next = await group.next() {
+                if let next { reason = next; break }
+            }
+            changes.cancel()
+            nameChanges.cancel()
+            signals.finish()
+            group.cancelAll()
+            return reason ?? "the bus connection closed"
+        }
+        say("shutting down: \(reason)")
+        await connection.close()
+        store.close()
+        say("stopped")
+    }
+}
+
+/// Prints one log line on standard error: `ferryd: <line>`.
+@Sendable func say(_ line: String) {
+    writeToStandardError("ferryd: \(line)\n")
+}
+
+/// Prints one error line and exits with status 1.
+func fail(_ line: String) -> Never {
+    writeToStandardError("ferryd: error: \(line)\n")
+    exit(1)
+}
+
+/// Writes `text` to fd 2 in one `write` (lines from several tasks do not interleave).
+func writeToStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    bytes.withUnsafeMutableBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import DBus
+import FerryTestSupport
+import Foundation
+
+/// A private bus with a running `ferryd` on it, and helpers to talk to it.
+struct FerrydFixture {
+    static let broker: BusName = "org.ferry.Broker"
+    static let path: ObjectPath = "/org/ferry/Broker"
+    static let interface: InterfaceName = "org.ferry.Broker1"
+
+    let bus: PrivateBus
+    let stateDir: URL
+
+    init(bus: PrivateBus? = nil) throws {
+        self.bus = try bus ?? PrivateBus()
+        stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferryd-test-\(UUID().uuidString)")
+    }
+
+    /// Starts a ferryd on this bus (READY once it owns the name).
+    func start(_ extra: [String] = [], stateDir: URL? = nil) async throws -> ServiceProcess {
+        try await ServiceProcess(try BuiltProducts.executable("ferryd"),
+                                 ["--bus", bus.address, "--state-dir", (stateDir ?? self.stateDir).path] + extra,
+                                 environment: bus.environment())
+    }
+
+    /// Runs ferryd to completion (for the failing start-ups).
+    func run(_ extra: [String] = [], stateDir: URL? = nil) async throws -> (status: Int32?, stderr: String) {
+        let child = try Subprocess(try BuiltProducts.executable("ferryd"),
+                                   ["--bus", bus.address, "--state-dir", (stateDir ?? self.stateDir).path] + extra,
+                                   environment: bus.environment())
+        let status = await child.waitForExit(timeout: .seconds(10))
+        if status == nil { child.kill() }
+        let err = FileHandle(fileDescriptor: child.standardError, closeOnDealloc: false).readDataToEndOfFile()
+        return (status, String(decoding: err, as: UTF8.self))
+    }
+
+    func connect() async throws -> Connection { try await Connection(address: bus.address) }
+
+    static func call(_ connection: Connection, _ member: MemberName, _ body: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: broker, path: path, interface: interface, member: member, body: body,
+                                  timeout: .seconds(10))
+    }
+
+    static func manifest(_ app: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("Apps/\(app)/Info.plist")))
+    }
+
+    static func register(_ connection: Connection, _ appID: String, manifest: [UInt8],
+                         clientPath: ObjectPath = "/org/ferry/Client") async throws {
+        _ = try await call(connection, "RegisterApp", [
+            .string(appID), .bytes(manifest), .objectPath(clientPath), .variantDictionary(["future-option": .boolean(true)]),
+        ])
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: stateDir)
+    }
+}

@@ -1,0 +1,100 @@
+import DBus
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// Start-up, replacement, shutdown and D-Bus activation of the real daemon.
+@Suite("ferryd: lifecycle and activation")
+struct FerrydLifecycleTests {
+    @Test("SIGTERM: exit status 0 within 5 s and the name is released")
+    func sigterm() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        let client = try await fixture.connect()
+        #expect(try await client.owner(of: FerrydFixture.broker) != nil)
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(try await client.owner(of: FerrydFixture.broker) == nil)
+        #expect(daemon.standardError.contains("shutting down: SIGTERM"))
+        await client.close()
+    }
+
+    @Test("a second ferryd without --replace exits 1 with one line; --replace takes over and the old one exits 0")
+    func secondDaemonAndReplace() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let first = try await fixture.start()
+        defer { first.stop() }
+        let client = try await fixture.connect()
+        let firstOwner = try #require(try await client.owner(of: FerrydFixture.broker))
+
+        let otherState = fixture.stateDir.appendingPathComponent("second")
+        let refused = try await fixture.run(stateDir: otherState)
+        #expect(refused.status == 1)
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("org.ferry.Broker is already owned by \(firstOwner.rawValue)") == true)
+        #expect(first.isRunning)
+        #expect(try await client.owner(of: FerrydFixture.broker) == firstOwner)
+
+        let second = try await fixture.start(["--replace"], stateDir: otherState)
+        defer { second.stop() }
+        #expect(await first.waitForExit(timeout: .seconds(5)) == 0)
+        let newOwner = try await client.owner(of: FerrydFixture.broker)
+        #expect(newOwner != nil && newOwner != firstOwner)
+        #expect(second.isRunning)
+        #expect(first.standardError.contains("lost org.ferry.Broker"))
+        await client.close()
+    }
+
+    @Test("two daemons on one state directory: the second exits 1 naming the lock")
+    func stateDirectoryLock() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let first = try await fixture.start()
+        defer { first.stop() }
+        let refused = try await fixture.run(["--replace"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("in use by another store"))
+        #expect(refused.stderr.contains("\(fixture.stateDir.path)/ferry.lock"))
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(first.isRunning)
+    }
+
+    @Test("bad command-line input exits 64")
+    func badArguments() async throws {
+        let result = try await ChildProcess.run(try BuiltProducts.executable("ferryd"), ["--no-such-flag"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("no-such-flag"))
+    }
+
+    @Test("D-Bus activation: a call to org.ferry.Broker starts ferryd, which answers")
+    func activation() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferryd-activation-\(UUID().uuidString)")
+        let services = dir.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("dbus/session.conf"), encoding: .utf8)
+            .replacingOccurrences(of: "</busconfig>", with: "  <servicedir>\(services.path)</servicedir>\n</busconfig>")
+        let configURL = dir.appendingPathComponent("session.conf")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        try """
+            [D-BUS Service]
+            Name=org.ferry.Broker
+            Exec=\(try BuiltProducts.executable("ferryd")) --state-dir \(dir.appendingPathComponent("state").path)
+            """.write(to: services.appendingPathComponent("org.ferry.Broker.service"), atomically: true, encoding: .utf8)
+
+        let bus = try PrivateBus(config: configURL)
+        defer { bus.stop() }
+        let client = try await Connection(address: bus.address)
+        #expect(try await client.owner(of: FerrydFixture.broker) == nil)
+        let reply = try await FerrydFixture.call(client, "ListApps")
+        #expect(reply == [.array(of: "a{sv}", [])])
+        let owner = try #require(try await client.owner(of: FerrydFixture.broker))
+        let pid = try #require(try await client.credentials(of: owner).pid)
+        kill(pid_t(pid), SIGTERM)
+        #expect(try await client.waitForNameToVanish(FerrydFixture.broker, timeout: .seconds(5)))
+        await client.close()
+    }
+}
