@@ -60,8 +60,16 @@ extension DBusPeer {
             guard reply == .primaryOwner else {
                 throw ValidationError("cannot own \(name): \(reply)")
             }
+            // Its stream ends when the bus connection does: a peer never outlives its bus.
+            let nameChanges = try await connection.nameOwnerChanges(for: name)
             say("READY \(connection.uniqueName) owns \(name) (pid \(getpid()))")
-            for await _ in quitSignal {}
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in quitSignal {} }
+                group.addTask { do { for try await _ in nameChanges {} } catch {} }
+                await group.next()
+                nameChanges.cancel()
+                quitContinuation.finish()
+            }
             await connection.close()  // Quit's own reply goes out first.
         }
     }

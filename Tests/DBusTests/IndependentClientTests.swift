@@ -11,7 +11,7 @@ import Testing
 struct IndependentClientTests {
     func withSwiftPeer(_ body: (RunningPeer, [String: String]) async throws -> Void) async throws {
         let peer = try await RunningPeer(.swift)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         try await body(peer, try PrivateBus.shared().environment())
     }
 

@@ -47,11 +47,6 @@ struct RunningPeer {
     func property(_ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
         try await call(member, [.string(Self.interface.rawValue)] + body, interface: "org.freedesktop.DBus.Properties")
     }
-
-    func stop() async {
-        await client.close()
-        process.stop()
-    }
 }
 
 /// The Swift layer against another process: its own `dbus-peer`, and python-dbus.
@@ -77,7 +72,7 @@ struct PeerInteropTests {
     @Test("Echo(v) returns every kind of value unchanged", arguments: PeerKind.allCases)
     func echoEveryType(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         for value in Self.echoValues {
             let reply = try await peer.call("Echo", [.variant(value)])
             #expect(reply == [.variant(value)], "echo of \(value.signature)")
@@ -87,7 +82,7 @@ struct PeerInteropTests {
     @Test("the peer decodes each value with the signature we sent", arguments: PeerKind.allCases)
     func peerSeesOurSignatures(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         var options: [DBusDictionaryEntry] = []
         for (index, value) in Self.echoValues.enumerated() where value.signature.rawValue != "v" {
             options.append(DBusDictionaryEntry(key: .string("k\(index)"), value: .variant(value)))
@@ -103,7 +98,7 @@ struct PeerInteropTests {
     @Test("typed methods and named errors", arguments: PeerKind.allCases)
     func methodsAndErrors(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         #expect(try await peer.call("Add", [.int64(2), .int64(40)]) == [.int64(42)])
         #expect(try await peer.call("Join", [.array(element: "s", elements: ["copy", "paste"])]) == ["copy|paste"])
         let structure = DBusValue.structure(["note", .int32(-7), .int64(.max), .bytes([1, 2, 3])])
@@ -122,7 +117,7 @@ struct PeerInteropTests {
     @Test("properties: Get, GetAll, Set with PropertiesChanged, read-only and unknown", arguments: PeerKind.allCases)
     func properties(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         #expect(try await peer.property("Get", ["Version"]) == [.variant(.uint32(1))])
         let changes = try await peer.client.subscribe(
             to: MatchRule(sender: peer.name, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
@@ -144,7 +139,7 @@ struct PeerInteropTests {
     @Test("a signal emitted by the peer reaches a matching subscription", arguments: PeerKind.allCases)
     func signals(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         let pings = try await peer.client.subscribe(to: MatchRule(sender: peer.name, interface: RunningPeer.interface, member: "Pinged"))
         let others = try await peer.client.subscribe(to: MatchRule(sender: peer.name, interface: RunningPeer.interface, member: "Other"))
         _ = try await peer.call("Emit", ["drag ended"])
@@ -163,7 +158,7 @@ struct PeerInteropTests {
     @Test("a 256 MiB memfd passes to the peer, and one comes back", arguments: PeerKind.allCases)
     func bigFileDescriptorsBothWays(kind: PeerKind) async throws {
         let peer = try await RunningPeer(kind)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         let memfd = try FileDescriptor.memfd(name: "ferry-test", contents: [UInt8](), sealed: false)
         // One MiB of the pattern, plus 256 bytes so a comparison may start at any phase.
         let chunk = (0..<((1 << 20) + 256)).map { UInt8(truncatingIfNeeded: $0) }
@@ -196,7 +191,7 @@ struct PeerInteropTests {
     @Test("the Swift peer resolves its caller's pid through the bus")
     func callerCredentialsAcrossProcesses() async throws {
         let peer = try await RunningPeer(.swift, quiet: false)
-        defer { Task { await peer.stop() } }
+        defer { peer.process.stop() }
         _ = try await peer.call("Add", [.int64(1), .int64(1)])
         try await Task.sleep(for: .milliseconds(100))
         #expect(peer.process.standardOutput.contains("Add from \(peer.client.uniqueName) (pid \(getpid()))"))

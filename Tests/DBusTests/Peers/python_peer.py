@@ -160,6 +160,7 @@ def main():
     DBusGMainLoop(set_as_default=True)
     bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
     loop = GLib.MainLoop()
+    bus.call_on_disconnection(lambda _: loop.quit())  # never outlive the bus
     peer = Peer(bus, loop)
     bus_name = dbus.service.BusName(name, bus, do_not_queue=True)
     print("READY", flush=True)
