@@ -74,10 +74,12 @@ extension ConnectionRouter {
         try? send(response)
     }
 
-    /// An error reply for any thrown error: a `DBusError` keeps its name, anything else becomes
+    /// An error reply for any thrown error: a `DBusError` keeps its name, a
+    /// `DBusErrorConvertible` converts itself, anything else becomes
     /// `org.freedesktop.DBus.Error.Failed` with its description.
     static func errorReply(to call: Message, _ error: any Error) -> Message? {
-        let dbusError = (error as? DBusError) ?? DBusError(.failed, String(describing: error))
+        let dbusError = (error as? DBusError) ?? (error as? any DBusErrorConvertible)?.dbusError
+            ?? DBusError(.failed, String(describing: error))
         return try? Message.error(replyingTo: call, dbusError)
     }
 }

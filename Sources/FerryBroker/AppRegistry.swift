@@ -130,4 +130,11 @@ public actor AppRegistry {
     public var registeredApps: [RegisteredApp] {
         apps.values.sorted { $0.appID < $1.appID }
     }
+
+    /// The registered apps, for a caller of the broker's own user.
+    /// - Throws: `FerryModelError` `.permissionDenied` for a caller of another uid.
+    public func registeredApps(visibleTo caller: Caller) throws -> [RegisteredApp] {
+        try Self.checkSameUser(caller, ownUID: ownUID)
+        return registeredApps
+    }
 }

@@ -65,10 +65,8 @@ public struct BrokerService: Sendable {
             Method("RegisterApp", in: ["app_id": "s", "manifest": "ay", "client_path": "o", "options": "a{sv}"]) { call in
                 let caller = try await resolveCaller(call)
                 let (appID, manifest, clientPath) = try call.arguments(String.self, [UInt8].self, ObjectPath.self)
-                let app = try await Self.mapErrors {
-                    try await registry.register(appID: appID, manifest: manifest, clientPath: clientPath.rawValue,
-                                                caller: caller)
-                }
+                let app = try await registry.register(appID: appID, manifest: manifest, clientPath: clientPath.rawValue,
+                                                      caller: caller)
                 // The caller may have vanished while we worked: then its NameOwnerChanged has passed.
                 if try await connection.owner(of: call.sender) == nil {
                     if let gone = await registry.connectionClosed(caller.uniqueName) {
@@ -83,13 +81,12 @@ public struct BrokerService: Sendable {
             }
             Method("UnregisterApp") { call in
                 let caller = try await resolveCaller(call)
-                let app = try await Self.mapErrors { try await registry.unregister(caller) }
+                let app = try await registry.unregister(caller)
                 announceUnregistered(app, reason: "on request")
                 return []
             }
             Method("ListApps", out: ["apps": "aa{sv}"]) { call in
-                _ = try await resolveCaller(call)
-                let apps = await registry.registeredApps
+                let apps = try await registry.registeredApps(visibleTo: try await resolveCaller(call))
                 return [.array(of: "a{sv}", try apps.map(Self.describe))]
             }
             Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
@@ -120,20 +117,13 @@ public struct BrokerService: Sendable {
         ])
     }
 
-    /// Runs `body`, turning a `FerryModelError` into the `DBusError` named `org.ferry.Error.<Code>`,
-    /// its key path (if any) leading the message.
-    static func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as FerryModelError {
-            throw dbusError(error)
-        }
-    }
+}
 
-    /// The D-Bus error for a model error.
-    public static func dbusError(_ error: FerryModelError) -> DBusError {
-        let message = error.keyPath.map { "\($0): \(error.message)" } ?? error.message
-        let name = (try? ErrorName(error.code.dbusErrorName)) ?? .failed
-        return DBusError(name, message)
+/// A model error thrown by a handler is replied as `org.ferry.Error.<Code>`, its key path (if
+/// any) leading the message.
+extension FerryModelError: DBusErrorConvertible {
+    public var dbusError: DBusError {
+        let text = keyPath.map { "\($0): \(message)" } ?? message
+        return DBusError((try? ErrorName(code.dbusErrorName)) ?? .failed, text)
     }
 }

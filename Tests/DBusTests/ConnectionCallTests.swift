@@ -77,6 +77,23 @@ struct ConnectionCallTests {
         await f.close()
     }
 
+    @Test("An error that is DBusErrorConvertible is replied with its own name")
+    func convertibleErrorName() async throws {
+        struct Refusal: DBusErrorConvertible {
+            var dbusError: DBusError { DBusError("org.ferry.Error.PermissionDenied", "not while in background") }
+        }
+        let f = try await CallFixture()
+        try f.service.export(Interface("org.ferry.Test.Refuse") {
+            Method("Refuse") { _ in throw Refusal() }
+        }, at: "/org/ferry/Test/Refuse")
+        let error = await #expect(throws: DBusError.self) {
+            try await f.call("Refuse", interface: "org.ferry.Test.Refuse", path: "/org/ferry/Test/Refuse")
+        }
+        #expect(error?.name.rawValue == "org.ferry.Error.PermissionDenied")
+        #expect(error?.message == "not while in background")
+        await f.close()
+    }
+
     @Test("Unknown object, interface and method, and wrong arguments, get the standard errors")
     func standardErrors() async throws {
         let f = try await CallFixture()
