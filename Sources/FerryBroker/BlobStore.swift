@@ -45,16 +45,16 @@ struct BlobStore: Sendable {
         }
     }
 
-    /// Writes `prefix` and then everything `source` still has until end of file, durably.
+    /// Writes `prefix` and then everything `source` still delivers, durably.
     /// - Returns: the blob's name and its size.
-    func write(prefix: Data, copyingFrom source: Int32) throws -> (name: String, size: Int64) {
+    func write(prefix: Data, copyingFrom source: inout DescriptorReader) throws -> (name: String, size: Int64) {
         var size = Int64(prefix.count)
         let name = try create { fd in
             try prefix.withUnsafeBytes { try Self.writeAll(fd, $0) }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
             defer { buffer.deallocate() }
             while true {
-                let count = try Self.read(source, into: buffer)
+                let count = try source.read(into: buffer)
                 if count == 0 { break }
                 try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 size += Int64(count)
@@ -146,40 +146,5 @@ struct BlobStore: Sendable {
             }
             offset += written
         }
-    }
-
-    /// Reads up to `buffer.count` bytes, retrying on EINTR and waiting on a non-blocking
-    /// descriptor. Returns 0 at end of file.
-    /// - Throws: `FerryModelError` `.invalidArgument` when the descriptor cannot be read.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN:
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                _ = poll(&poller, 1, -1)
-            default:
-                throw FerryModelError(.invalidArgument, "the file descriptor cannot be read: errno \(errno)")
-            }
-        }
-    }
-
-    /// Reads from `fd` until `limit` bytes or end of file. Returns the bytes and whether it hit
-    /// end of file.
-    static func read(_ fd: Int32, upTo limit: Int) throws -> (Data, atEnd: Bool) {
-        var data = Data(count: limit)
-        var filled = 0
-        var atEnd = false
-        try data.withUnsafeMutableBytes { raw in
-            while filled < limit {
-                let count = try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
-                if count == 0 { atEnd = true; break }
-                filled += count
-            }
-        }
-        data.count = filled
-        return (data, atEnd)
     }
 }

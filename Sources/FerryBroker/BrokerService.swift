@@ -1,8 +1,9 @@
 import DBus
 import FerryModel
 
-/// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker`, and the watch that
-/// drops a registration when its connection goes away.
+/// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker` (apps, pasteboards, the
+/// paste log), and the watch that drops a registration, and its promises, when its connection
+/// goes away.
 public struct BrokerService: Sendable {
     /// The well-known name the broker owns.
     public static let busName: BusName = "org.ferry.Broker"
@@ -17,14 +18,20 @@ public struct BrokerService: Sendable {
     public let connection: Connection
     /// The registered apps.
     public let registry: AppRegistry
+    /// The pasteboards.
+    public let pasteboards: PasteboardService
     private let log: @Sendable (String) -> Void
 
     /// Makes the service; nothing is exported until ``export()``.
     /// - Parameters:
+    ///   - pasteboards: serves the pasteboards; `Broker1.Pasteboard` and friends call into it,
+    ///     and it learns here when a connection goes away.
     ///   - log: receives one line per event (registrations, unregistrations).
-    public init(connection: Connection, registry: AppRegistry, log: @escaping @Sendable (String) -> Void) {
+    public init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
+                log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.registry = registry
+        self.pasteboards = pasteboards
         self.log = log
     }
 
@@ -40,9 +47,9 @@ public struct BrokerService: Sendable {
     public func watch(_ changes: NameOwnerChanges) async {
         do {
             for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
-                if let app = await registry.connectionClosed(change.name.rawValue) {
-                    announceUnregistered(app, reason: "disconnected")
-                }
+                let app = await registry.connectionClosed(change.name.rawValue)
+                if let app { announceUnregistered(app, reason: "disconnected") }
+                await pasteboards.connectionClosed(change.name.rawValue, wasRegistered: app != nil)
             }
         } catch {}
     }
@@ -83,11 +90,32 @@ public struct BrokerService: Sendable {
                 let caller = try await resolveCaller(call)
                 let app = try await registry.unregister(caller)
                 announceUnregistered(app, reason: "on request")
+                // Without a registration the broker cannot call the app back: its promises go.
+                await pasteboards.dropPromises(of: caller.uniqueName)
                 return []
             }
             Method("ListApps", out: ["apps": "aa{sv}"]) { call in
                 let apps = try await registry.registeredApps(visibleTo: try await resolveCaller(call))
                 return [.array(of: "a{sv}", try apps.map(Self.describe))]
+            }
+            Method("Pasteboard", in: ["name": "s", "options": "a{sv}"], out: ["path": "o"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                return [.objectPath(try await pasteboards.pasteboardPath(named: try call.argument(0, as: String.self)))]
+            }
+            Method("RemovePasteboard", in: ["name": "s"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                try await pasteboards.removePasteboard(try call.argument(0, as: String.self))
+                return []
+            }
+            Method("ListPasteboards", out: ["names": "as"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                return [.array(element: .string, elements: try pasteboards.pasteboardNames().map(DBusValue.string))]
+            }
+            Method("PasteLog", in: ["limit": "u"], out: ["entries": "aa{sv}"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                let limit = min(Int(try call.argument(0, as: UInt32.self)), PasteboardStore.pasteLogLimit)
+                let records = try await pasteboards.pasteLog(limit: limit)
+                return [.array(element: "a{sv}", elements: records.map(PasteboardMetadata.pasteRecord))]
             }
             Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
             Signal("AppUnregistered", ["app_id": "s"])

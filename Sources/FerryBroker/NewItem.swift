@@ -56,6 +56,11 @@ public enum RepresentationSource: Sendable {
     /// file with a 1 MiB buffer, never holding the whole content in memory. The caller keeps
     /// ownership of the descriptor and closes it.
     case fileDescriptor(Int32)
+    /// A byte range of an open, readable file descriptor: `length` bytes (nil: to end of file)
+    /// from `offset` (read with `pread`, so the descriptor's own offset does not move; nil: from
+    /// its current offset). Several representations may share one descriptor this way. The
+    /// caller keeps ownership of the descriptor.
+    case fileRange(Int32, offset: Int64?, length: Int64?)
     /// Bytes the app whose bus name is `owner` serves later; `estimatedSize` is its hint.
     case promised(owner: String, estimatedSize: Int64?)
 }

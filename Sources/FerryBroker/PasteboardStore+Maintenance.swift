@@ -39,18 +39,27 @@ extension PasteboardStore {
     /// Logged with `synchronous = NORMAL`: the record survives a crash of ferryd (kill -9) but
     /// may be lost on a power failure, so a paste costs no fsync.
     public func logPaste(_ record: PasteRecord) throws {
+        try logPastes([record])
+    }
+
+    /// Records several pastes, in order, in one transaction (as ``logPaste(_:)``).
+    public func logPastes(_ records: [PasteRecord]) throws {
+        guard !records.isEmpty else { return }
         try loggingWrite { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+            defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
             try db.inTransaction {
-                try db.execute(sql: """
+                let insert = try db.cachedStatement(sql: """
                     INSERT INTO pasteLog (timestamp, appID, uniqueName, uid, pid, pasteboard, itemIndex, contentType)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [record.timestamp.timeIntervalSinceReferenceDate, record.appID, record.uniqueName,
-                                     Int64(record.uid), record.pid, record.pasteboard, record.itemIndex,
-                                     record.contentType.identifier])
-                try db.execute(sql: "DELETE FROM pasteLog WHERE id <= ?",
-                               arguments: [db.lastInsertedRowID - Int64(Self.pasteLogLimit)])
+                    """)
+                for record in records {
+                    try insert.execute(arguments: [record.timestamp.timeIntervalSinceReferenceDate, record.appID,
+                                                   record.uniqueName, Int64(record.uid), record.pid, record.pasteboard,
+                                                   record.itemIndex, record.contentType.identifier])
+                }
+                try db.cachedStatement(sql: "DELETE FROM pasteLog WHERE id <= ?")
+                    .execute(arguments: [db.lastInsertedRowID - Int64(Self.pasteLogLimit)])
                 return .commit
             }
         }

@@ -37,6 +37,19 @@ extension PasteboardStore {
         }
     }
 
+    /// A pasteboard's change count and unexpired items, read together (one consistent view).
+    /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard, `.invalidArgument` for a bad name.
+    public func contents(of pasteboard: String, now: Date = Date()) throws -> (changeCount: UInt64, items: [StoredItem]) {
+        try Self.validatePasteboardName(pasteboard)
+        return try reading { db in
+            guard let count = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT changeCount FROM pasteboard WHERE name = ?"),
+                                                 arguments: [pasteboard]) else {
+                throw FerryModelError(.notFound, "there is no pasteboard \"\(pasteboard)\"")
+            }
+            return (UInt64(count), try fetchItems(db, where: "pasteboard = ?", [pasteboard], now: now))
+        }
+    }
+
     /// One stored item (current or in history) by id, unless it has expired.
     /// - Throws: `FerryModelError` `.notFound` when there is no such unexpired item.
     public func item(_ id: UUID, now: Date = Date()) throws -> StoredItem {

@@ -23,8 +23,9 @@ extension PasteboardStore {
     ///   - pasteboard: the pasteboard's name.
     ///   - now: the time recorded on the history entry.
     /// - Throws: `FerryModelError` `.invalidArgument` for a bad name, a type appearing twice in an
-    ///   item, an empty promise owner, a reused item id or an unreadable descriptor;
-    ///   `.storageFailed` for disk failures (nothing is changed then).
+    ///   item, an empty promise owner, a reused item id or an unreadable descriptor; `.timeout`
+    ///   for a descriptor that delivers nothing for ``descriptorTimeout``; `.storageFailed` for
+    ///   disk failures (nothing is changed then).
     @discardableResult
     public func write(_ items: [NewItem], to pasteboard: String, now: Date = Date()) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
@@ -53,6 +54,30 @@ extension PasteboardStore {
             try requirePasteboard(db, pasteboard)
             let garbage = try replaceItems(db, pasteboard: pasteboard, with: [], now: now)
             return (try incrementChangeCount(db, pasteboard), garbage: garbage)
+        }
+    }
+
+    /// Creates an empty named pasteboard unless it exists, durably.
+    /// - Returns: true when it was created, false when it already existed.
+    /// - Throws: `FerryModelError` `.invalidArgument` for a bad name.
+    @discardableResult
+    public func createPasteboard(_ pasteboard: String) throws -> Bool {
+        try Self.validatePasteboardName(pasteboard)
+        return try writing { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO pasteboard (name) VALUES (?)", arguments: [pasteboard])
+            return (db.changesCount > 0, garbage: [])
+        }
+    }
+
+    /// Increments a pasteboard's change count without touching its items (the broker announces
+    /// an expiry this way) and returns the new count.
+    /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard.
+    @discardableResult
+    public func incrementChangeCount(of pasteboard: String) throws -> UInt64 {
+        try Self.validatePasteboardName(pasteboard)
+        return try writing { db in
+            try requirePasteboard(db, pasteboard)
+            return (try incrementChangeCount(db, pasteboard), garbage: [])
         }
     }
 
@@ -178,13 +203,20 @@ extension PasteboardStore {
                 result.storage = "blob"
                 result.blob = try blobs.write(data)
             }
-        case .fileDescriptor(let fd):
-            let (head, atEnd) = try BlobStore.read(fd, upTo: Self.inlineLimit + 1)
+        case .fileDescriptor(let fd), .fileRange(let fd, offset: _, length: _):
+            var reader = DescriptorReader(fd, timeout: descriptorTimeout)
+            if case .fileRange(_, let offset, let length) = source {
+                guard (offset ?? 0) >= 0, (length ?? 0) >= 0 else {
+                    throw FerryModelError(.invalidArgument, "a byte range must not be negative")
+                }
+                reader = DescriptorReader(fd, offset: offset, length: length, timeout: descriptorTimeout)
+            }
+            let (head, atEnd) = try reader.read(upTo: Self.inlineLimit + 1)
             if atEnd {
                 result.size = Int64(head.count)
                 result.data = head
             } else {
-                let (name, size) = try blobs.write(prefix: head, copyingFrom: fd)
+                let (name, size) = try blobs.write(prefix: head, copyingFrom: &reader)
                 result.storage = "blob"
                 result.blob = name
                 result.size = size

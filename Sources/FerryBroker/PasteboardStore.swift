@@ -34,15 +34,20 @@ public final class PasteboardStore: Sendable {
     public let directory: String
     /// How many history entries the general pasteboard keeps.
     public let historyLimit: Int
+    /// How long a descriptor being copied may deliver nothing before the write fails with
+    /// `Timeout` (a pipe whose writer never writes).
+    public let descriptorTimeout: Duration
 
     let database: DatabaseQueue
     let blobs: BlobStore
     /// The open `ferry.lock`, -1 once closed.
     private let lockDescriptor: Mutex<Int32>
 
-    private init(directory: String, historyLimit: Int, database: DatabaseQueue, blobs: BlobStore, lock: Int32) {
+    private init(directory: String, historyLimit: Int, descriptorTimeout: Duration, database: DatabaseQueue,
+                 blobs: BlobStore, lock: Int32) {
         self.directory = directory
         self.historyLimit = historyLimit
+        self.descriptorTimeout = descriptorTimeout
         self.database = database
         self.blobs = blobs
         self.lockDescriptor = Mutex(lock)
@@ -58,10 +63,16 @@ public final class PasteboardStore: Sendable {
     /// - Parameters:
     ///   - directory: the state directory; nil means ``StateDirectory/defaultPath(environment:)``.
     ///   - historyLimit: how many history entries the general pasteboard keeps (0: none).
-    /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit, `.unavailable` when
-    ///   another store holds the directory, `.storageFailed` when it cannot be opened.
-    public static func open(directory: String? = nil, historyLimit: Int = 100) throws -> PasteboardStore {
+    ///   - descriptorTimeout: how long a descriptor being copied may deliver nothing (30 s).
+    /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit or timeout,
+    ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
+    ///   be opened.
+    public static func open(directory: String? = nil, historyLimit: Int = 100,
+                            descriptorTimeout: Duration = .seconds(30)) throws -> PasteboardStore {
         guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
+        guard descriptorTimeout > .zero else {
+            throw FerryModelError(.invalidArgument, "the descriptor timeout must be positive")
+        }
         let path = directory ?? StateDirectory.defaultPath()
         try StateDirectory.prepare(path)
         let lock = try StateDirectory.lock(path)
@@ -71,12 +82,17 @@ public final class PasteboardStore: Sendable {
             configuration.foreignKeysEnabled = true
             configuration.label = "ferry"
             configuration.prepareDatabase { db in
+                // The directory lock already keeps every other process out, so SQLite need not
+                // take and drop its file locks (two fcntl calls) around every statement, and the
+                // WAL index lives in memory instead of the -shm file.
+                _ = try String.fetchOne(db, sql: "PRAGMA locking_mode = EXCLUSIVE")
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
             let database = try DatabaseQueue(path: path + "/ferry.sqlite", configuration: configuration)
             try migrator.migrate(database)
-            let store = PasteboardStore(directory: path, historyLimit: historyLimit, database: database,
+            let store = PasteboardStore(directory: path, historyLimit: historyLimit,
+                                        descriptorTimeout: descriptorTimeout, database: database,
                                         blobs: blobs, lock: lock)
             try store.recover()
             return store
@@ -117,21 +133,10 @@ public final class PasteboardStore: Sendable {
 
     // MARK: - Names
 
-    /// Checks a pasteboard name: `general`, or 1–128 ASCII letters, digits, `.`, `_` and `-`,
-    /// starting with a letter or digit (`com.example.notes.drafts`).
+    /// Checks a pasteboard name (``PasteboardName/validate(_:)``).
     /// - Throws: `FerryModelError` `.invalidArgument` naming the problem.
     public static func validatePasteboardName(_ name: String) throws {
-        let bytes = Array(name.utf8)
-        guard !bytes.isEmpty else { throw FerryModelError(.invalidArgument, "a pasteboard name must not be empty") }
-        guard bytes.count <= 128 else {
-            throw FerryModelError(.invalidArgument, "a pasteboard name has at most 128 characters")
-        }
-        func isAlphanumeric(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) }
-        guard isAlphanumeric(bytes[0]),
-              bytes.allSatisfy({ isAlphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) else {
-            throw FerryModelError(.invalidArgument,
-                                  "bad pasteboard name \"\(name)\": use letters, digits, '.', '_' and '-', starting with a letter or digit")
-        }
+        try PasteboardName.validate(name)
     }
 
     // MARK: - Database access

@@ -125,10 +125,9 @@ extension ContentType {
     /// The type an identifier read back from the database names. An identifier this process has
     /// no declaration for (another app's exported type) is kept as it is, as on the wire.
     static func stored(_ identifier: String) throws -> ContentType {
-        if let known = ContentType(identifier) { return known }
-        guard let info = try? ItemProvider.RepresentationInfo(wireDictionary: ["type": .string(identifier)]) else {
+        guard let type = ContentType(importedAs: identifier) else {
             throw FerryModelError.storage("bad content type \(identifier) in the database")
         }
-        return info.contentType
+        return type
     }
 }

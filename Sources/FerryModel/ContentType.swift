@@ -14,6 +14,15 @@ public struct ContentType: Sendable, Hashable, CustomStringConvertible {
         self = type
     }
 
+    /// The type with this identifier whether or not this process has a declaration for it, as
+    /// `UTType(importedAs:)` gives one: the declared or dynamic type when known, otherwise a type
+    /// that is just its identifier (another app's exported type; it conforms only to itself).
+    /// Nil only when `identifier` is not syntactically valid (``isValidIdentifier(_:)``).
+    public init?(importedAs identifier: String) {
+        guard Self.isValidIdentifier(identifier) else { return nil }
+        self = ContentType(identifier) ?? ContentType(uncheckedIdentifier: identifier)
+    }
+
     init(uncheckedIdentifier identifier: String) { self.identifier = identifier }
 
     /// Whether `identifier` is syntactically a type identifier: 1–255 bytes of ASCII letters,

@@ -124,6 +124,6 @@ struct WireReader {
         }
         // An identifier this process has no declaration for (another app's exported type) is kept
         // as it is; it conforms only to itself and `public.item`.
-        return ContentType(identifier) ?? ContentType(uncheckedIdentifier: identifier)
+        return ContentType(importedAs: identifier)
     }
 }

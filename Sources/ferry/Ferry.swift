@@ -8,11 +8,35 @@ struct Ferry: AsyncParsableCommand {
         discussion: """
             EXIT STATUS
               0   success (for 'type conforms': the type conforms)
-              1   'type conforms': the type does not conform
-              2   error: unknown or invalid type, MIME type or extension; unreadable file
-              64  usage error: bad or missing arguments
+              1   error: the bus or the broker failed, reading or writing failed
+                  ('type conforms': the type does not conform)
+              2   not found: nothing to paste, nothing conforming to the type, no such
+                  item, history entry or pasteboard; an unknown or invalid type, MIME
+                  type or extension; a file that cannot be read
+              3   permission denied by the broker (paste policy)
+              4   unavailable: the app that promised the data went away first
+              5   timeout: the source sent nothing for too long
+              64  usage error: bad or missing arguments, a bad pasteboard name
+              69  no broker: no bus, or org.ferry.Broker neither running nor activatable
 
             Errors are reported as one line on standard error.
             """,
-        subcommands: [TypeCommand.self])
+        subcommands: [
+            CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
+            ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
+        ])
+
+    /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
+    /// everything else through ArgumentParser.
+    static func main() async {
+        if let request = FastPaste.request(CommandLine.arguments.dropFirst()) {
+            do {
+                try await request.run()
+            } catch {
+                exit(withError: error)
+            }
+            exit()
+        }
+        await main(nil)
+    }
 }

@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// `ferryd`: the Ferry broker. Owns `org.ferry.Broker` on the session bus and serves
-/// `org.ferry.Broker1` at `/org/ferry/Broker` until SIGTERM/SIGINT or until replaced.
+/// `org.ferry.Broker1` at `/org/ferry/Broker` and one `org.ferry.Pasteboard1` object per
+/// pasteboard under `/org/ferry/Pasteboard` until SIGTERM/SIGINT or until replaced.
 @main
 struct Ferryd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,9 +33,24 @@ struct Ferryd: AsyncParsableCommand {
     @Flag(help: "Take org.ferry.Broker over from a running ferryd.")
     var replace = false
 
+    @Option(help: ArgumentHelp("The paste policy file (default: $XDG_CONFIG_HOME/ferry/paste-policy).", valueName: "file"))
+    var policy: String?
+
+    @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
+    var historyLimit = 100
+
+    // For tests: how long an fd given to SetItems may deliver nothing before Timeout (seconds).
+    @Option(help: .hidden)
+    var descriptorTimeout: Double = 30
+
     func validate() throws {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
+        if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
+        guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
+        guard descriptorTimeout > 0, descriptorTimeout <= 86_400 else {
+            throw ValidationError("--descriptor-timeout must be between 0 and 86400 seconds")
+        }
     }
 
     func run() async throws {
@@ -47,15 +63,21 @@ struct Ferryd: AsyncParsableCommand {
         }
         let store: PasteboardStore
         do {
-            store = try PasteboardStore.open(directory: stateDir)
+            store = try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
+                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)))
         } catch let error as FerryModelError {
             await connection.close(gracePeriod: .zero)
             let directory = stateDir ?? StateDirectory.defaultPath()
             fail(error.code == .unavailable ? "\(error.message) (its lock \(directory)/ferry.lock is held)" : error.message)
         }
-        let service = BrokerService(connection: connection, registry: AppRegistry(ownUID: getuid()), log: say)
+        let registry = AppRegistry(ownUID: getuid())
+        let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: say)
+        let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
+                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: say)
+        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, log: say)
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
+        try await pasteboards.exportAll()
         try service.export()
         let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
         let reply = try await connection.requestName(BrokerService.busName, flags: flags)
@@ -84,6 +106,7 @@ struct Ferryd: AsyncParsableCommand {
                 for await signal in signals.stream { return signal == SIGTERM ? "SIGTERM" : "SIGINT" }
                 return nil
             }
+            group.addTask { await pasteboards.runExpiry(); return nil }
             var reason: String?
             while let next = await group.next() {
                 if let next { reason = next; break }
@@ -95,7 +118,9 @@ struct Ferryd: AsyncParsableCommand {
             return reason ?? "the bus connection closed"
         }
         say("shutting down: \(reason)")
+        await pasteboards.relay.cancelAll()
         await connection.close()
+        _ = try? await pasteboards.pasteLog(limit: 0)  // the records still queued reach the store
         store.close()
         say("stopped")
     }

@@ -9,6 +9,19 @@ struct FerryCLIHelpTests {
               (["type", "info", "--help"], "ferry-type-info.help.txt"),
               (["type", "of", "--help"], "ferry-type-of.help.txt"),
               (["type", "conforms", "--help"], "ferry-type-conforms.help.txt"),
+              (["copy", "--help"], "ferry-copy.help.txt"),
+              (["paste", "--help"], "ferry-paste.help.txt"),
+              (["types", "--help"], "ferry-types.help.txt"),
+              (["watch", "--help"], "ferry-watch.help.txt"),
+              (["history", "--help"], "ferry-history.help.txt"),
+              (["history", "list", "--help"], "ferry-history-list.help.txt"),
+              (["history", "restore", "--help"], "ferry-history-restore.help.txt"),
+              (["history", "clear", "--help"], "ferry-history-clear.help.txt"),
+              (["clear", "--help"], "ferry-clear.help.txt"),
+              (["log", "--help"], "ferry-log.help.txt"),
+              (["pasteboards", "--help"], "ferry-pasteboards.help.txt"),
+              (["pasteboards", "list", "--help"], "ferry-pasteboards-list.help.txt"),
+              (["pasteboards", "remove", "--help"], "ferry-pasteboards-remove.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)
@@ -20,7 +33,8 @@ struct FerryCLIHelpTests {
     @Test("the root help documents the exit codes")
     func exitCodesDocumented() throws {
         let help = try FerryCLI.run("--help").stdout
-        for line in ["0   success", "1   'type conforms'", "2   error", "64  usage error"] {
+        for line in ["0   success", "1   error", "2   not found", "3   permission denied", "4   unavailable", "5   timeout",
+                     "64  usage error", "69  no broker"] {
             #expect(help.contains(line), "missing: \(line)")
         }
     }

@@ -127,3 +127,22 @@ struct ContentTypeTests {
         #expect(dyn.isDynamic && !dyn.isDeclared && !dyn.isPublicType)
     }
 }
+
+@Suite struct ImportedContentTypeTests {
+    @Test func anUndeclaredIdentifierIsKeptAsItIs() throws {
+        let custom = try #require(ContentType(importedAs: "com.example.ferry-test.custom"))
+        #expect(custom.identifier == "com.example.ferry-test.custom")
+        #expect(ContentType("com.example.ferry-test.custom") == nil)
+        #expect(custom.conforms(to: custom))
+        #expect(!custom.conforms(to: .text))
+    }
+
+    @Test func aDeclaredIdentifierGivesTheDeclaredType() {
+        #expect(ContentType(importedAs: "PUBLIC.PNG") == .png)
+    }
+
+    @Test(arguments: ["", "a b", "ü.x", String(repeating: "a", count: 256)])
+    func anInvalidIdentifierIsNil(identifier: String) {
+        #expect(ContentType(importedAs: identifier) == nil)
+    }
+}

@@ -10,7 +10,8 @@ public final class PrivateBus: Sendable {
     public let address: String
     /// The temporary folder holding the socket and the daemon's log.
     public let directory: URL
-    private let process: Mutex<(Process, FileHandle)?>
+    /// The leash shell and the write end of its standard input, until `stop()`.
+    private let leash: Mutex<(shell: Subprocess, writeEnd: Int32)?>
 
     /// Starts a daemon with `config` (default `Fixtures/dbus/session.conf`).
     ///
@@ -20,53 +21,46 @@ public final class PrivateBus: Sendable {
             .appendingPathComponent("ferry-bus-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let daemon = try ChildProcess.resolve("dbus-daemon")
-        let process = Process()
         // A small shell keeps the daemon on a leash: it waits for our end of its stdin pipe to
         // close (stop(), or this process dying in any way) and then SIGKILLs the daemon.
-        // SIGKILL because children spawned from Swift threads inherit a mask blocking SIGTERM.
+        // Spawned with `Subprocess`, never Foundation's `Process`: its `waitUntilExit` waits on
+        // the run loop of the thread that launched it, which on the cooperative pool can be the
+        // other thread waiting the same way — two tests stopping buses at once hung forever.
         let script = """
-            "$0" "$@" </dev/null & daemon=$!
+            "$0" "$@" </dev/null 2>"$FERRY_BUS_DIR/daemon.log" & daemon=$!
             echo "$daemon" > "$FERRY_BUS_DIR/daemon.pid"
             read -r _
             kill -KILL "$daemon" 2>/dev/null
             """
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", script, daemon, "--config-file=\(config.path)", "--nofork", "--print-address=1",
-            "--address=unix:dir=\(dir.path)",
-        ]
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = nil
         env["FERRY_BUS_DIR"] = dir.path
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        let leash = Pipe()
-        process.standardInput = leash
-        let log = dir.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: log)
-        process.standardError = logHandle
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ChildProcessError(description: "pipe failed: errno \(errno)") }
         // Children other tests spawn meanwhile must not inherit these ends: a copy of the
         // leash's write end would keep the shell (and the daemon) alive forever.
-        for fd in [out.fileHandleForReading.fileDescriptor, out.fileHandleForWriting.fileDescriptor,
-                   leash.fileHandleForReading.fileDescriptor, leash.fileHandleForWriting.fileDescriptor,
-                   logHandle.fileDescriptor] {
-            setCloseOnExec(fd)
+        ends.forEach(setCloseOnExec)
+        let shell: Subprocess
+        do {
+            defer { Foundation.close(ends[0]) }
+            shell = try Subprocess("/bin/sh", [
+                "-c", script, daemon, "--config-file=\(config.path)", "--nofork", "--print-address=1",
+                "--address=unix:dir=\(dir.path)",
+            ], environment: env, standardInput: ends[0])
+        } catch {
+            Foundation.close(ends[1])
+            throw error
         }
-        try process.run()
-        try? logHandle.close()
-
-        let line = Self.readLine(out.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        let line = Self.readLine(shell.standardOutput, timeoutMs: 10_000)
         guard let line, line.hasPrefix("unix:") else {
-            try? leash.fileHandleForWriting.close()
-            Self.reap(process)
-            let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            Foundation.close(ends[1])
+            Self.reap(shell)
+            let logText = (try? String(contentsOf: dir.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? ""
             throw ChildProcessError(description: "dbus-daemon printed no address: \(logText)")
         }
         self.address = line
         self.directory = dir
-        self.process = Mutex((process, leash.fileHandleForWriting))
+        self.leash = Mutex((shell, ends[1]))
     }
 
     /// One bus shared by every test in this process that asks for it (saves start-up time).
@@ -91,28 +85,27 @@ public final class PrivateBus: Sendable {
 
     /// Stops the daemon (SIGKILL, then waits) and removes its folder. Safe to call twice.
     public func stop() {
-        guard let (process, leash) = self.process.withLock({ p -> (Process, FileHandle)? in
-            defer { p = nil }
-            return p
+        guard let (shell, writeEnd) = leash.withLock({ l -> (Subprocess, Int32)? in
+            defer { l = nil }
+            return l
         }) else { return }
-        try? leash.close()
+        Foundation.close(writeEnd)
         // Kill the daemon directly too, in case another child inherited the leash.
         let pidFile = directory.appendingPathComponent("daemon.pid")
         if let text = try? String(contentsOf: pidFile, encoding: .utf8),
            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(pid, SIGKILL)
         }
-        Self.reap(process)
+        Self.reap(shell)
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Waits for the leash shell, which exits once the daemon is gone; if it lingers, kills it
     /// rather than hang.
-    private static func reap(_ process: Process) {
+    private static func reap(_ shell: Subprocess) {
         let deadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        while shell.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+        shell.kill()
     }
 
     deinit { stop() }

@@ -1,0 +1,90 @@
+import DBus
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The `org.ferry.Client1` object a registered client exports for the broker: it serves promised
+/// representations into the descriptors the broker hands it, and only to the broker.
+enum ClientObject {
+    static let name: InterfaceName = "org.ferry.Client1"
+    /// The interface's version (its `Version` property).
+    static let version: UInt32 = 1
+    static let chunkSize = 1 << 20
+
+    static func interface(for client: FerryClient) -> Interface {
+        Interface(name) {
+            Property("Version", "u", get: { _ in .uint32(version) })
+            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
+                   out: ["size": "t"]) { [weak client] call in
+                guard let client else { throw DBusError(unavailable, "the client is gone") }
+                guard await client.isBroker(call.sender) else {
+                    throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+                }
+                let (itemText, type, fd) = try call.arguments(String.self, String.self, FileDescriptor.self)
+                defer { fd.close() }
+                guard let id = UUID(uuidString: itemText),
+                      let representation = await client.promises.representation(item: id, type: type) else {
+                    throw DBusError(notFound, "no promised \(type) for item \(itemText)")
+                }
+                do {
+                    return [.uint64(try await write(representation, to: fd))]
+                } catch {
+                    throw FerryError.converting(error).dbusError
+                }
+            }
+        }
+    }
+
+    static let notFound: ErrorName = "org.ferry.Error.NotFound"
+    static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
+    static let unavailable: ErrorName = "org.ferry.Error.Unavailable"
+
+    /// Writes the representation's bytes into `fd` (off the connection's thread, in chunks) and
+    /// returns how many were written.
+    static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor) async throws -> UInt64 {
+        switch representation.source {
+        case .file(let url, _) where !representation.isFolder:
+            let file = try ItemEncoder.openForReading(url)
+            return try await BlockingIO.run { try copy(from: file, to: fd) }
+        case .data(let data):
+            return try await BlockingIO.run { try writeChunks(Array(data), to: fd) }
+        case .file, .loader:
+            let bytes = try await ItemEncoder.load(representation)
+            return try await BlockingIO.run { try writeChunks(bytes, to: fd) }
+        }
+    }
+
+    private static func writeChunks(_ bytes: [UInt8], to fd: FileDescriptor) throws -> UInt64 {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + chunkSize)
+            try fd.write(all: bytes[offset..<end])
+            offset = end
+        }
+        return UInt64(bytes.count)
+    }
+
+    private static func copy(from file: FileDescriptor, to fd: FileDescriptor) throws -> UInt64 {
+        defer { file.close() }
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var total: UInt64 = 0
+        while true {
+            let n = try file.withRawValue { raw in buffer.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, $0.count) } }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FerryError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return total }
+            try fd.write(all: buffer[0..<n])
+            total += UInt64(n)
+        }
+    }
+}

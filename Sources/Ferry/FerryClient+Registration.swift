@@ -1,0 +1,91 @@
+import DBus
+import FerryModel
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension FerryClient {
+    /// Registers this connection as app `appID`, so it can promise representations and the
+    /// broker knows who it is. Exports `org.ferry.Client1` at ``clientPath`` first, so the broker
+    /// can call back as soon as the registration exists, and installs the exit hook of
+    /// ``flushOnExit()`` so a normal exit hands promised data to the broker.
+    /// - Parameters:
+    ///   - appID: the app id; must equal the manifest's `CFBundleIdentifier`.
+    ///   - manifest: the app's Info.plist bytes (XML or binary), at most 1 MiB.
+    /// - Throws: `FerryError`: `.invalidArgument` (a malformed manifest, another app id on this
+    ///   connection), `.permissionDenied` (the app id is held by another live connection),
+    ///   `.tooLarge`, `.noBroker`.
+    ///
+    /// D-Bus: `org.ferry.Broker1.RegisterApp`.
+    public func register(appID: String, manifest: [UInt8]) async throws(FerryError) {
+        try await exportClientObject()
+        _ = try await callBroker("RegisterApp", [.string(appID), .bytes(manifest), .objectPath(Self.clientPath),
+                                                 [String: DBusValue]().dbusValue])
+        state.withLock { $0.appID = appID }
+        flushOnExit()
+    }
+
+    /// Registers as a command-line tool: a generated manifest with app id `org.ferry.cli.<pid>`
+    /// and name `ferry`, so a `--lazy` copy can promise data.
+    /// - Throws: what ``register(appID:manifest:)`` throws.
+    public func registerCommandLineTool() async throws(FerryError) {
+        let appID = "org.ferry.cli.\(getpid())"
+        try await register(appID: appID, manifest: Self.commandLineManifest(appID: appID))
+    }
+
+    /// A minimal XML property list naming `appID` and the name `ferry`.
+    static func commandLineManifest(appID: String) -> [UInt8] {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+              <key>CFBundleIdentifier</key>
+              <string>\(appID)</string>
+              <key>CFBundleName</key>
+              <string>ferry</string>
+            </dict>
+            </plist>
+
+            """
+        return Array(xml.utf8)
+    }
+
+    /// Exports `org.ferry.Client1` once, with the watch that keeps the broker's owner known.
+    func exportClientObject() async throws(FerryError) {
+        guard state.withLock({ s in defer { s.exported = true }; return !s.exported }) else { return }
+        do {
+            // Writing to a pipe whose reader left must fail with EPIPE, not kill the process.
+            signal(SIGPIPE, SIG_IGN)
+            let changes = try await connection.nameOwnerChanges(for: Self.brokerName)
+            let owner = try await connection.owner(of: Self.brokerName)
+            let watch = Task { [weak self] in
+                do {
+                    for try await change in changes {
+                        self?.state.withLock { $0.brokerOwner = change.newOwner }
+                    }
+                } catch {}
+            }
+            state.withLock { s in
+                s.brokerOwner = owner
+                s.ownerWatch = watch
+            }
+            try connection.export(ClientObject.interface(for: self), at: Self.clientPath)
+        } catch {
+            state.withLock { $0.exported = false }
+            throw FerryError.converting(error)
+        }
+    }
+
+    /// Whether `sender` is the current owner of `org.ferry.Broker` (asking the bus again when the
+    /// cached owner differs, in case the change signal has not arrived yet).
+    func isBroker(_ sender: BusName) async -> Bool {
+        if state.withLock({ $0.brokerOwner }) == sender { return true }
+        guard let owner = try? await connection.owner(of: Self.brokerName) else { return false }
+        state.withLock { $0.brokerOwner = owner }
+        return owner == sender
+    }
+}

@@ -1,0 +1,86 @@
+import DBus
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What one read of a pasteboard delivered: the type, the size when known, and the bytes either
+/// inline or as a file descriptor to read to end of file.
+///
+/// D-Bus: the reply of `org.ferry.Pasteboard1.Read`.
+public struct PasteboardRead: Sendable {
+    /// Where the bytes are.
+    public enum Content: Sendable {
+        /// The bytes themselves (small held data).
+        case bytes([UInt8])
+        /// A descriptor to read to end of file: the broker's copy, or, when `transfer` is set, a
+        /// pipe fed by the source app (call ``PasteboardRead/finish()`` after end of file).
+        case stream(FileDescriptor, transfer: String?)
+    }
+
+    /// The identifier of the representation delivered (`public.png` when `public.image` was
+    /// asked for), as the broker sent it.
+    public let deliveredTypeIdentifier: String
+    /// The representation delivered, as a content type. Computed on use: it consults the type
+    /// database, which a program that only copies bytes (the CLI's `paste`) need never load.
+    public var deliveredType: ContentType {
+        (try? WireBridge.contentType(deliveredTypeIdentifier)) ?? .data
+    }
+    /// The size in bytes; nil when the source has not said.
+    public let size: Int64?
+    /// The bytes, or where to read them.
+    public let content: Content
+    let connection: Connection
+    let path: ObjectPath
+
+    init(deliveredType: String, size: Int64?, content: Content, connection: Connection, path: ObjectPath) {
+        self.deliveredTypeIdentifier = deliveredType
+        self.size = size
+        self.content = content
+        self.connection = connection
+        self.path = path
+    }
+
+    /// For a promised read, the transfer id to confirm with ``finish()``; nil otherwise.
+    public var transfer: String? {
+        if case .stream(_, let transfer) = content { transfer } else { nil }
+    }
+
+    /// Confirms a promised transfer after its stream was read to end of file: the number of bytes
+    /// the source wrote. Returns nil at once for held data (nothing to confirm).
+    /// - Throws: `FerryError` `.unavailable` when the source failed or vanished mid-transfer,
+    ///   `.timeout`, `.notFound` for a transfer that is not the caller's.
+    ///
+    /// D-Bus: `org.ferry.Pasteboard1.FinishTransfer`.
+    public func finish() async throws(FerryError) -> UInt64? {
+        guard let transfer else { return nil }
+        return try await FerryError.bridging {
+            try await connection.call(destination: FerryClient.brokerName, path: path, interface: Pasteboard.interface,
+                                      member: "FinishTransfer", body: [.string(transfer)], timeout: .seconds(90),
+                                      returning: UInt64.self)
+        }
+    }
+
+    /// All the bytes: the inline ones, or the stream read to end of file (off the caller's thread)
+    /// and, for a promised read, confirmed with ``finish()``.
+    /// - Parameter limit: fail with `.tooLarge` past this many bytes.
+    /// - Throws: `FerryError`: `.io` when reading fails, `.tooLarge`, and what ``finish()`` throws.
+    public func bytes(limit: Int = Int.max) async throws(FerryError) -> [UInt8] {
+        switch content {
+        case .bytes(let bytes):
+            guard bytes.count <= limit else { throw FerryError(.tooLarge, "more than \(limit) bytes") }
+            return bytes
+        case .stream(let fd, _):
+            let bytes = try await FerryError.bridging {
+                try await BlockingIO.run { try fd.readAll(limit: limit) }
+            }
+            fd.close()
+            if let written = try await finish(), written != UInt64(bytes.count) {
+                throw FerryError(.unavailable, "the source wrote \(written) bytes but \(bytes.count) arrived")
+            }
+            return bytes
+        }
+    }
+}

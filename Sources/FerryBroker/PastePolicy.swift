@@ -1,0 +1,168 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+
+/// Who may paste: the rules of the paste policy file, and the decision for one read.
+///
+/// Decision order, first match wins:
+/// 1. `deny <app>` — that app may never paste, not even on a user action;
+/// 2. `allow <app>` — that app may paste at any time;
+/// 3. `deny *` — every other registered app may never paste;
+/// 4. `allow *` — every other registered app may paste at any time;
+/// 5. a user action (the read says `user-action`) or a foreground scene allows the app;
+/// 6. otherwise the app is denied.
+///
+/// Callers that are not registered apps (the `ferry` CLI, scripts) are allowed unless the file
+/// says `deny unregistered`. The wildcards apply to registered apps only.
+///
+/// Processes of the same user are not a security boundary: the policy keeps well-behaved apps
+/// honest and makes every paste visible in the paste log; it does not stop a hostile process that
+/// can ptrace the reader or read its files.
+public struct PastePolicy: Sendable, Hashable {
+    /// Who is reading.
+    public enum Reader: Sendable, Hashable {
+        /// A caller that is not a registered app (the CLI, a script).
+        case unregistered
+        /// A registered app, by app id.
+        case app(String)
+    }
+
+    /// What the policy says about one read, with a sentence for the log or the error message.
+    public enum Decision: Sendable, Hashable {
+        /// The read may go ahead; `reason` says why ("org.example.Notes may paste: the user acted").
+        case allow(reason: String)
+        /// The read is refused; `reason` says why and how to allow it.
+        case deny(reason: String)
+
+        /// True for `.allow`.
+        public var isAllowed: Bool {
+            if case .allow = self { return true }
+            return false
+        }
+
+        /// The sentence, whichever the decision.
+        public var reason: String {
+            switch self {
+            case .allow(let reason), .deny(let reason): return reason
+            }
+        }
+    }
+
+    /// What a rule line says.
+    public enum Rule: Sendable, Hashable {
+        /// `allow <app>`
+        case allowApp(String)
+        /// `deny <app>`
+        case denyApp(String)
+        /// `allow *`
+        case allowAllApps
+        /// `deny *`
+        case denyAllApps
+        /// `allow unregistered`
+        case allowUnregistered
+        /// `deny unregistered`
+        case denyUnregistered
+    }
+
+    /// One rule and the line it came from (1-based).
+    public struct Entry: Sendable, Hashable {
+        /// What the line says.
+        public var rule: Rule
+        /// Its line number in the file.
+        public var line: Int
+
+        /// Makes an entry.
+        public init(_ rule: Rule, line: Int) {
+            self.rule = rule
+            self.line = line
+        }
+    }
+
+    /// The rules in file order.
+    public let rules: [Entry]
+
+    /// Where the rules came from, as shown to people (`~/.config/ferry/paste-policy`); nil for the
+    /// built-in default when no file location is known.
+    public var path: String?
+
+    private let allowedApps: [String: Int]
+    private let deniedApps: [String: Int]
+    private let allowAll: Int?
+    private let denyAll: Int?
+    private let denyUnregistered: Int?
+
+    /// The built-in policy: unregistered callers may paste; apps need a user action or a
+    /// foreground scene.
+    public static let `default` = PastePolicy(rules: [], path: nil)
+
+    /// A policy made of `rules`. When a rule repeats, its first line is the one reported.
+    ///
+    /// - Parameters:
+    ///   - rules: the rules and the lines they came from.
+    ///   - path: where they came from, for the reasons.
+    public init(rules: [Entry], path: String?) {
+        self.rules = rules
+        self.path = path
+        var allowedApps: [String: Int] = [:], deniedApps: [String: Int] = [:]
+        var allowAll: Int?, denyAll: Int?, denyUnregistered: Int?
+        for entry in rules {
+            let line = entry.line
+            switch entry.rule {
+            case .allowApp(let app): allowedApps[app] = allowedApps[app] ?? line
+            case .denyApp(let app): deniedApps[app] = deniedApps[app] ?? line
+            case .allowAllApps: allowAll = allowAll ?? line
+            case .denyAllApps: denyAll = denyAll ?? line
+            case .allowUnregistered: break
+            case .denyUnregistered: denyUnregistered = denyUnregistered ?? line
+            }
+        }
+        self.allowedApps = allowedApps
+        self.deniedApps = deniedApps
+        self.allowAll = allowAll
+        self.denyAll = denyAll
+        self.denyUnregistered = denyUnregistered
+    }
+
+    /// The same rules, reported as coming from `path`.
+    public func located(at path: String?) -> PastePolicy {
+        var copy = self
+        copy.path = path
+        return copy
+    }
+
+    /// Decides whether `reader` may paste now.
+    ///
+    /// - Parameters:
+    ///   - reader: who is reading.
+    ///   - userAction: the read says the user asked for it (`user-action` option).
+    ///   - hasForegroundScene: the reading app has a scene in the foreground.
+    /// - Returns: allow or deny, with a sentence naming the app and the rule.
+    public func decide(_ reader: Reader, userAction: Bool, hasForegroundScene: Bool) -> Decision {
+        let file = path ?? "the paste policy file"
+        func at(_ line: Int) -> String { "\(file):\(line)" }
+        guard case .app(let app) = reader else {
+            if let line = denyUnregistered {
+                return .deny(reason: "callers that are not registered apps may not paste: `deny unregistered` in \(at(line))")
+            }
+            return .allow(reason: "a caller that is not a registered app may paste (the CLI, scripts)")
+        }
+        if let line = deniedApps[app] {
+            return .deny(reason: "\(app) may not paste: `deny \(app)` in \(at(line))")
+        }
+        if let line = allowedApps[app] {
+            return .allow(reason: "\(app) may paste: `allow \(app)` in \(at(line))")
+        }
+        if let line = denyAll {
+            return .deny(reason: "\(app) may not paste: `deny *` in \(at(line))")
+        }
+        if let line = allowAll {
+            return .allow(reason: "\(app) may paste: `allow *` in \(at(line))")
+        }
+        if userAction { return .allow(reason: "\(app) may paste: the user acted") }
+        if hasForegroundScene { return .allow(reason: "\(app) may paste: it has a foreground scene") }
+        return .deny(reason: "\(app) may not paste without a user action or a foreground scene (allow it in \(file))")
+    }
+}

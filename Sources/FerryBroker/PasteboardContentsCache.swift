@@ -1,0 +1,56 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// The current items of each pasteboard as last read from the store, so that `Items` and `Read`
+/// need not query SQLite each time. ``PasteboardService`` invalidates an entry whenever it
+/// changes that pasteboard (every store mutation goes through it).
+///
+/// A read that raced with a change must not store what it read: every invalidation bumps the
+/// pasteboard's generation, and an entry is stored only under the generation seen before the
+/// store was read.
+final class PasteboardContentsCache: Sendable {
+    private struct State {
+        var entries: [String: (changeCount: UInt64, items: [StoredItem])] = [:]
+        var generations: [String: UInt64] = [:]
+        var epoch: UInt64 = 0  // bumped by invalidateAll, part of every generation
+    }
+
+    private let state = Mutex(State())
+
+    /// The cached contents (unexpired at `now`) and the generation to pass to ``store(_:_:generation:)``.
+    func lookup(_ name: String, now: Date) -> (contents: (changeCount: UInt64, items: [StoredItem])?, generation: UInt64) {
+        state.withLock { state in
+            let generation = state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0)
+            guard let entry = state.entries[name] else { return (nil, generation) }
+            return ((entry.changeCount, entry.items.filter { !$0.isExpired(at: now) }), generation)
+        }
+    }
+
+    /// Stores what was read from the store, unless the pasteboard changed since `generation`.
+    func store(_ name: String, _ contents: (changeCount: UInt64, items: [StoredItem]), generation: UInt64) {
+        state.withLock { state in
+            guard state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0) == generation else { return }
+            state.entries[name] = contents
+        }
+    }
+
+    /// Forgets one pasteboard's contents.
+    func invalidate(_ name: String) {
+        state.withLock { state in
+            state.generations[name, default: 0] &+= 1
+            state.entries[name] = nil
+        }
+    }
+
+    /// Forgets everything (a promise fulfilled or dropped may touch any pasteboard).
+    func invalidateAll() {
+        state.withLock { state in
+            state.epoch &+= 1
+            state.entries.removeAll()
+        }
+    }
+}

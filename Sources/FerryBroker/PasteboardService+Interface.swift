@@ -1,0 +1,174 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import FerryModel
+import Synchronization
+
+/// What a pasteboard holds at one moment: its change count and unexpired items.
+struct PasteboardSnapshot: Sendable {
+    var changeCount: UInt64
+    var items: [StoredItem]
+    /// The in-memory content when the items are those of a sensitive write.
+    var volatile: VolatileContent?
+}
+
+extension PasteboardService {
+    /// The `org.ferry.Pasteboard1` interface of the pasteboard `name`.
+    nonisolated func interface(for name: String) -> Interface {
+        Interface(Self.interfaceName) {
+            Property("Version", "u", get: { _ in .uint32(Self.version) })
+            Property("Name", "s", get: { _ in .string(name) })
+            Property("ChangeCount", "t", get: { _ in .uint64(try self.store.changeCount(of: name)) })
+            Method("SetItems", in: ["items": "aa{sv}", "options": "a{sv}"], out: ["change_count": "t", "item_ids": "as"]) { call in
+                try await self.setItems(call, pasteboard: name)
+            }
+            Method("Items", out: ["items": "aa{sv}"]) { call in
+                let caller = try await self.resolve(call)
+                let snapshot = try await self.snapshot(name)
+                return [PasteboardMetadata.items(snapshot.items, sensitive: snapshot.volatile?.sensitive ?? [], for: caller)]
+            }
+            Method("DetectPatterns", in: ["patterns": "as"], out: ["detected": "aas"]) { call in
+                try await self.detectPatterns(call, pasteboard: name)
+            }
+            Method("Read", in: ["item_index": "u", "type": "s", "options": "a{sv}"],
+                   out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"]) { call in
+                try await self.read(call, pasteboard: name)
+            }
+            Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"]) { call in
+                try await self.finishTransfer(call)
+            }
+            Method("Fulfill", in: ["item_id": "s", "type": "s", "data": "v"]) { call in
+                try await self.fulfill(call)
+                return []
+            }
+            Method("Clear", out: ["change_count": "t"]) { call in
+                _ = try await self.resolve(call)
+                let count = try self.store.clear(name)
+                await self.didChange(name, changeCount: count)
+                return [.uint64(count)]
+            }
+            Method("History", out: ["entries": "aa{sv}"]) { call in
+                let caller = try await self.resolve(call)
+                try Self.requireHistory(name)
+                let entries = try self.store.history()
+                return [.array(element: "a{sv}", elements: entries.map { PasteboardMetadata.historyEntry($0, for: caller) })]
+            }
+            Method("RestoreHistory", in: ["index": "u"], out: ["change_count": "t"]) { call in
+                _ = try await self.resolve(call)
+                try Self.requireHistory(name)
+                let count = try self.store.restoreHistory(Int(try call.argument(0, as: UInt32.self)))
+                await self.didChange(name, changeCount: count)
+                return [.uint64(count)]
+            }
+            Method("ClearHistory") { call in
+                _ = try await self.resolve(call)
+                try Self.requireHistory(name)
+                try self.store.clearHistory()
+                return []
+            }
+            Signal("Changed", ["change_count": "t"])
+        }
+    }
+
+    static func requireHistory(_ name: String) throws {
+        guard name == PasteboardName.general else {
+            throw FerryModelError(.notFound, "only the general pasteboard keeps a history; \"\(name)\" has none")
+        }
+    }
+
+    /// The caller's credentials (cached per unique name) and registered app; refuses another uid.
+    /// - Throws: `FerryModelError` `.permissionDenied` for another uid; `DBusError` when the bus
+    ///   cannot say (the caller is gone).
+    nonisolated func resolve(_ call: MethodCall) async throws -> PasteboardCaller {
+        let name = call.sender.rawValue
+        let caller: Caller
+        if let known = credentials.withLock({ $0[name] }) {
+            caller = known
+        } else {
+            let found = try await connection.credentials(of: call.sender)
+            caller = Caller(uniqueName: name, uid: found.uid, pid: found.pid)
+            credentials.withLock { $0[name] = caller }
+        }
+        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
+        let app = await registry.registeredApps.first { $0.caller.uniqueName == name }
+        return PasteboardCaller(caller: caller, app: app)
+    }
+
+    /// The pasteboard's change count and current items (in memory for a sensitive write).
+    nonisolated func snapshot(_ name: String) async throws -> PasteboardSnapshot {
+        let (cached, generation) = contentsCache.lookup(name, now: Date())
+        let count: UInt64, items: [StoredItem]
+        if let cached {
+            (count, items) = cached
+        } else {
+            (count, items) = try store.contents(of: name)
+            contentsCache.store(name, (count, items), generation: generation)
+        }
+        if let content = await volatileContent(name, changeCount: count) {
+            return PasteboardSnapshot(changeCount: count, items: content.items(at: Date()), volatile: content)
+        }
+        return PasteboardSnapshot(changeCount: count, items: items, volatile: nil)
+    }
+
+    /// `SetItems`: validates everything, then reads and writes off the caller's thread.
+    nonisolated func setItems(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
+        let caller = try await resolve(call)
+        let write = try PasteboardWrite(parsing: try call.argument(0, as: [VariantDictionary].self), writer: caller)
+        let store = self.store
+        let outcome = try await BlockingWork.run { try write.perform(on: store, pasteboard: name) }
+        await didChange(name, changeCount: outcome.changeCount, volatile: outcome.volatile)
+        return [.uint64(outcome.changeCount), .array(element: .string, elements: outcome.itemIDs.map { .string($0.uuidString) })]
+    }
+
+    /// `Fulfill`: only the promise's owner; `ay` (at most 1 MiB) or an fd read to end of file.
+    nonisolated func fulfill(_ call: MethodCall) async throws {
+        let caller = try await resolve(call)
+        let (identifier, typeIdentifier) = try call.arguments(String.self, String.self)
+        guard let item = UUID(uuidString: identifier) else {
+            throw FerryModelError(.invalidArgument, "\"\(identifier)\" is not an item id", keyPath: "item_id")
+        }
+        let type = try PasteboardWrite.contentType(typeIdentifier, keyPath: "type")
+        let value = call.arguments.count > 2 ? call.arguments[2].unwrappingVariants : .bytes([])
+        let store = self.store
+        // Whatever happens below, a promise may have become held bytes: re-read metadata.
+        defer { contentsCache.invalidateAll() }
+        switch value {
+        case .bytes(let bytes):
+            guard bytes.count <= PasteboardWrite.maximumInlineData else {
+                throw FerryModelError(.tooLarge, "\(bytes.count) bytes inline; at most \(PasteboardWrite.maximumInlineData) (send an fd)",
+                                      keyPath: "data")
+            }
+            if try await fulfillVolatile(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
+            try await BlockingWork.run {
+                try store.fulfillPromise(item: item, representation: type, data: .bytes(Data(bytes)), from: caller.uniqueName)
+            }
+        case .unixFD(let descriptor):
+            try PasteboardWrite.checkReadable(descriptor, positional: false, keyPath: "data")
+            if await isVolatile(item) {
+                let data = try await BlockingWork.run {
+                    try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: PasteboardWrite.maximumVolatileSize,
+                                             timeout: store.descriptorTimeout, keyPath: "data")
+                }
+                _ = try await fulfillVolatile(item: item, type: type, data: data, from: caller.uniqueName)
+                return
+            }
+            try await BlockingWork.run {
+                try withExtendedLifetime(descriptor) {
+                    try store.fulfillPromise(item: item, representation: type, data: .fileDescriptor(descriptor.rawValue ?? -1),
+                                             from: caller.uniqueName)
+                }
+            }
+        default:
+            throw FerryModelError(.invalidArgument, "expected bytes (ay) or a file descriptor (h), found \(value.signature.rawValue)",
+                                  keyPath: "data")
+        }
+    }
+
+    /// Whether `item` belongs to a sensitive write kept in memory.
+    func isVolatile(_ item: UUID) -> Bool {
+        volatile.values.contains { content in content.items.contains { $0.id == item } }
+    }
+}

@@ -1,0 +1,46 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import FerryModel
+
+/// Promised representations: the broker never holds their bytes; ``PromiseRelay`` asks the
+/// owning app (through its `org.ferry.Client1` object) to write them into a pipe whose read end
+/// goes to the reader.
+extension PasteboardService {
+    /// The owner's bus name and client object, when it is still a registered app.
+    nonisolated func client(of owner: String) async -> (BusName, ObjectPath)? {
+        guard let app = await registry.registeredApps.first(where: { $0.caller.uniqueName == owner }),
+              let name = try? BusName(owner), let path = try? ObjectPath(app.clientPath) else { return nil }
+        return (name, path)
+    }
+
+    /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves.
+    /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
+    nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType,
+                                       reader: PasteboardCaller) async throws -> (FileDescriptor, String) {
+        guard let (name, path) = await client(of: owner) else {
+            throw FerryModelError(.unavailable, "the app that promised \(type.identifier) is gone without handing it over")
+        }
+        let readerName = try BusName(reader.uniqueName)
+        let (descriptor, transfer) = try await relay.start(owner: name, clientPath: path, itemID: item, type: type,
+                                                           reader: readerName)
+        return (descriptor, transfer)
+    }
+
+    /// At most `limit` bytes of a promised representation, for pattern detection; nil when the
+    /// owner cannot serve them.
+    nonisolated func fetchPromised(owner: String, item: UUID, type: ContentType, limit: Int) async -> [UInt8]? {
+        guard let (name, path) = await client(of: owner) else { return nil }
+        return try? await relay.fetch(owner: name, clientPath: path, itemID: item, type: type, limit: limit)
+    }
+
+    /// `FinishTransfer`: how many bytes the source wrote, once it has finished.
+    nonisolated func finishTransfer(_ call: MethodCall) async throws -> [DBusValue] {
+        _ = try await resolve(call)
+        let transfer = try call.argument(0, as: String.self)
+        return [.uint64(try await relay.finish(transfer, caller: call.sender))]
+    }
+}

@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import DBus
+import FerryModel
+
+extension PasteboardService {
+    /// How many bytes of an item's text pattern detection looks at.
+    static let detectionLimit = 64 * 1024
+
+    /// `Read`: a paste. Policy first, then the item, the best conforming representation, and its
+    /// bytes: inline below the crossover, else an fd (the blob, a sealed memfd, or the pipe from
+    /// the source app). Every allowed read is logged.
+    nonisolated func read(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
+        let caller = try await resolve(call)
+        let index = try call.argument(0, as: UInt32.self)
+        let requested = try PasteboardWrite.contentType(try call.argument(1, as: String.self), keyPath: "type")
+        let options = BusDictionary(try call.argument(2, as: VariantDictionary.self), path: "options")
+        let userAction = try options.bool("user-action") ?? false
+        let expectedCount = try options.uint64("change-count")
+        let preferFD = try options.bool("fd") ?? false
+
+        let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
+        // No app has a foreground scene yet: scenes arrive with a later issue, and until then an
+        // app pastes on a user action or when the policy file allows it.
+        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: false)
+        guard decision.isAllowed else { throw FerryModelError(.permissionDenied, decision.reason) }
+
+        let snapshot = try await snapshot(name)
+        if let expectedCount, expectedCount != snapshot.changeCount {
+            throw FerryModelError(.notFound, "the pasteboard changed: its change count is \(snapshot.changeCount), not \(expectedCount)")
+        }
+        guard Int(index) < snapshot.items.count else {
+            throw FerryModelError(.notFound, "there is no item \(index): \"\(name)\" has \(snapshot.items.count) item(s)")
+        }
+        let item = snapshot.items[Int(index)]
+        let representation = try Self.bestRepresentation(of: item, index: Int(index), conformingTo: requested, for: caller)
+        let (data, size, transfer) = try await deliver(representation, of: item, volatile: snapshot.volatile,
+                                                       preferFD: preferFD, to: caller)
+        let record = PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
+                                 pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0), pasteboard: name,
+                                 itemIndex: Int(index), contentType: representation.contentType)
+        logPaste(record)
+        return [.string(representation.contentType.identifier), .int64(size), .variant(data), .string(transfer)]
+    }
+
+    /// The item's highest-fidelity representation visible to `caller` that conforms to `type`;
+    /// one whose bytes are gone only when no other conforms.
+    /// - Throws: `FerryModelError` `.notFound` naming the types the item has.
+    static func bestRepresentation(of item: StoredItem, index: Int, conformingTo type: ContentType,
+                                   for caller: PasteboardCaller) throws -> StoredRepresentation {
+        let visible = caller.visibleRepresentations(of: item)
+        let conforming = visible.filter { $0.contentType.conforms(to: type) }
+        guard let best = conforming.first(where: { $0.storage != .unavailable }) ?? conforming.first else {
+            let types = visible.map(\.contentType.identifier).joined(separator: ", ")
+            throw FerryModelError(.notFound, "item \(index) has nothing conforming to \(type.identifier); it has "
+                                  + (types.isEmpty ? "no representation you can see" : types))
+        }
+        return best
+    }
+
+    /// Where a representation's bytes are now: in memory (a sensitive write) or in the store.
+    nonisolated func source(of representation: StoredRepresentation, of item: StoredItem,
+                            volatile: VolatileContent?) throws -> RepresentationData {
+        guard let volatile, volatile.items.contains(where: { $0.id == item.id }) else {
+            return try store.readData(item: item.id, representation: representation.contentType)
+        }
+        switch representation.storage {
+        case .inline, .blob: return .bytes(volatile.bytes[item.id]?[representation.contentType] ?? Data())
+        case .promised(let owner): return .promised(owner: owner)
+        case .unavailable:
+            throw FerryModelError(.unavailable,
+                                  "the app that promised \(representation.contentType.identifier) is gone without handing it over")
+        }
+    }
+
+    /// The `data` variant's content, the size (-1 when unknown) and the transfer id ("" for held bytes).
+    nonisolated func deliver(_ representation: StoredRepresentation, of item: StoredItem, volatile: VolatileContent?,
+                             preferFD: Bool, to caller: PasteboardCaller) async throws -> (DBusValue, Int64, String) {
+        switch try source(of: representation, of: item, volatile: volatile) {
+        case .bytes(let data):
+            if data.count < Self.inlineReadLimit && !preferFD { return (.bytes([UInt8](data)), Int64(data.count), "") }
+            let memfd = try FileDescriptor.memfd(name: "ferry-paste", contents: data, sealed: true)
+            return (.unixFD(memfd), Int64(data.count), "")
+        case .file(let raw, let size):
+            let descriptor = FileDescriptor(taking: raw)
+            if size < Self.inlineReadLimit && !preferFD {
+                return (.bytes(try descriptor.readAll(limit: Self.inlineReadLimit)), size, "")
+            }
+            return (.unixFD(descriptor), size, "")
+        case .promised(let owner):
+            let (descriptor, transfer) = try await startPromisedRead(owner: owner, item: item.id,
+                                                                     type: representation.contentType, reader: caller)
+            return (.unixFD(descriptor), representation.size ?? -1, transfer)
+        }
+    }
+
+    /// `DetectPatterns`: per item, the patterns its best plain-text or URL representation
+    /// matches. Not a paste: no policy, not logged, no bytes leave the broker.
+    nonisolated func detectPatterns(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
+        let caller = try await resolve(call)
+        var patterns: Set<DetectionPattern> = []
+        for (index, patternName) in try call.argument(0, as: [String].self).enumerated() {
+            guard let pattern = DetectionPattern(rawValue: patternName) else {
+                let known = DetectionPattern.allCases.map(\.rawValue).joined(separator: ", ")
+                throw FerryModelError(.invalidArgument, "unknown pattern \"\(patternName)\" (known: \(known))",
+                                      keyPath: "patterns[\(index)]")
+            }
+            patterns.insert(pattern)
+        }
+        let snapshot = try await snapshot(name)
+        var detected: [DBusValue] = []
+        for item in snapshot.items {
+            var found: Set<DetectionPattern> = []
+            if !patterns.isEmpty, let text = await text(of: item, volatile: snapshot.volatile, for: caller) {
+                found = DetectionPattern.detect(patterns, in: text)
+            }
+            detected.append(.array(element: .string, elements: found.map(\.rawValue).sorted().map(DBusValue.string)))
+        }
+        return [.array(element: "as", elements: detected)]
+    }
+
+    /// The first 64 KiB of an item's best text: its first visible representation conforming to
+    /// `public.plain-text` or `public.url`. Nil when it has none or its bytes cannot be had.
+    nonisolated func text(of item: StoredItem, volatile: VolatileContent?, for caller: PasteboardCaller) async -> String? {
+        guard let representation = caller.visibleRepresentations(of: item).first(where: {
+            $0.contentType.conforms(to: .plainText) || $0.contentType.conforms(to: .url)
+        }) else { return nil }
+        let bytes: [UInt8]
+        switch try? source(of: representation, of: item, volatile: volatile) {
+        case .bytes(let data)?:
+            bytes = [UInt8](data.prefix(Self.detectionLimit))
+        case .file(let raw, _)?:
+            let descriptor = FileDescriptor(taking: raw)
+            var buffer = [UInt8](repeating: 0, count: Self.detectionLimit)
+            let count = buffer.withUnsafeMutableBytes { pread(raw, $0.baseAddress, $0.count, 0) }
+            withExtendedLifetime(descriptor) {}
+            guard count >= 0 else { return nil }
+            bytes = Array(buffer.prefix(count))
+        case .promised(let owner)?:
+            guard let fetched = await fetchPromised(owner: owner, item: item.id, type: representation.contentType,
+                                                    limit: Self.detectionLimit) else { return nil }
+            bytes = fetched
+        case nil:
+            return nil
+        }
+        return Self.decodeText(bytes, type: representation.contentType)
+    }
+
+    /// Text bytes as a string: UTF-16 (with or without a byte order mark, little-endian by
+    /// default) for the UTF-16 plain-text types, UTF-8 (invalid sequences replaced) otherwise.
+    static func decodeText(_ bytes: [UInt8], type: ContentType) -> String {
+        let utf16 = ContentType("public.utf16-plain-text").map { type.conforms(to: $0) } ?? false
+            || type.identifier == "public.utf16-external-plain-text"
+        guard utf16 else { return String(decoding: bytes, as: UTF8.self) }
+        var bigEndian = false
+        var body = bytes[...]
+        if body.starts(with: [0xFE, 0xFF]) { bigEndian = true; body = body.dropFirst(2) }
+        else if body.starts(with: [0xFF, 0xFE]) { body = body.dropFirst(2) }
+        var units: [UInt16] = []
+        units.reserveCapacity(body.count / 2)
+        var iterator = body.makeIterator()
+        while let first = iterator.next(), let second = iterator.next() {
+            units.append(bigEndian ? UInt16(first) << 8 | UInt16(second) : UInt16(second) << 8 | UInt16(first))
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+}

@@ -1,0 +1,305 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import Dispatch
+import FerryModel
+import Synchronization
+
+/// The pasteboards on the bus: one `org.ferry.Pasteboard1` object per pasteboard at
+/// `PasteboardName.objectPath(name)`, on top of the durable ``PasteboardStore``.
+///
+/// The store holds the items and the change counts; this actor holds what lives only while
+/// ferryd runs: which objects are exported, the items of writes that contained a sensitive item
+/// (``VolatileContent``), the last change announced per pasteboard, and the expiry timer.
+/// Method handlers do their work outside the actor (the store serializes itself), and writes
+/// that read descriptors run on ``BlockingWork`` threads, so a 1 GiB copy never stalls other
+/// calls.
+public actor PasteboardService {
+    /// The interface's name.
+    public static let interfaceName: InterfaceName = "org.ferry.Pasteboard1"
+    /// The interface's version (its `Version` property).
+    public static let version: UInt32 = 1
+    /// Held bytes below this size are read inline (`ay`), larger ones as an fd: the measured
+    /// inline/fd crossover (16 KiB).
+    public static let inlineReadLimit = 16 * 1024
+
+    /// The connection the pasteboards are served on.
+    public nonisolated let connection: Connection
+    /// The durable storage.
+    public nonisolated let store: PasteboardStore
+    /// The registered apps (who is an app, its client object).
+    public nonisolated let registry: AppRegistry
+    /// The paste policy.
+    public nonisolated let policy: PastePolicyFile
+    /// Serves promised representations from their apps.
+    public nonisolated let relay: PromiseRelay
+    nonisolated let ownUID: UInt32
+    nonisolated let log: @Sendable (String) -> Void
+    nonisolated let expiryWake = WakeSignal()
+    /// Where paste records are written, in order, off the reader's path.
+    nonisolated let pasteLogQueue = DispatchQueue(label: "org.ferry.broker.paste-log")
+    /// The current items of each pasteboard, so reads need not query the store each time.
+    nonisolated let contentsCache = PasteboardContentsCache()
+    /// Paste records not written yet; the first one queues a drain.
+    nonisolated let pendingPastes = Mutex<[PasteRecord]>([])
+    /// Credentials by unique name: a unique name is never reused on a bus, so they cannot go stale.
+    nonisolated let credentials = Mutex<[String: Caller]>([:])
+
+    var exported: Set<String> = []
+    var volatile: [String: VolatileContent] = [:]
+    var announced: [String: UInt64] = [:]
+
+    /// Makes the service; nothing is exported until ``exportAll()``.
+    /// - Parameters:
+    ///   - connection: the broker's connection.
+    ///   - store: the open store.
+    ///   - registry: the registered apps.
+    ///   - policy: who may paste.
+    ///   - relay: serves promised representations from their apps.
+    ///   - ownUID: the broker's uid; callers of another uid are refused.
+    ///   - log: receives one line per notable event.
+    public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
+                relay: PromiseRelay, ownUID: UInt32, log: @escaping @Sendable (String) -> Void) {
+        self.connection = connection
+        self.store = store
+        self.registry = registry
+        self.policy = policy
+        self.relay = relay
+        self.ownUID = ownUID
+        self.log = log
+    }
+
+    // MARK: - Objects
+
+    /// Exports the general pasteboard and every named one the store has.
+    public func exportAll() throws {
+        try export(PasteboardName.general)
+        for name in try store.pasteboards() { try export(name) }
+    }
+
+    /// Exports the pasteboard's object unless it is exported already; returns its path.
+    @discardableResult
+    func export(_ name: String) throws -> ObjectPath {
+        let path = try ObjectPath(PasteboardName.objectPath(name))
+        if !exported.contains(name) {
+            try connection.export(interface(for: name), at: path)
+            exported.insert(name)
+            if announced[name] == nil { announced[name] = try? store.changeCount(of: name) }
+        }
+        return path
+    }
+
+    /// The object path of the pasteboard `name`, creating (durably) and exporting it if needed.
+    ///
+    /// D-Bus: `org.ferry.Broker1.Pasteboard`.
+    /// - Throws: `FerryModelError` `.invalidArgument` for a bad name.
+    public func pasteboardPath(named name: String) throws -> ObjectPath {
+        try PasteboardName.validate(name)
+        if !exported.contains(name) {
+            if try store.createPasteboard(name) { log("created pasteboard \(name)") }
+        }
+        return try export(name)
+    }
+
+    /// Removes a named pasteboard: its items go, a last `Changed` is emitted, its object goes.
+    ///
+    /// D-Bus: `org.ferry.Broker1.RemovePasteboard`.
+    /// - Throws: `FerryModelError` `.invalidArgument` for `general` or a bad name, `.notFound`
+    ///   for an unknown pasteboard.
+    public func removePasteboard(_ name: String) throws {
+        try PasteboardName.validate(name)
+        let last = try store.changeCount(of: name)
+        try store.removePasteboard(name)
+        contentsCache.invalidate(name)
+        volatile[name] = nil
+        announce(name, changeCount: last + 1)
+        if exported.remove(name) != nil, let path = try? ObjectPath(PasteboardName.objectPath(name)) {
+            connection.unexport(path)
+        }
+        announced[name] = nil
+        log("removed pasteboard \(name)")
+    }
+
+    /// The names of all pasteboards, `general` first.
+    ///
+    /// D-Bus: `org.ferry.Broker1.ListPasteboards`.
+    public nonisolated func pasteboardNames() throws -> [String] {
+        try store.pasteboards()
+    }
+
+    // MARK: - Changes
+
+    /// Records a change the store made and announces it: `PropertiesChanged` for `ChangeCount`
+    /// and `Changed`. A write that completed before a later one announced is not announced
+    /// again (change counts only go up).
+    func didChange(_ name: String, changeCount: UInt64, volatile content: VolatileContent? = nil) {
+        contentsCache.invalidate(name)
+        if let content {
+            // A later write may have been announced already: then this content is stale.
+            if content.changeCount >= max(volatile[name]?.changeCount ?? 0, announced[name] ?? 0) { volatile[name] = content }
+        } else if let current = volatile[name], current.changeCount < changeCount {
+            volatile[name] = nil
+        }
+        if !exported.contains(name) { _ = try? export(name) }
+        announce(name, changeCount: changeCount)
+        expiryWake.signal()
+    }
+
+    private func announce(_ name: String, changeCount: UInt64) {
+        if let last = announced[name], last >= changeCount { return }
+        announced[name] = changeCount
+        guard let path = try? ObjectPath(PasteboardName.objectPath(name)) else { return }
+        try? connection.emitPropertiesChanged(path: path, interface: Self.interfaceName,
+                                              changed: ["ChangeCount": .uint64(changeCount)])
+        try? connection.emit(path: path, interface: Self.interfaceName, member: "Changed", body: [.uint64(changeCount)])
+    }
+
+    /// The volatile items of `name`, when they are still current.
+    func volatileContent(_ name: String, changeCount: UInt64) -> VolatileContent? {
+        guard let content = volatile[name], content.changeCount == changeCount else { return nil }
+        return content
+    }
+
+    /// Hands the bytes of a volatile item's promise to the broker (`Fulfill` on a sensitive write).
+    /// - Returns: false when no volatile item has that id.
+    /// - Throws: `FerryModelError` as ``PasteboardStore/fulfillPromise(item:representation:data:from:now:)``.
+    func fulfillVolatile(item: UUID, type: ContentType, data: Data, from owner: String) throws -> Bool {
+        for (name, var content) in volatile {
+            guard let i = content.items.firstIndex(where: { $0.id == item }) else { continue }
+            guard let r = content.items[i].representations.firstIndex(where: { $0.contentType == type }) else {
+                throw FerryModelError(.notFound, "item \(item) has no \(type.identifier) representation")
+            }
+            switch content.items[i].representations[r].storage {
+            case .promised(let holder) where holder == owner:
+                content.items[i].representations[r].storage = .inline
+                content.items[i].representations[r].size = Int64(data.count)
+                content.bytes[item, default: [:]][type] = data
+                volatile[name] = content
+                return true
+            case .promised:
+                throw FerryModelError(.permissionDenied, "\(type.identifier) of item \(item) was not promised by \(owner)")
+            case .unavailable:
+                throw FerryModelError(.unavailable, "the promise of \(type.identifier) was already dropped")
+            case .inline, .blob:
+                throw FerryModelError(.invalidArgument, "\(type.identifier) of item \(item) is not a promise")
+            }
+        }
+        return false
+    }
+
+    // MARK: - Paste log
+
+    /// Records a paste without making the reader wait for it: records are queued and written
+    /// in order, several per transaction when they come fast (no fsync; see persistence.md), and
+    /// ``pasteLog(limit:)`` waits for those still queued. A crash of ferryd can lose the records
+    /// of reads it was answering at that moment.
+    nonisolated func logPaste(_ record: PasteRecord) {
+        let startDrain = pendingPastes.withLock { pending in
+            pending.append(record)
+            return pending.count == 1
+        }
+        guard startDrain else { return }
+        let store = self.store, log = self.log
+        pasteLogQueue.async {
+            let records = self.pendingPastes.withLock { pending in
+                defer { pending.removeAll() }
+                return pending
+            }
+            do {
+                try store.logPastes(records)
+            } catch {
+                log("cannot log \(records.count) paste(s): \(error)")
+            }
+        }
+    }
+
+    /// The last `limit` pastes, newest first, including those still being logged.
+    ///
+    /// D-Bus: `org.ferry.Broker1.PasteLog`.
+    public nonisolated func pasteLog(limit: Int) async throws -> [PasteRecord] {
+        let store = self.store
+        return try await withCheckedThrowingContinuation { continuation in
+            pasteLogQueue.async { continuation.resume(with: Result { try store.pasteLog(limit: limit) }) }
+        }
+    }
+
+    // MARK: - Connections
+
+    /// A unique name left the bus: forget its credentials, and when it was a registered app,
+    /// turn its promises into unavailable markers (not a change: nothing is announced).
+    public func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
+        credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
+        guard wasRegistered else { return }
+        dropPromises(of: uniqueName)
+    }
+
+    /// Turns the promises of `owner` into unavailable markers, in the store and in memory.
+    public func dropPromises(of owner: String) {
+        defer { contentsCache.invalidateAll() }
+        for name in Array(volatile.keys) {
+            _ = volatile[name]?.dropPromises(of: owner)
+        }
+        do {
+            let dropped = try store.dropPromises(of: owner)
+            if dropped > 0 { log("\(dropped) promised representation(s) of \(owner) are now unavailable") }
+        } catch {
+            log("cannot drop the promises of \(owner): \(error)")
+        }
+    }
+
+    // MARK: - Expiry
+
+    /// Removes expired items when they expire and announces the change, until cancelled. Every
+    /// write wakes it, so a nearer expiration date is noticed.
+    public func runExpiry() async {
+        while !Task.isCancelled {
+            let next = nextExpiration()
+            if let next, next <= Date() {
+                expire(now: Date())
+                if let again = nextExpiration(), again <= Date() {
+                    // The store failed to remove them: try again in a second, do not spin.
+                    await expiryWake.wait(until: .now + .seconds(1))
+                }
+                continue
+            }
+            let wait = next.map { $0.timeIntervalSinceNow } ?? 3600
+            let deadline = ContinuousClock.now + .milliseconds(Int64(min(max(wait, 0), 3600) * 1000) + 1)
+            await expiryWake.wait(until: deadline)
+        }
+    }
+
+    private func nextExpiration() -> Date? {
+        let stored = (try? store.nextExpiration()) ?? nil
+        let inMemory = volatile.values.compactMap(\.nextExpiration).min()
+        return [stored, inMemory].compactMap { $0 }.min()
+    }
+
+    private func expire(now: Date) {
+        var touched: Set<String> = []
+        do {
+            touched = try store.removeExpired(now: now)
+        } catch {
+            log("cannot remove expired items: \(error)")
+        }
+        for (name, content) in volatile {
+            guard (try? store.changeCount(of: name)) == content.changeCount else {
+                volatile[name] = nil  // replaced meanwhile
+                continue
+            }
+            if content.items.contains(where: { $0.isExpired(at: now) }) {
+                volatile[name]?.items.removeAll { $0.isExpired(at: now) }
+                touched.insert(name)
+            }
+        }
+        for name in touched.sorted() {
+            contentsCache.invalidate(name)
+            guard let count = try? store.incrementChangeCount(of: name) else { continue }
+            if let content = volatile[name], content.changeCount == count - 1 { volatile[name]?.changeCount = count }
+            log("items of \(name) expired")
+            announce(name, changeCount: count)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import Dispatch
+import FerryModel
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension PromiseRelay {
+    /// Makes the pipe, builds the call carrying its write end, closes the broker's own write end,
+    /// and starts a task that sends the call and waits (at most `timeout`) for the byte count.
+    func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration)
+        throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
+    {
+        let message: Message
+        let read: FileDescriptor
+        do {
+            let pipe = try FileDescriptor.pipe(bufferSize: Self.pipeBufferSize)
+            read = pipe.read
+            // Appending the write end duplicates it into the message; ours goes right away, so
+            // the only copies left are the message's (freed once the call returns) and the source's.
+            defer { pipe.write.close() }
+            message = try Message.methodCall(
+                destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideMember,
+                body: [.string(itemID.uuidString), .string(type.identifier), .unixFD(pipe.write),
+                       DBusValue.variantDictionary([:])])
+        } catch {
+            throw FerryModelError(.unavailable, "cannot ask \(owner.rawValue) for \(type.identifier): \(error)")
+        }
+        let handOff = HandOff(message)
+        let connection = self.connection
+        let task = Task<UInt64, any Error> {
+            let started = ContinuousClock.now
+            do {
+                // Taken out of the box so that nothing but this call holds the message (and its
+                // copy of the write end) once the call returns.
+                guard let message = handOff.take() else { throw CancellationError() }
+                let reply = try await connection.call(message, timeout: timeout)
+                let body = try reply.body
+                guard body.count == 1, case .uint64(let size) = body[0] else {
+                    throw FerryModelError(.unavailable, "the source \(owner.rawValue) replied \(reply.signature.rawValue) instead of a size (t)")
+                }
+                return size
+            } catch {
+                throw Self.transferError(error, owner: owner, type: type, timeout: timeout,
+                                         elapsed: ContinuousClock.now - started)
+            }
+        }
+        return (read, task)
+    }
+
+    /// The `FerryModelError` a failed `ProvideRepresentation` call stands for.
+    static func transferError(_ error: any Error, owner: BusName, type: ContentType, timeout: Duration,
+                              elapsed: Duration) -> FerryModelError {
+        let source = "the source \(owner.rawValue)"
+        if let error = error as? FerryModelError { return error }
+        if error is CancellationError {
+            return FerryModelError(.cancelled, "the transfer of \(type.identifier) from \(owner.rawValue) was cancelled")
+        }
+        guard let error = error as? DBusError else {
+            return FerryModelError(.unavailable, "\(source) failed to provide \(type.identifier): \(error)")
+        }
+        switch error.name {
+        case .noReply where elapsed >= timeout * 0.99, .timeout:
+            return FerryModelError(.timeout, "\(source) did not finish writing \(type.identifier) within \(seconds(timeout)) s")
+        case .noReply, .disconnected, .serviceUnknown, .nameHasNoOwner:
+            return FerryModelError(.unavailable, "\(source) went away mid-transfer: \(error.message)")
+        default:
+            return FerryModelError(.unavailable, "\(source) failed to provide \(type.identifier): \(error.message)")
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (s, attoseconds) = duration.components
+        return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
+    }
+
+    /// Notes that a transfer's call has returned.
+    func ended(_ id: String) {
+        transfers[id]?.endedAt = .now
+    }
+
+    /// Drops transfers that ended more than `retention` ago.
+    func forgetExpired() {
+        let now = ContinuousClock.now
+        transfers = transfers.filter { _, transfer in
+            guard let endedAt = transfer.endedAt else { return true }
+            return now - endedAt < retention
+        }
+    }
+}
+
+/// Hands one value to one taker.
+final class HandOff<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
+
+    init(_ value: Value) { self.value = Mutex(value) }
+
+    /// The value the first time, nil afterwards.
+    func take() -> Value? { value.withLock { v in defer { v = nil }; return v } }
+}
+
+/// Reads a pipe with a deadline on a Dispatch worker thread (never on a connection's thread or the
+/// cooperative pool, which a silent source would otherwise block).
+enum PipeReader {
+    enum Outcome: Sendable {
+        case endOfFile([UInt8])
+        case limitReached([UInt8])
+        case timedOut
+        case failed(String)
+    }
+
+    static func read(_ fd: FileDescriptor, limit: Int, deadline: ContinuousClock.Instant) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: readBlocking(fd, limit: limit, deadline: deadline))
+            }
+        }
+    }
+
+    private static func readBlocking(_ fd: FileDescriptor, limit: Int, deadline: ContinuousClock.Instant) -> Outcome {
+        var bytes: [UInt8] = []
+        guard limit > 0 else { return .limitReached([]) }
+        do {
+            return try fd.withRawValue { raw in
+                var chunk = [UInt8](repeating: 0, count: min(limit, 65536))
+                while true {
+                    let remaining = deadline - ContinuousClock.now
+                    guard remaining > .zero else { return .timedOut }
+                    let ms = Int32(clamping: remaining.components.seconds * 1000
+                        + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+                    var poller = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&poller, 1, ms)
+                    if ready < 0 {
+                        if errno == EINTR { continue }
+                        return .failed(String(cString: strerror(errno)))
+                    }
+                    if ready == 0 { continue }
+                    let wanted = min(chunk.count, limit - bytes.count)
+                    let n = chunk.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, wanted) }
+                    if n < 0 {
+                        if errno == EINTR || errno == EAGAIN { continue }
+                        return .failed(String(cString: strerror(errno)))
+                    }
+                    if n == 0 { return .endOfFile(bytes) }
+                    bytes.append(contentsOf: chunk[0..<n])
+                    if bytes.count >= limit { return .limitReached(bytes) }
+                }
+            }
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+}

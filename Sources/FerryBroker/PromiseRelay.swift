@@ -1,0 +1,158 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import FerryModel
+
+/// Moves promised bytes straight from the source app to the reader: the broker makes a pipe,
+/// hands the write end to the source (`org.ferry.Client1.ProvideRepresentation`) and the read end
+/// to the reader. The bytes never pass through the broker (except through `fetch`, which reads a
+/// bounded prefix for pattern detection).
+///
+/// A transfer is started by `start` (which does not wait for the source: the source replies only
+/// once it has written everything, and the reader can only drain the pipe once it has the read
+/// end) and resolved by `finish`, which the reader calls after reading to end of file
+/// (`org.ferry.Pasteboard1.FinishTransfer`). Ended transfers are forgotten `retention` after they
+/// end, lazily, on the next `start` or `finish`.
+///
+/// The broker's own copy of the write end lives in the sent call message, which the D-Bus layer
+/// keeps until the call returns; so the reader sees end of file once the source has closed its
+/// copy *and* the broker has its reply (or the call failed) — the same moment in practice.
+public actor PromiseRelay {
+    /// The pipe capacity asked for (1 MiB; the kernel may cap it, see `/proc/sys/fs/pipe-max-size`).
+    public static let pipeBufferSize = 1 << 20
+
+    /// D-Bus: the interface sources export.
+    static let clientInterface: InterfaceName = "org.ferry.Client1"
+    /// D-Bus: `org.ferry.Client1.ProvideRepresentation`.
+    static let provideMember: MemberName = "ProvideRepresentation"
+
+    let connection: Connection
+    /// How long a source has to write everything and reply.
+    public nonisolated let timeout: Duration
+    /// How long an ended transfer can still be finished.
+    public nonisolated let retention: Duration
+
+    struct Transfer {
+        var reader: BusName
+        var owner: BusName
+        var task: Task<UInt64, any Error>
+        var endedAt: ContinuousClock.Instant?
+    }
+
+    var transfers: [String: Transfer] = [:]
+
+    /// Makes a relay calling sources over `connection`.
+    ///
+    /// - Parameters:
+    ///   - connection: the broker's connection (the one that owns `org.ferry.Broker`: sources
+    ///     accept `ProvideRepresentation` only from it).
+    ///   - timeout: how long a source has to write everything and reply (60 s).
+    ///   - retention: how long an ended transfer can still be finished (60 s).
+    public init(connection: Connection, timeout: Duration = .seconds(60), retention: Duration = .seconds(60)) {
+        self.connection = connection
+        self.timeout = timeout
+        self.retention = retention
+    }
+
+    /// Starts a transfer: makes a pipe (1 MiB buffer), calls `ProvideRepresentation` on `owner`
+    /// at `clientPath` with the write end, without waiting for the reply, and returns the read end
+    /// for the reader plus a transfer id that `finish` resolves.
+    ///
+    /// The broker must answer the reader's `Read` with `fd` right away (and then drop its copy:
+    /// appending it to the reply duplicates it); the transfer id goes in the reply's `transfer`.
+    ///
+    /// - Parameters:
+    ///   - owner: the unique name of the app that promised the representation.
+    ///   - clientPath: its `org.ferry.Client1` object.
+    ///   - itemID: the item's id, as the broker gave it in `SetItems`.
+    ///   - type: the promised type.
+    ///   - reader: the unique name of the reader; only it may `finish` the transfer.
+    /// - Returns: the pipe's read end and the transfer id.
+    /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
+    public func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+                      reader: BusName) async throws -> (fd: FileDescriptor, transfer: String) {
+        forgetExpired()
+        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                    timeout: timeout)
+        let id = UUID().uuidString.lowercased()
+        transfers[id] = Transfer(reader: reader, owner: owner, task: task, endedAt: nil)
+        Task { [weak self] in
+            _ = await task.result
+            await self?.ended(id)
+        }
+        return (read, id)
+    }
+
+    /// Waits for the source's reply and returns how many bytes it wrote.
+    ///
+    /// D-Bus: `org.ferry.Pasteboard1.FinishTransfer`.
+    ///
+    /// - Parameters:
+    ///   - transfer: the id `start` returned.
+    ///   - caller: the unique name of the caller; must be the reader that started the transfer.
+    /// - Returns: the byte count the source reported.
+    /// - Throws: `FerryModelError` `.notFound` (unknown or forgotten transfer, or another
+    ///   caller's), `.unavailable` (the source failed or went away mid-transfer), `.timeout` (the
+    ///   source did not finish within `timeout`).
+    public func finish(_ transfer: String, caller: BusName) async throws -> UInt64 {
+        forgetExpired()
+        guard let entry = transfers[transfer], entry.reader == caller else {
+            throw FerryModelError(.notFound, "no transfer \"\(transfer)\" for \(caller.rawValue)")
+        }
+        return try await entry.task.value
+    }
+
+    /// Reads at most `limit` bytes of a promised representation into the broker, for pattern
+    /// detection only (never handed to anyone). Stops reading at `limit` and closes the pipe (the
+    /// source then sees a broken pipe, and its reply is ignored).
+    ///
+    /// - Parameters:
+    ///   - owner: the unique name of the app that promised the representation.
+    ///   - clientPath: its `org.ferry.Client1` object.
+    ///   - itemID: the item's id.
+    ///   - type: the promised type.
+    ///   - limit: the most bytes to read.
+    ///   - timeout: how long the source has (default: the relay's `timeout`). Pattern detection is
+    ///     not a paste and should not keep its caller waiting long: the broker may pass a few seconds.
+    /// - Returns: the first `limit` bytes (all of them when there are fewer).
+    /// - Throws: `FerryModelError` `.unavailable`, `.timeout`, as `finish`.
+    public func fetch(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+                      limit: Int, timeout: Duration? = nil) async throws -> [UInt8] {
+        let timeout = timeout ?? self.timeout
+        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                    timeout: timeout)
+        let deadline = ContinuousClock.now + timeout
+        let outcome = await PipeReader.read(read, limit: max(0, limit), deadline: deadline)
+        read.close()
+        switch outcome {
+        case .limitReached(let bytes):
+            task.cancel()
+            return bytes
+        case .endOfFile(let bytes):
+            _ = try await task.value  // the source must say it wrote everything
+            return bytes
+        case .timedOut:
+            task.cancel()
+            throw FerryModelError(.timeout, "the source \(owner.rawValue) did not finish writing \(type.identifier) within \(Self.seconds(timeout)) s")
+        case .failed(let message):
+            task.cancel()
+            throw FerryModelError(.unavailable, "reading \(type.identifier) from \(owner.rawValue) failed: \(message)")
+        }
+    }
+
+    /// Cancels every transfer in flight (their readers see end of file, `finish` reports
+    /// cancelled) and forgets them all. For shutting the broker down.
+    public func cancelAll() {
+        for transfer in transfers.values { transfer.task.cancel() }
+        transfers.removeAll()
+    }
+
+    /// The number of transfers remembered (running, or ended less than `retention` ago).
+    public var count: Int {
+        forgetExpired()
+        return transfers.count
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Ferry
+import FerryModel
+
+/// `--bus ADDRESS`, on every command that talks to the broker.
+struct BusOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The D-Bus address to use (default: the session bus, $DBUS_SESSION_BUS_ADDRESS).",
+                                            valueName: "address"))
+    var bus: String?
+
+    /// Connects to the bus (the broker is started by D-Bus activation on the first call if needed).
+    func connect() async throws -> FerryClient { try await Self.connect(bus) }
+
+    /// Connects to the bus at `address`, or the session bus.
+    static func connect(_ address: String?) async throws -> FerryClient {
+        if let address, address.isEmpty { throw CLIFailure(.usage, "--bus needs an address") }
+        return try await FerryClient.connect(address: address)
+    }
+}
+
+/// `--pasteboard NAME`.
+struct PasteboardOption: ParsableArguments {
+    @Option(name: [.customShort("p"), .customLong("pasteboard")],
+            help: ArgumentHelp("The pasteboard: general (the default) or a named one, created on first use.",
+                               valueName: "name"))
+    var name: String?
+
+    /// The pasteboard's name.
+    var pasteboard: String { name ?? PasteboardName.general }
+
+    /// Checks the name before anything touches the bus.
+    /// - Throws: `FerryModelError` `.invalidArgument` (exit status 64).
+    func check() throws { try PasteboardName.validate(pasteboard) }
+
+    /// The pasteboard on `client`.
+    func resolve(on client: FerryClient) async throws -> Pasteboard {
+        pasteboard == PasteboardName.general ? client.general : try await client.pasteboard(named: pasteboard)
+    }
+}

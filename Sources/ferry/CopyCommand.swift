@@ -1,0 +1,162 @@
+import ArgumentParser
+import Ferry
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `ferry copy`: put files, standard input or text on a pasteboard.
+struct CopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Put files, standard input or text on a pasteboard.",
+        discussion: """
+            With no FILE and no --text, standard input is copied ('-' names it among files). \
+            Each FILE is one item, named after the file without its extension. --rep TYPE=FILE \
+            (repeatable) makes one item with several representations instead, highest fidelity \
+            first. The type comes from --type, else from the file's name and content as 'ferry \
+            type of' tells; standard input is typed by content; --text is \
+            public.utf8-plain-text.
+
+            Data is handed to the broker before ferry exits, so it stays pasteable after ferry \
+            is gone. With --lazy ferry promises the data instead: it stays in the foreground \
+            and serves each paste itself; on SIGINT or SIGTERM it hands the data to the broker \
+            and exits, and it exits by itself when something else is copied to the pasteboard.
+
+            --expires removes the items for everyone after that many seconds; --local-only \
+            keeps them on this machine; --sensitive keeps them out of the history and off \
+            disk. Nothing is printed on success unless --verbose is given; reading more than \
+            8 MiB from standard input, or handing one file over 8 MiB to the broker, shows a \
+            progress bar when standard error is a terminal.
+            """)
+
+    @Argument(help: ArgumentHelp("Files to copy, one item each; '-' is standard input.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Copy this text (public.utf8-plain-text unless --type says otherwise).",
+                                            valueName: "text"))
+    var text: String?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The type of the data: an identifier (public.png) or a MIME type.",
+                                                      valueName: "type"))
+    var type: String?
+
+    @Option(name: .customLong("rep"), help: ArgumentHelp("Add a representation to one item (repeatable; '-' for FILE is standard input).",
+                                                         valueName: "type=file"))
+    var representations: [String] = []
+
+    @OptionGroup var pasteboard: PasteboardOption
+
+    @Flag(name: .customLong("local-only"), help: "Keep the items on this machine.")
+    var localOnly = false
+
+    @Option(name: .long, help: ArgumentHelp("Remove the items after this many seconds.", valueName: "seconds"))
+    var expires: Double?
+
+    @Flag(name: .long, help: "Never persist the items nor keep them in the history (passwords).")
+    var sensitive = false
+
+    @Flag(name: .long, help: "Promise the data and serve it from this process until interrupted.")
+    var lazy = false
+
+    @Flag(name: [.short, .long], help: "Say on standard error what was copied and the new change count.")
+    var verbose = false
+
+    @OptionGroup var bus: BusOptions
+
+    func validate() throws {
+        if text != nil && !(files.isEmpty && representations.isEmpty) {
+            throw ValidationError("--text cannot be combined with files or --rep.")
+        }
+        if !representations.isEmpty && !files.isEmpty { throw ValidationError("--rep cannot be combined with files.") }
+        if !representations.isEmpty && type != nil { throw ValidationError("--rep gives each type; drop --type.") }
+        let stdinUses = files.count { $0 == "-" } + representations.count { $0.hasSuffix("=-") }
+        if stdinUses > 1 { throw ValidationError("Standard input ('-') can be copied only once.") }
+        if let expires, !(expires > 0 && expires < 1e10) { throw ValidationError("--expires must be a positive number of seconds.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            try pasteboard.check()
+            var items = try readItems()
+            let expiration = expires.map { Date.now.addingTimeInterval($0) }
+            let client = try await bus.connect()
+            // Past 16 large representations the bus runs out of descriptors: the rest are
+            // promised by this process and handed over (flushed) before it exits.
+            let overflow = items.reduce(0) { $0 + $1.descriptorCount } > CopyItem.descriptorLimit
+            if lazy || overflow { try await client.registerCommandLineTool() }
+            // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
+            if lazy { client.flushOnTermination() }
+            let board = try await pasteboard.resolve(on: client)
+            if !lazy && !overflow { items = Self.showingProgress(items) }
+            let providers = try items.map { try $0.provider(lazy: lazy) }
+            let changes = lazy ? try await board.changes() : nil
+            let count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
+                                                         sensitive: sensitive)
+            if verbose {
+                let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
+                printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
+            }
+            if let changes {
+                for try await next in changes where next > count { break }
+                if verbose { printLine(stderr: "the pasteboard changed; no longer serving\n") }
+            } else if overflow {
+                try await client.flush()
+            }
+        }
+    }
+
+    /// The items with their one large file, if there is exactly one, read through a pipe that
+    /// shows a progress bar (when standard error is a terminal).
+    static func showingProgress(_ items: [CopyItem]) -> [CopyItem] {
+        var large: [(item: Int, rep: Int)] = []
+        for (i, item) in items.enumerated() {
+            for (j, rep) in item.representations.enumerated() where rep.source.size >= ProgressBar.threshold {
+                if case .file = rep.source.bytes { large.append((i, j)) }
+            }
+        }
+        guard large.count == 1, let (i, j) = large.first else { return items }
+        var shown = items
+        shown[i].representations[j].source = items[i].representations[j].source.withProgress(label: "copying")
+        return shown
+    }
+
+    /// The items, with their inputs read (standard input) or checked (files).
+    private func readItems() throws -> [CopyItem] {
+        let explicit = try type.map(resolveTypeArgument)
+        if let text {
+            let source = CopySource.text(text)
+            return [CopyItem(representations: [(explicit ?? .utf8PlainText, source)])]
+        }
+        if !representations.isEmpty {
+            var item = CopyItem()
+            for argument in representations {
+                guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex,
+                      argument.index(after: equals) != argument.endIndex else {
+                    throw CLIFailure(.usage, "--rep needs TYPE=FILE, not '\(argument)'")
+                }
+                let type = try resolveTypeArgument(String(argument[..<equals]))
+                let path = String(argument[argument.index(after: equals)...])
+                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(path, sniff: false)
+                if item.suggestedName == nil { item.suggestedName = source.suggestedName }
+                item.representations.append((type, source))
+            }
+            return [item]
+        }
+        let inputs = files.isEmpty ? ["-"] : files
+        return try inputs.map { path in
+            let source = path == "-" ? try CopySource.standardInput(sniff: explicit == nil)
+                                     : try CopySource.file(path, sniff: explicit == nil)
+            return CopyItem(suggestedName: source.suggestedName,
+                            representations: [(explicit ?? source.sniffed ?? .data, source)])
+        }
+    }
+}
+
+/// Writes `text` to standard error as it is.
+func printLine(stderr text: String) {
+    let bytes = Array(text.utf8)
+    try? OutputFile(fd: 2, name: "standard error").write(bytes)
+}

@@ -1,0 +1,52 @@
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One item `ferry copy` writes: representations in fidelity order, and a suggested name.
+struct CopyItem: Sendable {
+    var suggestedName: String?
+    var representations: [(type: ContentType, source: CopySource)] = []
+
+    /// Large representations beyond the bus's 16 descriptors per message (see `ferry copy`).
+    static let descriptorLimit = 16
+
+    /// How many representations travel as descriptors (files and large standard input).
+    var descriptorCount: Int {
+        representations.count { rep in
+            if case .file = rep.source.bytes { return rep.source.size > 1 << 20 } else { return false }
+        }
+    }
+
+    /// The item as an item provider: bytes in memory and files as they are, or, when `lazy`,
+    /// every representation as a loader the broker calls back for (promised).
+    /// - Throws: `CLIFailure` (status 64) when a type is given twice.
+    func provider(lazy: Bool) throws -> ItemProvider {
+        var provider = ItemProvider()
+        provider.suggestedName = suggestedName
+        for (type, source) in representations {
+            let added: Bool
+            if lazy {
+                added = provider.registerDataRepresentation(for: type, estimatedSize: Int64(source.size)) { _ in try source.load() }
+            } else {
+                switch source.bytes {
+                case .inline(let bytes):
+                    added = provider.registerDataRepresentation(for: type, data: Data(bytes))
+                case .file(let path, let size):
+                    added = provider.register(ItemProvider.Representation(
+                        contentType: type, source: .file(URL(fileURLWithPath: path), openInPlace: false),
+                        estimatedSize: Int64(size)))
+                }
+            }
+            guard added else { throw CLIFailure(.usage, "the type \(type.identifier) is given twice for one item") }
+        }
+        return provider
+    }
+
+    /// `public.png (12.3 KiB), public.jpeg (8.0 KiB)`.
+    var summary: String {
+        representations.map { "\($0.type.identifier) (\(ProgressBar.size($0.source.size)))" }.joined(separator: ", ")
+    }
+}

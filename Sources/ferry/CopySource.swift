@@ -1,0 +1,175 @@
+import Dispatch
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of one representation `ferry copy` writes, once its input has been looked at.
+struct CopySource {
+    /// Where the bytes are.
+    enum Bytes {
+        /// In memory (`--text`, small standard input).
+        case inline([UInt8])
+        /// A regular file read from its start: a named file, standard input redirected from a file
+        /// (`/proc/self/fd/0`) or standard input copied into a memfd (`/proc/self/fd/N`).
+        case file(path: String, size: UInt64)
+    }
+
+    var bytes: Bytes
+    /// The type the content suggests (the first 64 KiB and the name), nil when not sniffed.
+    var sniffed: ContentType?
+    /// The file's name without its extension, for `suggestedName`.
+    var suggestedName: String?
+
+    /// Data at most this long from standard input is sent inline (the bus's inline/fd crossover).
+    static let inlineLimit = 16 * 1024
+
+    var size: UInt64 {
+        switch bytes {
+        case .inline(let data): UInt64(data.count)
+        case .file(_, let size): size
+        }
+    }
+
+    /// `--text S`.
+    static func text(_ text: String) -> CopySource {
+        CopySource(bytes: .inline(Array(text.utf8)), sniffed: .utf8PlainText, suggestedName: nil)
+    }
+
+    /// A named file: checked readable now, sniffed unless `sniff` is false (a `--type` was given).
+    /// - Throws: `CLIFailure` (status 2) when it is missing, unreadable or a folder.
+    static func file(_ path: String, sniff: Bool) throws -> CopySource {
+        guard !path.isEmpty, !path.utf8.contains(0) else { throw CLIFailure("cannot read '\(path)': invalid path") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
+        defer { close(fd) }
+        guard let info = LinuxCalls.status(of: fd) else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
+        if LinuxCalls.isDirectory(info) { throw CLIFailure("cannot copy '\(path)': it is a folder") }
+        var type: ContentType?
+        if sniff {
+            do {
+                type = try TypeDatabase.shared.sniff(fileAtPath: path).type
+            } catch {
+                throw CLIFailure(error.description)
+            }
+        }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var name = base
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { name = String(base[..<dot]) }
+        let size = LinuxCalls.isRegularFile(info) ? UInt64(max(0, info.st_size)) : 0
+        if !LinuxCalls.isRegularFile(info) {
+            // A FIFO or a device: read it now, like standard input.
+            return try read(fd, name: "'\(path)'", sniff: sniff, suggestedName: name)
+        }
+        return CopySource(bytes: .file(path: path, size: size), sniffed: type, suggestedName: name.isEmpty ? nil : name)
+    }
+
+    /// Standard input: a regular file is passed on as it is; anything else (a pipe, a terminal) is
+    /// read to end of file, into memory when short, otherwise into a memfd.
+    static func standardInput(sniff: Bool) throws -> CopySource {
+        if let info = LinuxCalls.status(of: 0), LinuxCalls.isRegularFile(info), lseek(0, 0, SEEK_CUR) == 0 {
+            var type: ContentType?
+            if sniff {
+                var prefix = [UInt8](repeating: 0, count: 64 * 1024)
+                let n = prefix.withUnsafeMutableBytes { pread(0, $0.baseAddress, $0.count, 0) }
+                type = ContentType.sniff(data: prefix.prefix(max(0, n)), filename: nil).type
+            }
+            return CopySource(bytes: .file(path: "/proc/self/fd/0", size: UInt64(max(0, info.st_size))), sniffed: type)
+        }
+        return try read(0, name: "standard input", sniff: sniff, suggestedName: nil)
+    }
+
+    /// Reads `fd` to end of file: the first 64 KiB into memory (for sniffing), the whole into a
+    /// memfd when it is longer than `inlineLimit`, with a progress bar past 8 MiB.
+    private static func read(_ fd: Int32, name: String, sniff: Bool, suggestedName: String?) throws -> CopySource {
+        var prefix: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while prefix.count < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count - prefix.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIFailure(.failure, "cannot read \(name): \(LinuxCalls.reason(errno))")
+            }
+            if n == 0 { break }
+            prefix += buffer[..<n]
+        }
+        let type = sniff ? ContentType.sniff(data: prefix, filename: nil).type : nil
+        if prefix.count <= inlineLimit {
+            return CopySource(bytes: .inline(prefix), sniffed: type, suggestedName: suggestedName)
+        }
+        guard let memfd = LinuxCalls.anonymousFile(name: "ferry-copy") else {
+            throw CLIFailure(.failure, "cannot buffer \(name): \(LinuxCalls.reason(errno))")
+        }
+        let sink = OutputFile(fd: memfd, name: "a memory file")
+        try sink.write(prefix)
+        let progress = ProgressBar.make(label: "reading", total: nil)
+        progress?.advance(by: prefix.count)
+        defer { progress?.finish() }
+        let rest = try ByteCopier(source: fd, sourceName: name, destination: sink, inactivityTimeout: nil, progress: progress).run()
+        // The descriptor stays open for the life of the process: the library reopens it by path.
+        return CopySource(bytes: .file(path: "/proc/self/fd/\(memfd)", size: UInt64(prefix.count) + rest),
+                          sniffed: type, suggestedName: suggestedName)
+    }
+
+    /// Reads the bytes (for a promise being served).
+    func load() throws -> Data {
+        switch bytes {
+        case .inline(let data):
+            return Data(data)
+        case .file(let path, _):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw CLIFailure(.failure, "cannot read '\(path)': \(LinuxCalls.reason(errno))") }
+            defer { close(fd) }
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw CLIFailure(.failure, "cannot read '\(path)': \(LinuxCalls.reason(errno))")
+                }
+                if n == 0 { return data }
+                data.append(contentsOf: buffer[..<n])
+            }
+        }
+    }
+}
+
+extension CopySource {
+    /// This file's bytes through a pipe that a background thread fills while drawing a progress
+    /// bar — for a file over 8 MiB when standard error is a terminal, since the broker reads the
+    /// file itself otherwise and nothing could show how far it got. Self unchanged in every other case.
+    func withProgress(label: String) -> CopySource {
+        guard case .file(let path, let size) = bytes, size >= ProgressBar.threshold, LinuxCalls.isTerminal(2) else { return self }
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return self }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(file)
+            return self
+        }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], LinuxCalls.setPipeSize, Int32(1 << 20))
+        // A broker that stops reading must not kill us with SIGPIPE; the write fails instead.
+        signal(SIGPIPE, SIG_IGN)
+        let writer = ends[1]
+        DispatchQueue.global().async {
+            let bar = ProgressBar.make(label: label, total: size)
+            let copier = ByteCopier(source: file, sourceName: "'\(path)'", destination: OutputFile(fd: writer, name: "the broker"),
+                                    inactivityTimeout: nil, progress: bar)
+            _ = try? copier.run()
+            bar?.finish()
+            close(file)
+            close(writer)
+        }
+        // The read end stays open for the life of the process: the library reopens it by path.
+        return CopySource(bytes: .file(path: "/proc/self/fd/\(ends[0])", size: size), sniffed: sniffed, suggestedName: suggestedName)
+    }
+}

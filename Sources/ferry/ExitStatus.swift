@@ -1,0 +1,55 @@
+/// The exit statuses of `ferry`, as `ferry --help` and the README document them. Every error
+/// becomes one of these in `ExitStatus.of(_:)` and nowhere else.
+enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Success (for `type conforms`: the type conforms).
+    case success = 0
+    /// An error: the bus or the daemon failed, reading or writing failed (for `type conforms`:
+    /// the type does not conform).
+    case failure = 1
+    /// Not found: nothing on the pasteboard, nothing conforming to the type asked for, no such
+    /// item, history entry or pasteboard; an unknown or invalid type; a file that cannot be read.
+    case notFound = 2
+    /// The broker refused: the paste policy or another user's broker.
+    case permissionDenied = 3
+    /// Unavailable: the app that promised the data went away before handing it over.
+    case unavailable = 4
+    /// Timeout: the source delivered nothing for too long.
+    case timeout = 5
+    /// Usage: bad or missing arguments, a bad pasteboard name, an argument the broker rejects.
+    case usage = 64
+    /// No broker: no bus to connect to, or `org.ferry.Broker` is neither running nor activatable.
+    case noBroker = 69
+
+    /// The status for a `org.ferry.Error.<suffix>` error, or for another D-Bus error name.
+    static func of(errorName name: String) -> ExitStatus {
+        let ferryPrefix = "org.ferry.Error."
+        if name.hasPrefix(ferryPrefix) { return of(ferryCode: String(name.dropFirst(ferryPrefix.utf8.count))) }
+        switch name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
+             "org.freedesktop.DBus.Error.BadAddress", "org.freedesktop.DBus.Error.NoNetwork",
+             "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.UnknownObject":
+            return .noBroker
+        case "org.freedesktop.DBus.Error.AccessDenied", "org.freedesktop.DBus.Error.AuthFailed":
+            return .permissionDenied
+        case "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.TimedOut":
+            return .timeout
+        case "org.freedesktop.DBus.Error.InvalidArgs":
+            return .usage
+        default:
+            return name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") ? .noBroker : .failure
+        }
+    }
+
+    /// The status for an `org.ferry.Error` code (the name's last element: `NotFound`).
+    static func of(ferryCode code: String) -> ExitStatus {
+        switch code {
+        case "NotFound": .notFound
+        case "PermissionDenied": .permissionDenied
+        case "Unavailable", "Cancelled": .unavailable
+        case "Timeout": .timeout
+        case "InvalidArgument": .usage
+        default: .failure
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Ferry
+
+extension ExitStatus {
+    /// The status for a client-library error code.
+    static func of(_ code: FerryError.Code) -> ExitStatus {
+        switch code {
+        case .notFound: .notFound
+        case .permissionDenied: .permissionDenied
+        case .unavailable, .cancelled: .unavailable
+        case .timeout: .timeout
+        case .invalidArgument: .usage
+        case .noBroker: .noBroker
+        case .tooLarge, .io, .bus: .failure
+        }
+    }
+}
+
+/// The exit status and message for an error of the `Ferry` client library, nil for other errors.
+func ferryErrorDescription(_ error: any Error) -> (ExitStatus, String)? {
+    guard let error = error as? FerryError else { return nil }
+    let status = ExitStatus.of(error.code)
+    if status == .noBroker, !error.message.contains("connect") {
+        return (status, "the Ferry broker is not running and cannot be started (\(error.message))")
+    }
+    return (status, error.message)
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Ferry
+import FerryModel
+
+/// `ferry log`: who pasted what.
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show the broker's paste log, newest first.",
+        discussion: """
+            Every paste is logged: when (UTC), the pasteboard, the item's index, the type \
+            delivered, and who read it (an app id, or 'pid N' for a command-line caller).
+
+            JSON keys: entries (array of objects with timestamp (ISO 8601), appID (string or \
+            null), uniqueName, uid, pid, pasteboard, item, type).
+            """)
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
+    var limit = 20
+
+    @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
+    var json = false
+
+    @OptionGroup var bus: BusOptions
+
+    struct Entry: Encodable {
+        var timestamp: String
+        var appID: String?
+        var uniqueName: String
+        var uid: UInt32
+        var pid: Int32
+        var pasteboard: String
+        var item: Int
+        var type: String
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(timestamp, forKey: .timestamp)
+            try c.encode(appID, forKey: .appID)
+            try c.encode(uniqueName, forKey: .uniqueName)
+            try c.encode(uid, forKey: .uid)
+            try c.encode(pid, forKey: .pid)
+            try c.encode(pasteboard, forKey: .pasteboard)
+            try c.encode(item, forKey: .item)
+            try c.encode(type, forKey: .type)
+        }
+
+        enum CodingKeys: String, CodingKey { case timestamp, appID, uniqueName, uid, pid, pasteboard, item, type }
+    }
+
+    struct Report: Encodable {
+        var entries: [Entry]
+    }
+
+    func validate() throws {
+        guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let log = try await bus.connect().pasteLog(limit: limit)
+            let entries = log.map {
+                Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
+                      pid: $0.pid, pasteboard: $0.pasteboard, item: $0.item, type: $0.type.identifier)
+            }
+            if json { return try printJSON(Report(entries: entries)) }
+            var text = ""
+            for entry in entries {
+                let who = entry.appID ?? "pid \(entry.pid)"
+                text += "\(entry.timestamp)  \(entry.pasteboard)  \(entry.item)  \(entry.type)  \(who)\n"
+            }
+            try writeOut(text)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import DBus
+import Ferry
+import FerryModel
+
+/// `ferry paste`: one representation of one item to standard output or a file.
+struct PasteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "paste",
+        abstract: "Write an item's best representation to standard output.",
+        discussion: """
+            Without --type the item's first representation is written: the highest-fidelity \
+            one its source offered, whatever its type (as wl-paste does without --type). With \
+            --type, the highest-fidelity representation conforming to it: public.image on an \
+            item holding PNG and JPEG gives the PNG, public.plain-text gives text in any \
+            encoding. The bytes are written as they are; no newline is added.
+
+            Data promised by a running app (ferry copy --lazy) streams straight from it. If the \
+            app goes away mid-way the paste fails with status 4; if it sends nothing for \
+            --timeout seconds, with status 5. -o writes a temporary file beside FILE and renames \
+            it when everything arrived, so FILE is never left half written. Over 8 MiB a \
+            progress bar is drawn when standard error is a terminal.
+
+            When nothing conforms the paste fails with status 2 and lists the types the item \
+            has. Exit statuses are listed in 'ferry --help'.
+            """)
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png) or a MIME type (image/png).",
+                                                      valueName: "type"))
+    var type: String?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
+    var item = 0
+
+    @OptionGroup var pasteboard: PasteboardOption
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
+    var timeout = 60
+
+    @OptionGroup var bus: BusOptions
+
+    func validate() throws {
+        guard item >= 0 else { throw ValidationError("--item must be 0 or more.") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be at least 1.") }
+    }
+
+    func run() async throws {
+        try await PasteRequest(type: type, item: item, pasteboard: pasteboard.pasteboard, output: output,
+                               timeout: timeout, bus: bus.bus).run()
+    }
+}

@@ -1,0 +1,82 @@
+import DBus
+import Ferry
+import FerryModel
+
+/// What `ferry paste` does, apart from parsing: built by `PasteCommand`, or straight from the
+/// command line by `FastPaste` (which skips ArgumentParser on the hot path).
+struct PasteRequest {
+    var type: String?
+    var item = 0
+    var pasteboard = PasteboardName.general
+    var output: String?
+    var timeout = 60
+    var bus: String?
+
+    /// Pastes, turning errors into one stderr line and the documented exit status.
+    func run() async throws {
+        try await reportingFailures {
+            try PasteboardName.validate(pasteboard)
+            let wanted = try type.map(resolveTypeArgument) ?? .item
+            let client = try await BusOptions.connect(bus)
+            let board = pasteboard == PasteboardName.general ? client.general : try await client.pasteboard(named: pasteboard)
+            // An output that cannot be written fails before anything is pasted.
+            let file = try output.map { try AtomicFile(path: $0) }
+            do {
+                let read: PasteboardRead
+                do {
+                    read = try await board.read(item: item, type: wanted)
+                } catch let error as FerryError where error.code == .notFound {
+                    throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
+                }
+                try await write(read, to: file?.output ?? .standardOutput)
+                try file?.commit()
+            } catch {
+                file?.discard()
+                throw error
+            }
+        }
+    }
+
+    /// Writes the bytes of `read`; for a promised stream, confirms the source finished.
+    private func write(_ read: PasteboardRead, to sink: OutputFile) async throws {
+        switch read.content {
+        case .bytes(let bytes):
+            try sink.write(bytes)
+        case .stream(let fd, let transfer):
+            guard let raw = fd.rawValue else { throw CLIFailure(.failure, "the broker sent a closed descriptor") }
+            let progress = ProgressBar.make(label: "pasting", total: read.size.map { UInt64(max(0, $0)) })
+            let copier = ByteCopier(source: raw, sourceName: transfer == nil ? "the pasteboard" : "the source app",
+                                    destination: sink, inactivityTimeout: transfer == nil ? nil : .seconds(timeout),
+                                    progress: progress)
+            let copied: UInt64
+            do {
+                copied = try copier.run()
+                progress?.finish()
+            } catch {
+                progress?.finish()
+                fd.close()
+                throw error
+            }
+            fd.close()
+            guard transfer != nil else { return }
+            let written = try await read.finish()
+            if let written, written != copied {
+                throw CLIFailure(.unavailable, "the source app wrote \(written) bytes but \(copied) arrived")
+            }
+        }
+    }
+
+    /// A NotFound made specific: an empty pasteboard, an item out of range, or the types the
+    /// item has when none conforms.
+    private func explain(_ error: FerryError, on board: Pasteboard, wanted: ContentType?) async -> any Error {
+        guard let items = try? await board.items else { return error }
+        let name = board.name == PasteboardName.general ? "the pasteboard" : "pasteboard '\(board.name)'"
+        if items.isEmpty { return CLIFailure("nothing to paste: \(name) is empty") }
+        guard item < items.count else {
+            return CLIFailure("no item \(item): \(name) has \(items.count) item\(items.count == 1 ? "" : "s")")
+        }
+        let types = items[item].contentTypes.map(\.identifier).joined(separator: ", ")
+        guard let wanted else { return CLIFailure("\(error.message) (item \(item) has \(types))") }
+        return CLIFailure("item \(item) has nothing conforming to \(wanted.identifier); it has \(types)")
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Ferry
+import FerryModel
+
+/// `ferry types`: what is on a pasteboard, without pasting it.
+struct TypesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "types",
+        abstract: "List the items on a pasteboard and their types (not a paste).",
+        discussion: """
+            One line per representation: the item's index, the type, its size when known, and \
+            'promised' when the app that copied it still holds the bytes. Representations are \
+            listed highest fidelity first. An empty pasteboard prints nothing.
+
+            JSON keys: pasteboard (string), changeCount (number), items (array of objects with \
+            index, id, suggestedName, localOnly, expirationDate (ISO 8601 or null), sourceAppID, \
+            representations (array of objects with type, size (number or null), promised, \
+            visibility)).
+            """)
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Only this item (its index, 0 first).", valueName: "n"))
+    var item: Int?
+
+    @OptionGroup var pasteboard: PasteboardOption
+
+    @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
+    var json = false
+
+    @OptionGroup var bus: BusOptions
+
+    func validate() throws {
+        if let item, item < 0 { throw ValidationError("--item must be 0 or more.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            try pasteboard.check()
+            let client = try await bus.connect()
+            let board = try await pasteboard.resolve(on: client)
+            let changeCount = json ? try await board.changeCount : 0
+            var listed = Array(try await board.items.enumerated())
+            if let item {
+                guard item < listed.count else {
+                    throw CLIFailure("no item \(item): the pasteboard has \(listed.count) item\(listed.count == 1 ? "" : "s")")
+                }
+                listed = [listed[item]]
+            }
+            if json {
+                let report = PasteboardReport(pasteboard: board.name, changeCount: changeCount,
+                                              items: listed.map { ItemReport($0.element, index: $0.offset) })
+                return try printJSON(report)
+            }
+            try writeOut(Self.table(listed))
+        }
+    }
+
+    /// `0  public.png   12.1 KiB` lines, types padded to one column.
+    static func table(_ items: [(offset: Int, element: PasteboardItem)]) -> String {
+        let width = items.flatMap { $0.element.contentTypes.map(\.identifier.count) }.max() ?? 0
+        var text = ""
+        for (index, item) in items {
+            for info in item.metadata.representations {
+                let type = info.contentType.identifier
+                var line = "\(index)  \(type)" + String(repeating: " ", count: width - type.count)
+                line += "  " + (info.estimatedSize.map { ProgressBar.size(UInt64(max(0, $0))) } ?? "?")
+                if item.promisedTypes.contains(info.contentType) { line += "  promised" }
+                if info.visibility == .ownApp { line += "  own-app" }
+                text += line + "\n"
+            }
+        }
+        return text
+    }
+}

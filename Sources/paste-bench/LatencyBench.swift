@@ -1,0 +1,170 @@
+import DBus
+import Dispatch
+import Ferry
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// P1 (1 KiB held paste) and P2 (1 KiB promised paste) through ferryd, each in alternating rounds
+/// with the bare libdbus echo of the same 1 KiB on the same bus.
+struct LatencyBench {
+    let config: Config
+    let address: String
+
+    static let payload = 1024
+    static let pasteboardName = "paste-bench"
+
+    func run() async throws {
+        let reader = try await FerryClient.connect()
+        let echo = try await EchoAnchor(address: address, connection: reader.connection)
+        defer { echo.stop() }
+        let rounds = config.quick ? 3 : 10
+        let perRound = config.quick ? 100 : 300
+        let bytes = Data((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) })
+
+        // P1: the bytes held by ferryd, read inline.
+        let board = try await reader.pasteboard(named: Self.pasteboardName)
+        var held = ItemProvider()
+        held.registerDataRepresentation(for: .data, data: bytes)
+        try await board.setItemProviders([held])
+        let executor = reader.connection.taskExecutor
+        let (onExecutor, anchor1) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            try await withTaskExecutorPreference(executor) { try await Self.heldPaste(board) }
+        }
+        report("P1 1 KiB held paste (Read, connection executor)", "p50", value: onExecutor.median, unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor1.median, goal: .ratio(atMost: 1.3))
+        report("P1 1 KiB held paste (Read, connection executor)", "p99", value: onExecutor.percentile(99), unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor1.percentile(99))
+        // The floor any ferryd method has: a method exported through the Swift D-Bus layer (a
+        // task per call) that only echoes, on a second connection of this process.
+        let server = try await Connection(address: address)
+        try server.export(Interface("org.ferry.PasteBench1") {
+            Method("Echo", in: ["data": "ay"], out: ["data": "ay"]) { call in [.bytes(try call.argument(0, as: [UInt8].self))] }
+        }, at: "/org/ferry/PasteBench")
+        let echoArgument: [DBusValue] = [.bytes([UInt8](bytes))]
+        let (swiftEcho, anchor1e) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            try await withTaskExecutorPreference(executor) {
+                _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
+                                                     interface: "org.ferry.PasteBench1", member: "Echo", body: echoArgument)
+            }
+        }
+        report("P1 breakdown: Echo 1 KiB exported through the Swift D-Bus layer", "p50", value: swiftEcho.median,
+               unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor1e.median)
+        await server.close()
+
+        // Where P1's time goes, on the same executor: a property read (ferryd answers from its
+        // store, no policy, no log) and Items (the metadata, not a paste: no policy, no log).
+        let (property, anchor1c) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            try await withTaskExecutorPreference(executor) { _ = try await board.changeCount }
+        }
+        report("P1 breakdown: ChangeCount property (Properties.Get)", "p50", value: property.median, unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor1c.median)
+        let (items, anchor1d) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            try await withTaskExecutorPreference(executor) { _ = try await board.items }
+        }
+        report("P1 breakdown: Items (metadata, not a paste)", "p50", value: items.median, unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor1d.median)
+        let (pool, anchor1b) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            guard let data = try await board.data(forType: .data), data.count == Self.payload else {
+                throw Spawn.Failure(description: "the held paste gave the wrong bytes")
+            }
+        }
+        report("P1 1 KiB held paste (data(forType:), global pool)", "p50", value: pool.median, unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor1b.median)
+
+        // P2: the bytes promised by a second client, registered as an app, read through a pipe.
+        let source = try await FerryClient.connect()
+        defer { Task { await source.close() } }
+        try await source.registerCommandLineTool()
+        let sourceBoard = try await source.pasteboard(named: Self.pasteboardName)
+        var promised = ItemProvider()
+        promised.registerDataRepresentation(for: .data, estimatedSize: Int64(Self.payload)) { _ in bytes }
+        try await sourceBoard.setItemProviders([promised])
+        let (promisedPaste, anchor2) = try await alternate(rounds: rounds, perRound: perRound / 2, echo: echo) {
+            try await withTaskExecutorPreference(executor) { try await Self.promisedPaste(board) }
+        }
+        report("P2 1 KiB promised paste (Read + pipe + FinishTransfer)", "p50", value: promisedPaste.median, unit: "µs",
+               anchor: "C libdbus echo 1 KiB", anchorValue: anchor2.median, goal: .ratio(atMost: 2.5))
+        report("P2 1 KiB promised paste (Read + pipe + FinishTransfer)", "p99", value: promisedPaste.percentile(99),
+               unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor2.percentile(99))
+        // Where P2's time goes: Read (the broker starts the transfer), the bytes through the pipe
+        // (read on a blocking-I/O thread), FinishTransfer (the source's reply).
+        var phases = [Samples(), Samples(), Samples()]
+        for _ in 0..<(rounds * perRound / 4) {
+            let times = try await withTaskExecutorPreference(executor) { try await Self.promisedPastePhases(board) }
+            for (index, time) in times.enumerated() { phases[index].append(time) }
+        }
+        for (index, phase) in ["Read until the fd arrives", "pipe read to end of file", "FinishTransfer"].enumerated() {
+            report("P2 breakdown: \(phase)", "p50", value: phases[index].median, unit: "µs")
+        }
+        _ = try await board.clear()
+        await source.close()
+        await reader.close()
+    }
+
+    static func heldPaste(_ board: Pasteboard) async throws {
+        let read = try await board.read(item: 0, type: .data)
+        guard case .bytes(let bytes) = read.content, bytes.count == payload else {
+            throw Spawn.Failure(description: "the held paste was not \(payload) inline bytes")
+        }
+    }
+
+    static func promisedPaste(_ board: Pasteboard) async throws {
+        let read = try await board.read(item: 0, type: .data)
+        guard read.transfer != nil else { throw Spawn.Failure(description: "the promised paste came without a transfer") }
+        let bytes = try await read.bytes()
+        guard bytes.count == payload else { throw Spawn.Failure(description: "the promised paste gave \(bytes.count) bytes") }
+    }
+
+    /// One promised paste in its three phases, as in `PasteboardRead.bytes()`; µs each.
+    static func promisedPastePhases(_ board: Pasteboard) async throws -> [Double] {
+        let start = now()
+        let read = try await board.read(item: 0, type: .data)
+        guard case .stream(let fd, let transfer) = read.content, transfer != nil else {
+            throw Spawn.Failure(description: "the promised paste came without a stream")
+        }
+        let afterRead = now()
+        let count = try await BlockingRead.run { try fd.readAll().count }
+        fd.close()
+        let afterBytes = now()
+        let written = try await read.finish()
+        let end = now()
+        guard count == payload, written == UInt64(payload) else {
+            throw Spawn.Failure(description: "the promised paste gave \(count) bytes")
+        }
+        return [afterRead - start, afterBytes - afterRead, end - afterBytes]
+    }
+
+    /// Runs `body` and the echo anchor in alternating rounds (after a warm-up of each); returns
+    /// the per-call times in µs.
+    func alternate(rounds: Int, perRound: Int, echo: EchoAnchor,
+                   _ body: @escaping @Sendable () async throws -> Void) async throws -> (Samples, Samples) {
+        var ferry = Samples(), anchor = Samples()
+        for _ in 0..<max(1, perRound / 10) { try await body() }
+        _ = try echo.echo(payload: Self.payload, iterations: max(1, perRound / 10))
+        for _ in 0..<rounds {
+            for _ in 0..<perRound {
+                let start = now()
+                try await body()
+                ferry.append(now() - start)
+            }
+            anchor.append(contentsOf: try echo.echo(payload: Self.payload, iterations: perRound))
+        }
+        return (ferry, anchor)
+    }
+}
+
+/// Blocking reads off the connection's thread, on a thread of their own (as the library does).
+enum BlockingRead {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "paste-bench.io").async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Ferry
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// P6: `ferry paste` of a short text as a whole process against `xclip -o` of the same text, in
+/// alternating runs (the median wall time from spawn to exit, stdout to /dev/null). Also the
+/// start-up floor of the `ferry` executable (`ferry --help`, no bus).
+struct StartupBench {
+    let config: Config
+    let scratch: Scratch
+
+    static let text = "Ferry moves items between apps."
+
+    func run() async throws {
+        let ferry = Config.environment("FERRY_BENCH_FERRY")
+            ?? (Spawn.selfPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/ferry")
+        guard access(ferry, X_OK) == 0 else { throw Spawn.Failure(description: "no ferry executable at \(ferry)") }
+        guard XclipAnchor.isAvailable else { return note("no DISPLAY or xclip: P6 is skipped") }
+
+        let client = try await FerryClient.connect()
+        try await client.general.setString(Self.text)
+        let owner = try XclipAnchor(selection: "primary", serving: try scratch.file(named: "short.txt", text: Self.text))
+        defer { owner.stop() }
+
+        let ferryPaste = [ferry, "paste"], xclipPaste = ["xclip", "-o"]
+        for command in [ferryPaste, xclipPaste] {
+            let (status, output) = try Spawn.output(command)
+            guard status == 0, output.hasPrefix(Self.text) else {
+                throw Spawn.Failure(description: "\(command.joined(separator: " ")) gave status \(status), \"\(output)\"")
+            }
+        }
+        let runs = config.quick ? 60 : 300
+        var paste = Samples(), xclip = Samples(), help = Samples()
+        for _ in 0..<10 { _ = try Spawn.timedRun(ferryPaste); _ = try Spawn.timedRun(xclipPaste) }  // warm caches
+        for _ in 0..<runs {
+            paste.append(try Spawn.timedRun(ferryPaste) / 1000)
+            xclip.append(try Spawn.timedRun(xclipPaste) / 1000)
+            help.append(try Spawn.timedRun([ferry, "--help"]) / 1000)
+        }
+        report("P6 ferry paste (\(Self.text.utf8.count) B text), whole process", "median of \(runs)", value: paste.median,
+               unit: "ms", anchor: "xclip -o via Xvfb", anchorValue: xclip.median, goal: .ratio(atMost: 1.0))
+        report("P6 ferry paste (\(Self.text.utf8.count) B text), whole process", "p90", value: paste.percentile(90),
+               unit: "ms", anchor: "xclip -o via Xvfb", anchorValue: xclip.percentile(90))
+        report("P6 (context) ferry --help: start-up without the bus", "median of \(runs)", value: help.median, unit: "ms",
+               anchor: "xclip -o via Xvfb", anchorValue: xclip.median)
+        _ = try await client.general.clear()
+        await client.close()
+    }
+}

@@ -1,0 +1,91 @@
+import DBus
+import Dispatch
+import Ferry
+import FerryModel
+import FerryTestSupport
+import Foundation
+import Synchronization
+
+/// A private bus with a running `ferryd`, and Ferry clients connected to it.
+final class ClientFixture: Sendable {
+    let bus: PrivateBus
+    let stateDir: URL
+    let daemon: ServiceProcess?
+
+    /// Starts a private bus and, unless `withBroker` is false, a ferryd on it.
+    init(withBroker: Bool = true) async throws {
+        bus = try PrivateBus()
+        stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-client-test-\(UUID().uuidString)")
+        if withBroker {
+            daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"),
+                                              ["--bus", bus.address, "--state-dir", stateDir.path],
+                                              environment: bus.environment())
+        } else {
+            daemon = nil
+        }
+    }
+
+    /// A new client on the private bus.
+    func client() async throws -> FerryClient { try await FerryClient.connect(address: bus.address) }
+
+    /// A new client registered as a command-line tool.
+    func registeredClient() async throws -> FerryClient {
+        let client = try await client()
+        try await client.registerCommandLineTool()
+        return client
+    }
+
+    /// A raw connection on the private bus.
+    func connection() async throws -> Connection { try await Connection(address: bus.address) }
+
+    /// Stops the daemon and the bus and removes the state.
+    func tearDown() {
+        daemon?.stop()
+        bus.stop()
+        try? FileManager.default.removeItem(at: stateDir)
+    }
+
+    /// Tears down on a thread of its own: stopping the daemon and the bus blocks (it waits for
+    /// the processes to exit), and blocking the cooperative pool (two threads on this machine)
+    /// from two tests at once starves every other test's tasks, clients' promise handlers
+    /// included.
+    func tearDownOffThePool() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue(label: "org.ferry.tests.teardown").async {
+                self.tearDown()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Runs `body` with a fresh fixture, tearing it down afterwards.
+    static func with<T>(withBroker: Bool = true, _ body: (ClientFixture) async throws -> T) async throws -> T {
+        let fixture = try await ClientFixture(withBroker: withBroker)
+        do {
+            let result = try await body(fixture)
+            await fixture.tearDownOffThePool()
+            return result
+        } catch {
+            await fixture.tearDownOffThePool()
+            throw error
+        }
+    }
+}
+
+/// Bytes that look like a PNG (signature first), `count` long, deterministic.
+func pngLikeBytes(_ count: Int, seed: UInt8 = 7) -> Data {
+    var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    var x = UInt32(seed) &* 2_654_435_761
+    while bytes.count < count {
+        x = x &* 1_103_515_245 &+ 12345
+        bytes.append(UInt8(truncatingIfNeeded: x >> 16))
+    }
+    return Data(bytes.prefix(count))
+}
+
+/// Counts calls from loaders.
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

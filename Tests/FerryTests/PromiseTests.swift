@@ -1,0 +1,133 @@
+import DBus
+import Ferry
+import FerryModel
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// Promised representations: served by the registered writer through org.ferry.Client1, handed to
+/// the broker by flush, refused to anyone but the broker.
+@Suite("Ferry: promised representations")
+struct PromiseTests {
+    /// An item whose text is produced by a loader that counts its calls.
+    static func lazyText(_ text: String, counter: CallCounter) -> ItemProvider {
+        var provider = ItemProvider()
+        provider.registerDataRepresentation(for: .utf8PlainText, estimatedSize: Int64(text.utf8.count)) { _ in
+            counter.increment()
+            return Data(text.utf8)
+        }
+        return provider
+    }
+
+    @Test("a registered client's loader is promised and served on demand through a pipe")
+    func promisedServedByWriter() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            let counter = CallCounter()
+            try await writer.general.setItemProviders([Self.lazyText("served lazily", counter: counter)])
+            #expect(counter.value == 0)
+            let items = try await reader.general.items
+            #expect(items.first?.promisedTypes == [.utf8PlainText])
+            #expect(items.first?.sourceAppID == writer.appID)
+
+            let read = try await reader.general.read(item: 0, type: .plainText)
+            #expect(read.transfer != nil)
+            #expect(String(decoding: try await read.bytes(), as: UTF8.self) == "served lazily")
+            #expect(counter.value == 1)
+            #expect(try await reader.general.string == "served lazily")
+            #expect(counter.value == 2)
+            await writer.close()
+            await reader.close()
+        }
+    }
+
+    @Test("an unregistered client's loader is loaded at once and held by the broker")
+    func unregisteredLoaderLoadsNow() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.client(), reader = try await fixture.client()
+            let counter = CallCounter()
+            try await writer.general.setItemProviders([Self.lazyText("held", counter: counter)])
+            #expect(counter.value == 1)
+            #expect(try await reader.general.items.first?.promisedTypes == [])
+            await writer.close()
+            #expect(try await reader.general.string == "held")
+            await reader.close()
+        }
+    }
+
+    @Test("copy, flush, quit, paste: promised text and a 3 MiB promised image outlive the writer")
+    func flushThenPasteAfterClose() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient()
+            let counter = CallCounter()
+            let big = pngLikeBytes(3 << 20, seed: 9)
+            var image = ItemProvider()
+            image.registerDataRepresentation(for: .png, estimatedSize: Int64(big.count)) { _ in big }
+            try await writer.general.setItemProviders([Self.lazyText("still here", counter: counter), image])
+            await writer.close()  // flushes first
+            #expect(counter.value == 1)
+
+            let reader = try await fixture.client()
+            let items = try await reader.general.items
+            #expect(items.allSatisfy { $0.promisedTypes.isEmpty })
+            #expect(try await reader.general.string == "still here")
+            #expect(try await reader.general.data(forType: .image, item: 1) == big)
+            await reader.close()
+        }
+    }
+
+    @Test("a writer that quits without flushing leaves an Unavailable promise")
+    func vanishedWriterIsUnavailable() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient()
+            try await writer.general.setItemProviders([Self.lazyText("gone", counter: CallCounter())])
+            await writer.connection.close()
+            let reader = try await fixture.client()
+            try await Task.sleep(for: .milliseconds(200))
+            let error = await #expect(throws: FerryError.self) { _ = try await reader.general.string }
+            #expect(error?.code == .unavailable)
+            await reader.close()
+        }
+    }
+
+    @Test("a loader that fails while serving gives the reader .unavailable, and the writer keeps serving")
+    func failingLoaderIsUnavailable() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            var provider = ItemProvider()
+            provider.registerDataRepresentation(for: .utf8PlainText) { _ in
+                throw FerryModelError(.unavailable, "the disk is gone")
+            }
+            provider.registerDataRepresentation(for: .html) { _ in Data("<p>fine</p>".utf8) }
+            try await writer.general.setItemProviders([provider])
+            let error = await #expect(throws: FerryError.self) { _ = try await reader.general.string }
+            #expect(error?.code == .unavailable)
+            #expect(try await reader.general.data(forType: .html) == Data("<p>fine</p>".utf8))
+            await writer.close()
+            await reader.close()
+        }
+    }
+
+    @Test("org.ferry.Client1 refuses a caller that is not the broker")
+    func clientObjectRefusesOthers() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient()
+            try await writer.general.setItemProviders([Self.lazyText("secret", counter: CallCounter())])
+            let itemID = try #require(try await writer.general.items.first?.id)
+            let intruder = try await fixture.connection()
+            let pipe = try FileDescriptor.pipe()
+            let error = await #expect(throws: DBusError.self) {
+                _ = try await intruder.call(destination: writer.connection.uniqueName, path: FerryClient.clientPath,
+                                            interface: "org.ferry.Client1", member: "ProvideRepresentation",
+                                            body: [.string(itemID.uuidString.lowercased()), .string("public.utf8-plain-text"),
+                                                   .unixFD(pipe.write), [String: DBusValue]().dbusValue],
+                                            timeout: .seconds(10))
+            }
+            #expect(error?.name.rawValue == "org.ferry.Error.PermissionDenied")
+            pipe.write.close()
+            #expect(try pipe.read.readAll().isEmpty)
+            await intruder.close()
+            await writer.close()
+        }
+    }
+}
