@@ -50,7 +50,8 @@ extension ConnectionRouter {
         let noReply = envelope.noReplyExpected
         let memberName = MemberName(unchecked: member)
         handlersInFlight.add(1, ordering: .relaxed)
-        Task {
+        let executor: (any TaskExecutor)? = method.execution == .connectionThread ? connection.taskExecutor : nil
+        Task(executorPreference: executor) {
             let response: Message?
             do {
                 let call = MethodCall(message: message, sender: sender, path: path, interface: interface.name,
@@ -88,6 +89,12 @@ extension Connection {
     /// Sends a handler's reply, if any, on the owner thread, and counts the handler as done.
     func finishHandler(reply: Message?) {
         let router = self.router
+        if loop.onOwnerThread {
+            // A handler on the connection's executor: send right here, with no job.
+            if let reply { try? router.send(reply) }
+            router.handlersInFlight.subtract(1, ordering: .relaxed)
+            return
+        }
         let accepted = loop.submit {
             if let reply { try? router.send(reply) }
             router.handlersInFlight.subtract(1, ordering: .relaxed)

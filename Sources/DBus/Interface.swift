@@ -75,7 +75,20 @@ public struct Method: Sendable {
     public let inputs: [Argument]
     /// The values the method returns.
     public let outputs: [Argument]
+    /// Where the handler's task runs.
+    public let execution: Execution
     let handler: @Sendable (MethodCall) async throws -> [DBusValue]
+
+    /// Where a method's handler runs.
+    public enum Execution: Sendable {
+        /// A task on the global concurrent pool (the default): the handler may take its time.
+        case pool
+        /// A task preferring the connection's own thread (`Connection.taskExecutor`): no thread
+        /// hop to start the handler or to send its reply, which is most of the latency a Swift
+        /// handler adds to a call (BENCHMARKS.md). The handler must not block — it holds up the
+        /// connection's I/O while it runs; awaiting is fine.
+        case connectionThread
+    }
 
     /// Declares a method.
     ///
@@ -83,17 +96,20 @@ public struct Method: Sendable {
     ///   - name: the member name.
     ///   - inputs: the arguments, in order: `["path": "o", "options": "a{sv}"]`.
     ///   - outputs: the returned values, in order.
+    ///   - execution: where the handler runs (``Execution/pool`` unless it is short and never
+    ///     blocks).
     ///   - handler: runs as a task for each call; returns the output values. A thrown
     ///     `DBusError` is replied with its name; any other error becomes
     ///     `org.freedesktop.DBus.Error.Failed` with the error's description.
     public init(
         _ name: MemberName, in inputs: KeyValuePairs<String, Signature> = [:],
-        out outputs: KeyValuePairs<String, Signature> = [:],
+        out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
         handler: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
     ) {
         self.name = name
         self.inputs = Argument.list(inputs)
         self.outputs = Argument.list(outputs)
+        self.execution = execution
         self.handler = handler
     }
 

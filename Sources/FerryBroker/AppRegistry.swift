@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+import Synchronization
 
 /// Who is calling the broker: a unique bus name and the credentials the bus vouches for.
 public struct Caller: Sendable, Hashable {
@@ -41,7 +42,11 @@ public actor AppRegistry {
     /// The largest manifest accepted, in bytes (1 MiB).
     public static let maximumManifestSize = 1 << 20
 
-    private var apps: [String: RegisteredApp] = [:]  // by unique name
+    private var apps: [String: RegisteredApp] = [:] {  // by unique name
+        didSet { byUniqueName.withLock { [apps] in $0 = apps } }
+    }
+    /// A copy of `apps` readable without a hop to the actor (a paste looks its reader up).
+    private nonisolated let byUniqueName = Mutex<[String: RegisteredApp]>([:])
     private let ownUID: UInt32
     private let types: TypeDatabase
 
@@ -124,6 +129,12 @@ public actor AppRegistry {
     /// Removes whatever a vanished connection had registered.
     public func connectionClosed(_ uniqueName: String) -> RegisteredApp? {
         apps.removeValue(forKey: uniqueName)
+    }
+
+    /// The app the connection `uniqueName` registered, nil when none; answered without waiting
+    /// for the actor.
+    public nonisolated func app(of uniqueName: String) -> RegisteredApp? {
+        byUniqueName.withLock { $0[uniqueName] }
     }
 
     /// Every registered app, sorted by app id.

@@ -25,7 +25,7 @@ extension PasteboardService {
             Method("SetItems", in: ["items": "aa{sv}", "options": "a{sv}"], out: ["change_count": "t", "item_ids": "as"]) { call in
                 try await self.setItems(call, pasteboard: name)
             }
-            Method("Items", out: ["items": "aa{sv}"]) { call in
+            Method("Items", out: ["items": "aa{sv}"], execution: .connectionThread) { call in
                 let caller = try await self.resolve(call)
                 let snapshot = try await self.snapshot(name)
                 return [PasteboardMetadata.items(snapshot.items, sensitive: snapshot.volatile?.sensitive ?? [], for: caller)]
@@ -34,7 +34,8 @@ extension PasteboardService {
                 try await self.detectPatterns(call, pasteboard: name)
             }
             Method("Read", in: ["item_index": "u", "type": "s", "options": "a{sv}"],
-                   out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"]) { call in
+                   out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"],
+                   execution: .connectionThread) { call in
                 try await self.read(call, pasteboard: name)
             }
             Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"]) { call in
@@ -93,7 +94,7 @@ extension PasteboardService {
             credentials.withLock { $0[name] = caller }
         }
         try AppRegistry.checkSameUser(caller, ownUID: ownUID)
-        let app = await registry.registeredApps.first { $0.caller.uniqueName == name }
+        let app = registry.app(of: name)
         return PasteboardCaller(caller: caller, app: app)
     }
 
@@ -107,7 +108,7 @@ extension PasteboardService {
             (count, items) = try store.contents(of: name)
             contentsCache.store(name, (count, items), generation: generation)
         }
-        if let content = await volatileContent(name, changeCount: count) {
+        if hasVolatileContent.withLock({ $0.contains(name) }), let content = await volatileContent(name, changeCount: count) {
             return PasteboardSnapshot(changeCount: count, items: content.items(at: Date()), volatile: content)
         }
         return PasteboardSnapshot(changeCount: count, items: items, volatile: nil)

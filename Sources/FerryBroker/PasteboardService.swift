@@ -49,7 +49,12 @@ public actor PasteboardService {
     nonisolated let credentials = Mutex<[String: Caller]>([:])
 
     var exported: Set<String> = []
-    var volatile: [String: VolatileContent] = [:]
+    var volatile: [String: VolatileContent] = [:] {
+        didSet { hasVolatileContent.withLock { [volatile] in $0 = Set(volatile.keys) } }
+    }
+    /// The pasteboards with volatile content, readable without a hop to the actor (most reads
+    /// find none and need not wait for it).
+    nonisolated let hasVolatileContent = Mutex<Set<String>>([])
     var announced: [String: UInt64] = [:]
 
     /// Makes the service; nothing is exported until ``exportAll()``.

@@ -46,6 +46,9 @@ struct LatencyBench {
         let server = try await Connection(address: address)
         try server.export(Interface("org.ferry.PasteBench1") {
             Method("Echo", in: ["data": "ay"], out: ["data": "ay"]) { call in [.bytes(try call.argument(0, as: [UInt8].self))] }
+            Method("EchoOnThread", in: ["data": "ay"], out: ["data": "ay"], execution: .connectionThread) { call in
+                [.bytes(try call.argument(0, as: [UInt8].self))]
+            }
         }, at: "/org/ferry/PasteBench")
         let echoArgument: [DBusValue] = [.bytes([UInt8](bytes))]
         let (swiftEcho, anchor1e) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
@@ -56,6 +59,15 @@ struct LatencyBench {
         }
         report("P1 breakdown: Echo 1 KiB exported through the Swift D-Bus layer", "p50", value: swiftEcho.median,
                unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor1e.median)
+        let (threadEcho, anchor1t) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
+            try await withTaskExecutorPreference(executor) {
+                _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
+                                                     interface: "org.ferry.PasteBench1", member: "EchoOnThread",
+                                                     body: echoArgument)
+            }
+        }
+        report("P1 breakdown: the same Echo, handler on the connection thread", "p50", value: threadEcho.median,
+               unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor1t.median)
         await server.close()
 
         // Where P1's time goes, on the same executor: a property read (ferryd answers from its
