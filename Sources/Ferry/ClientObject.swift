@@ -55,21 +55,25 @@ enum ClientObject {
             let file = try ItemEncoder.openForReading(url)
             return try await BlockingIO.run { try copy(from: file, to: fd) }
         case .data(let data):
-            return try await BlockingIO.run { try writeChunks(Array(data), to: fd) }
+            return try await BlockingIO.run { try writeChunks(data, to: fd) }
         case .file, .loader:
             let bytes = try await ItemEncoder.load(representation)
             return try await BlockingIO.run { try writeChunks(bytes, to: fd) }
         }
     }
 
-    private static func writeChunks(_ bytes: [UInt8], to fd: FileDescriptor) throws -> UInt64 {
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(bytes.count, offset + chunkSize)
-            try fd.write(all: bytes[offset..<end])
-            offset = end
+    /// Writes `data` in chunks straight from its storage (a 1 GiB promise is never copied).
+    private static func writeChunks(_ data: Data, to fd: FileDescriptor) throws -> UInt64 {
+        try data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + chunkSize)
+                try fd.write(all: UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
         }
-        return UInt64(bytes.count)
+        return UInt64(data.count)
     }
 
     private static func copy(from file: FileDescriptor, to fd: FileDescriptor) throws -> UInt64 {

@@ -52,9 +52,9 @@ extension FerryClient {
         if case .file(let url, _) = representation.source, !representation.isFolder {
             return .unixFD(try ItemEncoder.openForReading(url))
         }
-        let bytes: [UInt8]
-        if case .data(let data) = representation.source { bytes = Array(data) } else { bytes = try await ItemEncoder.load(representation) }
-        if bytes.count <= ItemEncoder.inlineMaximum { return .bytes(bytes) }
+        let bytes: Data
+        if case .data(let data) = representation.source { bytes = data } else { bytes = try await ItemEncoder.load(representation) }
+        if bytes.count <= ItemEncoder.inlineMaximum { return .bytes([UInt8](bytes)) }
         return .unixFD(try FileDescriptor.memfd(name: "ferry-fulfill", contents: bytes, sealed: true))
     }
 

@@ -78,7 +78,7 @@ struct ItemEncoder {
     private mutating func payload(_ representation: ItemProvider.Representation) async throws(FerryError) -> Payload {
         switch representation.source {
         case .data(let data):
-            return try place(Array(data), representation)
+            return try place(data, representation)
         case .file(let url, _) where !representation.isFolder:
             if fds < Self.maximumFDs {
                 fds += 1
@@ -95,10 +95,10 @@ struct ItemEncoder {
     }
 
     /// Inline when small, else a memfd while descriptors remain, else inline up to 1 MiB, else promised.
-    private mutating func place(_ bytes: [UInt8], _ representation: ItemProvider.Representation) throws(FerryError) -> Payload {
+    private mutating func place(_ bytes: Data, _ representation: ItemProvider.Representation) throws(FerryError) -> Payload {
         if bytes.count <= Self.inlineLimit, inlineBytes + bytes.count <= Self.inlineBudget {
             inlineBytes += bytes.count
-            return .inline(bytes)
+            return .inline([UInt8](bytes))
         }
         if fds < Self.maximumFDs {
             fds += 1
@@ -108,7 +108,7 @@ struct ItemEncoder {
         }
         if bytes.count <= Self.inlineMaximum, inlineBytes + bytes.count <= Self.inlineBudget {
             inlineBytes += bytes.count
-            return .inline(bytes)
+            return .inline([UInt8](bytes))
         }
         return try promiseOrRefuse(representation)
     }
@@ -122,11 +122,11 @@ struct ItemEncoder {
     }
 
     /// The representation's bytes (a folder as a zip archive, a loader run now).
-    static func load(_ representation: ItemProvider.Representation) async throws(FerryError) -> [UInt8] {
+    static func load(_ representation: ItemProvider.Representation) async throws(FerryError) -> Data {
         var single = ItemProvider()
         single.register(representation)
         do {
-            return Array(try await single.loadData(for: representation.contentType).data)
+            return try await single.loadData(for: representation.contentType).data
         } catch {
             throw FerryError.converting(error)
         }
