@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 extension Connection {
     /// Sends a method call and waits for its reply.
@@ -13,7 +14,10 @@ extension Connection {
     /// - Throws: the remote error as a `DBusError` with its name and message;
     ///   `org.freedesktop.DBus.Error.NoReply` when the timeout passes;
     ///   `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
-    public func call(_ message: Message, timeout: Duration? = nil) async throws -> Message {
+    public func call(_ message: consuming Message, timeout: Duration? = nil) async throws -> Message {
+        // Only the box holds the message from here, and `start` empties it once the message is
+        // sent: whatever it carries (a pipe's write end) is not kept alive until the reply.
+        let outgoing = Outgoing(consume message)
         let reply = PendingReply()
         let ms = Self.milliseconds(timeout)
         let loop = self.loop, router = self.router
@@ -25,8 +29,8 @@ extension Connection {
                 if loop.onOwnerThread {
                     // A task on the connection's executor, run by the loop between its libdbus
                     // calls (never inside a libdbus callback): send right here, with no job.
-                    Self.start(reply, message, ms, loop, router, continuation)
-                } else if !loop.submit({ Self.start(reply, message, ms, loop, router, continuation) }) {
+                    Self.start(reply, outgoing, ms, loop, router, continuation)
+                } else if !loop.submit({ Self.start(reply, outgoing, ms, loop, router, continuation) }) {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                 }
             }
@@ -43,13 +47,20 @@ extension Connection {
     }
 
     /// Sends `message` for `reply` (owner thread).
-    private static func start(_ reply: PendingReply, _ message: Message, _ ms: Int32, _ loop: ConnectionLoop,
+    private static func start(_ reply: PendingReply, _ outgoing: Outgoing, _ ms: Int32, _ loop: ConnectionLoop,
                               _ router: ConnectionRouter, _ continuation: UnsafeContinuation<Message, any Error>) {
-        guard let conn = loop.connection else {
+        guard let conn = loop.connection, let message = outgoing.take() else {
             continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
             return
         }
         reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
+    }
+
+    /// A message on its way out, held once: `take` hands it over and forgets it.
+    private final class Outgoing: Sendable {
+        private let message: Mutex<Message?>
+        init(_ message: Message) { self.message = Mutex(message) }
+        func take() -> Message? { message.withLock { m in defer { m = nil }; return m } }
     }
 
     /// Calls a method and returns the reply's values.
@@ -68,7 +79,7 @@ extension Connection {
     ) async throws -> [DBusValue] {
         let message = try Message.methodCall(destination: destination, path: path, interface: interface,
                                              member: member, body: body)
-        return try await call(message, timeout: timeout).body
+        return try await call(consume message, timeout: timeout).body
     }
 
     /// Calls a method that returns one value, converted to `R`.

@@ -38,7 +38,7 @@ extension PasteboardService {
                    execution: .connectionThread) { call in
                 try await self.read(call, pasteboard: name)
             }
-            Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"]) { call in
+            Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"], execution: .connectionThread) { call in
                 try await self.finishTransfer(call)
             }
             Method("Fulfill", in: ["item_id": "s", "type": "s", "data": "v"]) { call in

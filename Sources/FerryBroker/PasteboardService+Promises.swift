@@ -12,7 +12,7 @@ import FerryModel
 extension PasteboardService {
     /// The owner's bus name and client object, when it is still a registered app.
     nonisolated func client(of owner: String) async -> (BusName, ObjectPath)? {
-        guard let app = await registry.registeredApps.first(where: { $0.caller.uniqueName == owner }),
+        guard let app = registry.app(of: owner),
               let name = try? BusName(owner), let path = try? ObjectPath(app.clientPath) else { return nil }
         return (name, path)
     }

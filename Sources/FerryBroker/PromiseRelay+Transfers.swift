@@ -25,7 +25,7 @@ extension PromiseRelay {
             let pipe = try FileDescriptor.pipe(bufferSize: Self.pipeBufferSize)
             read = pipe.read
             // Appending the write end duplicates it into the message; ours goes right away, so
-            // the only copies left are the message's (freed once the call returns) and the source's.
+            // the only copies left are the message's (freed once it is sent) and the source's.
             defer { pipe.write.close() }
             message = try Message.methodCall(
                 destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideMember,
@@ -42,7 +42,7 @@ extension PromiseRelay {
                 // Taken out of the box so that nothing but this call holds the message (and its
                 // copy of the write end) once the call returns.
                 guard let message = handOff.take() else { throw CancellationError() }
-                let reply = try await connection.call(message, timeout: timeout)
+                let reply = try await connection.call(consume message, timeout: timeout)
                 let body = try reply.body
                 guard body.count == 1, case .uint64(let size) = body[0] else {
                     throw FerryModelError(.unavailable, "the source \(owner.rawValue) replied \(reply.signature.rawValue) instead of a size (t)")
