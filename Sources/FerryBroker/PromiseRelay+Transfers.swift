@@ -84,15 +84,20 @@ extension PromiseRelay {
 
     /// Notes that a transfer's call has returned.
     func ended(_ id: String) {
-        transfers[id]?.endedAt = .now
+        guard transfers[id] != nil else { return }
+        endedOrder.append((id, .now))
     }
 
-    /// Drops transfers that ended more than `retention` ago.
+    /// Drops transfers that ended more than `retention` ago: amortized O(1) per call.
     func forgetExpired() {
         let now = ContinuousClock.now
-        transfers = transfers.filter { _, transfer in
-            guard let endedAt = transfer.endedAt else { return true }
-            return now - endedAt < retention
+        while endedHead < endedOrder.count, now - endedOrder[endedHead].at >= retention {
+            transfers[endedOrder[endedHead].id] = nil
+            endedHead += 1
+        }
+        if endedHead >= 1024, endedHead * 2 >= endedOrder.count {
+            endedOrder.removeFirst(endedHead)
+            endedHead = 0
         }
     }
 }

@@ -39,10 +39,13 @@ public actor PromiseRelay {
         var reader: BusName
         var owner: BusName
         var task: Task<UInt64, any Error>
-        var endedAt: ContinuousClock.Instant?
     }
 
     var transfers: [String: Transfer] = [:]
+    /// Ended transfers in the order they ended (so oldest first), from `endedHead` on: forgetting
+    /// expired ones looks only at the front, never at every transfer.
+    var endedOrder: [(id: String, at: ContinuousClock.Instant)] = []
+    var endedHead = 0
 
     /// Makes a relay calling sources over `connection`.
     ///
@@ -78,7 +81,7 @@ public actor PromiseRelay {
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     timeout: timeout)
         let id = UUID().uuidString.lowercased()
-        transfers[id] = Transfer(reader: reader, owner: owner, task: task, endedAt: nil)
+        transfers[id] = Transfer(reader: reader, owner: owner, task: task)
         Task { [weak self] in
             _ = await task.result
             await self?.ended(id)
