@@ -1,23 +1,69 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the project (release build) on a private bus and prints one table.
 # Usage: scripts/bench.sh            (after `swift build -c release`; `make bench` does both)
+#
+# Besides the private dbus-daemon it starts, for paste-bench: ferryd on that bus with a temporary
+# --state-dir, and a private Xvfb display (for the xclip anchors) when Xvfb is installed.
+# Environment passed through to paste-bench: FERRY_BENCH_MIB, FERRY_BENCH_XCLIP_MIB (sizes of P3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --show-bin-path)
 . scripts/private-bus.sh
 start_private_bus
 
-results=$(mktemp)
-trap 'rm -f "$results"; stop_private_bus' EXIT
+work=$(mktemp -d)
+results="$work/results"
+ferryd_pid="" xvfb_pid=""
+cleanup() {
+  if [ -n "$ferryd_pid" ]; then kill -TERM "$ferryd_pid" 2>/dev/null || true; wait "$ferryd_pid" 2>/dev/null || true; fi
+  if [ -n "$xvfb_pid" ]; then kill -TERM "$xvfb_pid" 2>/dev/null || true; wait "$xvfb_pid" 2>/dev/null || true; fi
+  stop_private_bus
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
+started=$(date +%s)
 echo "Ferry benchmarks — $(date -u +%Y-%m-%d) — $(nproc) cores — $(uname -m)" >&2
-for bench in dbus-bench type-bench; do
-  if [ -x "$bin/$bench" ]; then
-    echo "running $bench…" >&2
-    "$bin/$bench" >>"$results"
-  else
-    echo "missing $bin/$bench (build failed?)" >&2
-    exit 1
-  fi
+for bench in dbus-bench type-bench paste-bench ferryd ferry; do
+  [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (build failed?)" >&2; exit 1; }
 done
+
+for bench in dbus-bench type-bench; do
+  echo "running $bench…" >&2
+  "$bin/$bench" >>"$results"
+done
+
+# A private X display for the xclip anchors (-displayfd picks a free display number).
+if command -v Xvfb >/dev/null && command -v xclip >/dev/null; then
+  Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+  xvfb_pid=$!
+  for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+  if [ -s "$work/display" ]; then
+    export DISPLAY=":$(head -n1 "$work/display")"
+  else
+    echo "Xvfb did not start; the xclip anchors are skipped" >&2
+    unset DISPLAY
+  fi
+else
+  echo "Xvfb or xclip missing (make deps installs them); the xclip anchors are skipped" >&2
+  unset DISPLAY
+fi
+
+# ferryd on the private bus, with its own state directory.
+"$bin/ferryd" --state-dir "$work/state" >"$work/ferryd.out" 2>"$work/ferryd.log" &
+ferryd_pid=$!
+for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
+if ! grep -q READY "$work/ferryd.out"; then
+  echo "ferryd did not start:" >&2
+  cat "$work/ferryd.log" >&2
+  exit 1
+fi
+export FERRY_BENCH_FERRYD_PID=$ferryd_pid FERRY_BENCH_FERRY="$bin/ferry"
+
+echo "running paste-bench…" >&2
+status=0
+TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
+
 python3 scripts/bench-table.py <"$results"
+echo "took $(( $(date +%s) - started )) s" >&2
+exit "$status"
