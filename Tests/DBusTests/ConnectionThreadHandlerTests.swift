@@ -22,7 +22,7 @@ struct ConnectionThreadHandlerTests {
                 return [.int32(a + b)]
             }
             Method("Refuse", execution: .connectionThread) { _ in
-                throw DBusError(try ErrorName("org.ferry.Error.PermissionDenied"), "not now")
+                throw DBusError(ErrorName("org.ferry.Error.PermissionDenied"), "not now")
             }
             // Awaiting another call from the connection's own thread must not deadlock it.
             Method("Quadruple", in: ["n": "u"], out: ["n": "u"], execution: .connectionThread) { call in
