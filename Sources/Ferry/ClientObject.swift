@@ -55,15 +55,25 @@ enum ClientObject {
             let file = try ItemEncoder.openForReading(url)
             return try await BlockingIO.run { try copy(from: file, to: fd) }
         case .data(let data):
-            return try await BlockingIO.run { try writeChunks(data, to: fd) }
+            return try await writeChunks(data, to: fd)
         case .file, .loader:
-            let bytes = try await ItemEncoder.load(representation)
-            return try await BlockingIO.run { try writeChunks(bytes, to: fd) }
+            return try await writeChunks(try await ItemEncoder.load(representation), to: fd)
         }
     }
 
+    /// Bytes that fit in any fresh pipe without blocking: one page, the capacity Linux gives a
+    /// pipe even when the user is over their pipe-buffer quota.
+    static let nonBlockingSize = 4096
+
+    /// Writes `data` into the pipe: right here when it fits without blocking (no thread hop for
+    /// the small promises most pastes are), else on a blocking-I/O thread.
+    private static func writeChunks(_ data: Data, to fd: FileDescriptor) async throws -> UInt64 {
+        if data.count <= nonBlockingSize { return try writeChunks(data, into: fd) }
+        return try await BlockingIO.run { try writeChunks(data, into: fd) }
+    }
+
     /// Writes `data` in chunks straight from its storage (a 1 GiB promise is never copied).
-    private static func writeChunks(_ data: Data, to fd: FileDescriptor) throws -> UInt64 {
+    private static func writeChunks(_ data: Data, into fd: FileDescriptor) throws -> UInt64 {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var offset = 0

@@ -84,20 +84,22 @@ extension PromiseRelay {
 
     /// Notes that a transfer's call has returned.
     func ended(_ id: String) {
-        guard transfers[id] != nil else { return }
-        endedOrder.append((id, .now))
+        book.withLock { book in
+            guard book.transfers[id] != nil else { return }
+            book.endedOrder.append((id, .now))
+        }
     }
 
     /// Drops transfers that ended more than `retention` ago: amortized O(1) per call.
-    func forgetExpired() {
+    func forgetExpired(_ book: inout Book) {
         let now = ContinuousClock.now
-        while endedHead < endedOrder.count, now - endedOrder[endedHead].at >= retention {
-            transfers[endedOrder[endedHead].id] = nil
-            endedHead += 1
+        while book.endedHead < book.endedOrder.count, now - book.endedOrder[book.endedHead].at >= retention {
+            book.transfers[book.endedOrder[book.endedHead].id] = nil
+            book.endedHead += 1
         }
-        if endedHead >= 1024, endedHead * 2 >= endedOrder.count {
-            endedOrder.removeFirst(endedHead)
-            endedHead = 0
+        if book.endedHead >= 1024, book.endedHead * 2 >= book.endedOrder.count {
+            book.endedOrder.removeFirst(book.endedHead)
+            book.endedHead = 0
         }
     }
 }

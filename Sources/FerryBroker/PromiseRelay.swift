@@ -5,6 +5,7 @@ import Foundation
 #endif
 import DBus
 import FerryModel
+import Synchronization
 
 /// Moves promised bytes straight from the source app to the reader: the broker makes a pipe,
 /// hands the write end to the source (`org.ferry.Client1.ProvideRepresentation`) and the read end
@@ -17,10 +18,13 @@ import FerryModel
 /// (`org.ferry.Pasteboard1.FinishTransfer`). Ended transfers are forgotten `retention` after they
 /// end, lazily, on the next `start` or `finish`.
 ///
-/// The broker's own copy of the write end lives in the sent call message, which the D-Bus layer
-/// keeps until the call returns; so the reader sees end of file once the source has closed its
-/// copy *and* the broker has its reply (or the call failed) — the same moment in practice.
-public actor PromiseRelay {
+/// The broker keeps no copy of the write end: its own is closed once the call message holds a
+/// duplicate, and the D-Bus layer lets go of the message as soon as it is sent. The reader sees
+/// end of file when the source closes its copy.
+///
+/// Not an actor: the transfer table is a `Mutex`, so `start` runs on the caller's executor —
+/// ferryd's `Read` runs on its connection's thread and starts a transfer without a thread hop.
+public final class PromiseRelay: Sendable {
     /// The pipe capacity asked for (1 MiB; the kernel may cap it, see `/proc/sys/fs/pipe-max-size`).
     public static let pipeBufferSize = 1 << 20
 
@@ -41,11 +45,16 @@ public actor PromiseRelay {
         var task: Task<UInt64, any Error>
     }
 
-    var transfers: [String: Transfer] = [:]
-    /// Ended transfers in the order they ended (so oldest first), from `endedHead` on: forgetting
-    /// expired ones looks only at the front, never at every transfer.
-    var endedOrder: [(id: String, at: ContinuousClock.Instant)] = []
-    var endedHead = 0
+    /// The transfers, by id, and the order in which they ended.
+    struct Book {
+        var transfers: [String: Transfer] = [:]
+        /// Ended transfers in the order they ended (so oldest first), from `endedHead` on:
+        /// forgetting expired ones looks only at the front, never at every transfer.
+        var endedOrder: [(id: String, at: ContinuousClock.Instant)] = []
+        var endedHead = 0
+    }
+
+    let book = Mutex(Book())
 
     /// Makes a relay calling sources over `connection`.
     ///
@@ -77,14 +86,16 @@ public actor PromiseRelay {
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
     public func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       reader: BusName) async throws -> (fd: FileDescriptor, transfer: String) {
-        forgetExpired()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     timeout: timeout)
         let id = UUID().uuidString.lowercased()
-        transfers[id] = Transfer(reader: reader, owner: owner, task: task)
+        book.withLock { book in
+            forgetExpired(&book)
+            book.transfers[id] = Transfer(reader: reader, owner: owner, task: task)
+        }
         Task { [weak self] in
             _ = await task.result
-            await self?.ended(id)
+            self?.ended(id)
         }
         return (read, id)
     }
@@ -101,8 +112,11 @@ public actor PromiseRelay {
     ///   caller's), `.unavailable` (the source failed or went away mid-transfer), `.timeout` (the
     ///   source did not finish within `timeout`).
     public func finish(_ transfer: String, caller: BusName) async throws -> UInt64 {
-        forgetExpired()
-        guard let entry = transfers[transfer], entry.reader == caller else {
+        let entry = book.withLock { book in
+            forgetExpired(&book)
+            return book.transfers[transfer]
+        }
+        guard let entry, entry.reader == caller else {
             throw FerryModelError(.notFound, "no transfer \"\(transfer)\" for \(caller.rawValue)")
         }
         return try await entry.task.value
@@ -148,14 +162,21 @@ public actor PromiseRelay {
 
     /// Cancels every transfer in flight (their readers see end of file, `finish` reports
     /// cancelled) and forgets them all. For shutting the broker down.
-    public func cancelAll() {
-        for transfer in transfers.values { transfer.task.cancel() }
-        transfers.removeAll()
+    public func cancelAll() async {
+        let cancelled = book.withLock { book in
+            defer { book = Book() }
+            return Array(book.transfers.values)
+        }
+        for transfer in cancelled { transfer.task.cancel() }
     }
 
     /// The number of transfers remembered (running, or ended less than `retention` ago).
     public var count: Int {
-        forgetExpired()
-        return transfers.count
+        get async {
+            book.withLock { book in
+                forgetExpired(&book)
+                return book.transfers.count
+            }
+        }
     }
 }
