@@ -20,12 +20,23 @@ extension FerryClient {
     ///   `.tooLarge`, `.noBroker`.
     ///
     /// D-Bus: `org.ferry.Broker1.RegisterApp`.
+    ///
+    /// A broker that starts later (a restart, `ferryd --replace`) knows nothing of the app: the
+    /// client registers again with it, by itself. Promises made to the old broker are gone with
+    /// it (it marked them unavailable).
     public func register(appID: String, manifest: [UInt8]) async throws(FerryError) {
         try await exportClientObject()
+        try await sendRegistration(appID: appID, manifest: manifest)
+        state.withLock { s in
+            s.appID = appID
+            s.manifest = manifest
+        }
+        flushOnExit()
+    }
+
+    private func sendRegistration(appID: String, manifest: [UInt8]) async throws(FerryError) {
         _ = try await callBroker("RegisterApp", [.string(appID), .bytes(manifest), .objectPath(Self.clientPath),
                                                  [String: DBusValue]().dbusValue])
-        state.withLock { $0.appID = appID }
-        flushOnExit()
     }
 
     /// Registers as a command-line tool: a generated manifest with app id `org.ferry.cli.<pid>`
@@ -65,7 +76,16 @@ extension FerryClient {
             let watch = Task { [weak self] in
                 do {
                     for try await change in changes {
-                        self?.state.withLock { $0.brokerOwner = change.newOwner }
+                        guard let self else { break }
+                        let registration = self.state.withLock { s -> (String, [UInt8])? in
+                            s.brokerOwner = change.newOwner
+                            guard change.newOwner != nil, let appID = s.appID, let manifest = s.manifest else { return nil }
+                            return (appID, manifest)
+                        }
+                        // A new broker: this app is registered with nobody now.
+                        if let (appID, manifest) = registration {
+                            try? await self.sendRegistration(appID: appID, manifest: manifest)
+                        }
                     }
                 } catch {}
             }

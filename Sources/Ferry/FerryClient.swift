@@ -26,6 +26,8 @@ public final class FerryClient: Sendable {
 
     struct State {
         var appID: String?
+        /// The registered app's manifest, to register again with a broker that restarted.
+        var manifest: [UInt8]?
         var exported = false
         var brokerOwner: BusName?
         var ownerWatch: Task<Void, Never>?
