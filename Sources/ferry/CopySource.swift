@@ -1,3 +1,4 @@
+import DBus
 import Dispatch
 import FerryModel
 #if canImport(FoundationEssentials)
@@ -104,8 +105,12 @@ struct CopySource {
         if prefix.count <= inlineLimit {
             return CopySource(bytes: .inline(prefix), sniffed: type, suggestedName: suggestedName)
         }
-        guard let memfd = LinuxCalls.anonymousFile(name: "ferry-copy") else {
-            throw CLIFailure(.failure, "cannot buffer \(name): \(LinuxCalls.reason(errno))")
+        let memfd: Int32
+        do {
+            // Taken out of its owner: it stays open for the life of the process (see below).
+            memfd = try FileDescriptor.memfd(name: "ferry-copy", contents: [], sealed: false).take() ?? -1
+        } catch {
+            throw CLIFailure(.failure, "cannot buffer \(name): \(error)")
         }
         let sink = OutputFile(fd: memfd, name: "a memory file")
         try sink.write(prefix)
@@ -150,16 +155,13 @@ extension CopySource {
         guard case .file(let path, let size) = bytes, size >= ProgressBar.threshold, LinuxCalls.isTerminal(2) else { return self }
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return self }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
+        guard let pipe = try? FileDescriptor.pipe(bufferSize: 1 << 20), let reader = pipe.read.take(),
+              let writer = pipe.write.take() else {
             close(file)
             return self
         }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], LinuxCalls.setPipeSize, Int32(1 << 20))
         // A broker that stops reading must not kill us with SIGPIPE; the write fails instead.
         signal(SIGPIPE, SIG_IGN)
-        let writer = ends[1]
         DispatchQueue.global().async {
             let bar = ProgressBar.make(label: label, total: size)
             let copier = ByteCopier(source: file, sourceName: "'\(path)'", destination: OutputFile(fd: writer, name: "the broker"),
@@ -170,6 +172,6 @@ extension CopySource {
             close(writer)
         }
         // The read end stays open for the life of the process: the library reopens it by path.
-        return CopySource(bytes: .file(path: "/proc/self/fd/\(ends[0])", size: size), sniffed: sniffed, suggestedName: suggestedName)
+        return CopySource(bytes: .file(path: "/proc/self/fd/\(reader)", size: size), sniffed: sniffed, suggestedName: suggestedName)
     }
 }

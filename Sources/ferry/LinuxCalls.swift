@@ -4,22 +4,17 @@ import Glibc
 import Darwin
 #endif
 
-/// The few Linux calls the CLI needs that Swift's Glibc module does not declare (they sit behind
-/// `_GNU_SOURCE`): looked up once with `dlsym`, each nil where the C library lacks it, so callers
-/// fall back to plain `read`/`write`.
+/// The Linux call the CLI needs that neither Swift's Glibc module (it sits behind `_GNU_SOURCE`)
+/// nor the DBus module's `FileDescriptor` (pipes, memfds) provides: looked up once with `dlsym`,
+/// nil where the C library lacks it, so callers fall back to plain `read`/`write`.
 enum LinuxCalls {
     typealias SpliceFunction = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int,
                                                UInt32) -> Int
-    typealias MemfdCreateFunction = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
 
     /// `splice(2)`: moves bytes between a pipe and another descriptor without a user-space copy.
     static let splice: SpliceFunction? = symbol("splice")
-    /// `memfd_create(2)`: an anonymous file in memory.
-    static let memfdCreate: MemfdCreateFunction? = symbol("memfd_create")
 
     static let spliceMove: UInt32 = 1        // SPLICE_F_MOVE
-    static let memfdCloseOnExec: UInt32 = 1  // MFD_CLOEXEC
-    static let setPipeSize: Int32 = 1031     // F_SETPIPE_SZ
 
     private static func symbol<F>(_ name: String) -> F? {
         #if os(Linux)
@@ -28,13 +23,6 @@ enum LinuxCalls {
         #else
         return nil
         #endif
-    }
-
-    /// An anonymous in-memory file (a memfd, close-on-exec), or nil when the system has none.
-    static func anonymousFile(name: String) -> Int32? {
-        guard let memfdCreate else { return nil }
-        let fd = name.withCString { memfdCreate($0, memfdCloseOnExec) }
-        return fd >= 0 ? fd : nil
     }
 
     /// The system's explanation of `code`.
