@@ -68,9 +68,11 @@ let package = Package(
 
         // Benchmarks: executables run by `make bench`, each beside its anchor.
         .target(name: "CDBusBench", dependencies: ["CDBus"], path: "Sources/CDBusBench"),
-        .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench"], swiftSettings: strictness),
-        .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO"], swiftSettings: strictness),
-        .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench"], swiftSettings: strictness),
+        .target(name: "BenchReport", swiftSettings: strictness),
+        .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench", "BenchReport"], swiftSettings: strictness),
+        .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO", "BenchReport"], swiftSettings: strictness),
+        .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench", "BenchReport"],
+                          swiftSettings: strictness),
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),

@@ -1,3 +1,4 @@
+import BenchReport
 import CDBusBench
 import DBus
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ enum DBusBench {
             let (swift, c) = try await bench.interleaved(payload: size, iterations: iterations, kind: .echo)
             let swiftRate = Double(size) / swift.percentile(50), cRate = Double(size) / c.percentile(50)
             report("D2 inline ay echo \(size >> 20) MiB", "throughput", swiftRate, cRate, unit: "MB/s",
-                   goal: nil, higherIsBetter: true)
+                   goal: nil)
         }
 
         // One fd per call: a fresh memfd with 16 bytes, read to its end by the server.
@@ -103,27 +104,12 @@ enum DBusBench {
         throw DBusError(.serviceUnknown, "the echo server never appeared")
     }
 
-    /// Prints one figure: the Swift layer's value beside the C client's, and their ratio.
+    /// Prints one figure: the Swift layer's value beside the C client's.
     static func report(_ bench: String, _ metric: String, _ value: Double, _ anchor: Double, unit: String,
-                       goal: Double?, higherIsBetter: Bool = false) {
-        let ratio = anchor == 0 ? 0 : value / anchor
-        var fields = [
-            "\"bench\":\"\(bench)\"", "\"metric\":\"\(metric)\"", "\"value\":\(rounded(value))",
-            "\"unit\":\"\(unit)\"", "\"anchor\":\"C libdbus client\"", "\"anchor_value\":\(rounded(anchor))",
-            "\"ratio\":\(rounded(ratio))",
-        ]
-        if let goal {
-            fields.append("\"goal\":\"\(higherIsBetter ? "≥" : "≤") \(goal)×\"")
-            fields.append("\"met\":\(higherIsBetter ? ratio >= goal : ratio <= goal)")
-        } else {
-            fields.append("\"goal\":null")
-            fields.append("\"met\":null")
-        }
-        print("{" + fields.joined(separator: ",") + "}")
-        fflush(nil)
+                       goal: Double?) {
+        BenchReport.report(bench, metric, value: value, unit: unit, anchor: "C libdbus client", anchorValue: anchor,
+                           goal: goal.map { .ratio(atMost: $0) })
     }
-
-    static func rounded(_ x: Double) -> String { String(Double(Int((x * 1000).rounded())) / 1000) }
 }
 
 /// Runs the Swift and C clients in alternating rounds so that machine noise hits both alike.
@@ -183,23 +169,5 @@ struct Runner {
         }
         guard rc == 0 else { throw DBusError(.failed, "the C client failed") }
         return times
-    }
-
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) * 1e6 + Double(ts.tv_nsec) / 1e3
-    }
-}
-
-/// Timings in microseconds.
-struct Samples {
-    var values: [Double] = []
-
-    func percentile(_ p: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let index = min(sorted.count - 1, Int((p / 100 * Double(sorted.count - 1)).rounded()))
-        return sorted[index]
     }
 }

@@ -1,3 +1,4 @@
+import BenchReport
 import DBus
 import Dispatch
 import Ferry

@@ -1,3 +1,4 @@
+import BenchReport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import BenchReport
 import Ferry
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import BenchReport
 import DBus
 import Ferry
 import FerryModel

@@ -1,3 +1,4 @@
+import BenchReport
 import DBus
 #if canImport(Glibc)
 import Glibc

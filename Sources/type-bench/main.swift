@@ -1,3 +1,4 @@
+import BenchReport
 // type-bench: the type database against GIO's own content-type API.
 //
 // Run a release build: `swift run -c release type-bench`. Prints one JSON object per figure with
@@ -33,19 +34,9 @@ func measure(runs: Int, scale: Double, _ body: () -> Void) -> Double {
     return median(samples)
 }
 
-func json(_ value: Double) -> String {
-    let rounded = (value * 1000).rounded() / 1000
-    return "\(rounded)"
-}
-
 func report(metric: String, value: Double, unit: String, anchor: String?, anchorValue: Double?, goal: String?, met: Bool?) {
-    let ratio = anchorValue.flatMap { $0 > 0 ? value / $0 : nil }
-    func str(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "null" }
-    print("""
-        {"bench":"type-database","metric":\(str(metric)),"value":\(json(value)),"unit":\(str(unit)),\
-        "anchor":\(str(anchor)),"anchor_value":\(anchorValue.map(json) ?? "null"),"ratio":\(ratio.map(json) ?? "null"),\
-        "goal":\(str(goal)),"met":\(met.map { $0 ? "true" : "false" } ?? "null")}
-        """)
+    BenchReport.report("type-database", metric, value: value, unit: unit, anchor: anchor, anchorValue: anchorValue,
+                       goal: goal.map { Goal.described($0, met: met) })
 }
 
 /// What GIO offers without Ferry: the registered list plus the subclasses and aliases files
