@@ -16,9 +16,7 @@ final class CLIBroker: Sendable {
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-state-\(id)")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-files-\(id)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"),
-                                          ["--bus", bus.address, "--state-dir", stateDir.path],
-                                          environment: bus.environment())
+        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
     }
 
     /// Runs `body` with a fresh broker, tearing it down afterwards.

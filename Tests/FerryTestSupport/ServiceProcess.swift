@@ -87,3 +87,13 @@ public final class ServiceProcess: Sendable {
 private final class CollectedOutput: Sendable {
     let text = Mutex<(out: String, err: String, outClosed: Bool, errClosed: Bool)>(("", "", false, false))
 }
+
+extension ServiceProcess {
+    /// Starts the built `ferryd` on `bus` with its state in `stateDir`, plus `extra` arguments,
+    /// and waits until it owns `org.ferry.Broker` (its READY line).
+    public static func ferryd(on bus: PrivateBus, stateDir: URL, _ extra: [String] = []) async throws -> ServiceProcess {
+        try await ServiceProcess(try BuiltProducts.executable("ferryd"),
+                                 ["--bus", bus.address, "--state-dir", stateDir.path] + extra,
+                                 environment: bus.environment())
+    }
+}

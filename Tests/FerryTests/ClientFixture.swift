@@ -17,9 +17,7 @@ final class ClientFixture: Sendable {
         bus = try PrivateBus()
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-client-test-\(UUID().uuidString)")
         if withBroker {
-            daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"),
-                                              ["--bus", bus.address, "--state-dir", stateDir.path],
-                                              environment: bus.environment())
+            daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
         } else {
             daemon = nil
         }

@@ -15,8 +15,7 @@ struct ReRegistrationTests {
         let bus = try PrivateBus()
         let stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-rereg-\(UUID().uuidString)")
         func startBroker() async throws -> ServiceProcess {
-            try await ServiceProcess(try BuiltProducts.executable("ferryd"), ["--bus", bus.address, "--state-dir", stateDir.path],
-                                     environment: bus.environment())
+            try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
         }
         let first = try await startBroker()
         let app = try await FerryClient.connect(address: bus.address)

@@ -18,9 +18,7 @@ struct FerrydFixture {
 
     /// Starts a ferryd on this bus (READY once it owns the name).
     func start(_ extra: [String] = [], stateDir: URL? = nil) async throws -> ServiceProcess {
-        try await ServiceProcess(try BuiltProducts.executable("ferryd"),
-                                 ["--bus", bus.address, "--state-dir", (stateDir ?? self.stateDir).path] + extra,
-                                 environment: bus.environment())
+        try await ServiceProcess.ferryd(on: bus, stateDir: stateDir ?? self.stateDir, extra)
     }
 
     /// Runs ferryd to completion (for the failing start-ups).
