@@ -29,6 +29,9 @@ public struct FerryModelError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let timeout = Code(rawValue: "Timeout")
         /// A value is larger than its documented limit (e.g. a user activity's `userInfo`).
         public static let tooLarge = Code(rawValue: "TooLarge")
+        /// A new scene was asked of an app whose manifest does not support multiple scenes while
+        /// it already has one (Apple's `UISceneError.multipleScenesNotSupported`).
+        public static let multipleScenesNotSupported = Code(rawValue: "MultipleScenesNotSupported")
 
         /// The D-Bus error name this code maps to, e.g. `org.ferry.Error.InvalidArgument`.
         public var dbusErrorName: String { "org.ferry.Error." + rawValue }
@@ -70,7 +73,7 @@ public struct FerryModelError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The same error with `prefix` put in front of its key path (`prefix.keyPath`, `prefix[0]`).
-    func nested(under prefix: String) -> FerryModelError {
+    public func nested(under prefix: String) -> FerryModelError {
         var copy = self
         copy.keyPath = KeyPath.join(prefix, keyPath)
         return copy

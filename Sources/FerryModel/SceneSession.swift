@@ -49,6 +49,23 @@ public struct SceneSession: Sendable, Hashable {
         self.activationConditions = activationConditions
     }
 
+    /// Where the broker serves scene session objects (`org.ferry.SceneSession1`).
+    public static let pathPrefix = "/org/ferry/Scenes"
+
+    /// The object path of the session `persistentIdentifier`
+    /// (`/org/ferry/Scenes/<ObjectPathElement.escape(id)>`).
+    public static func objectPath(_ persistentIdentifier: String) -> String {
+        pathPrefix + "/" + ObjectPathElement.escape(persistentIdentifier)
+    }
+
+    /// The persistent identifier whose object path is `path`, nil when `path` is not a session's.
+    public static func persistentIdentifier(fromObjectPath path: String) -> String? {
+        guard path.hasPrefix(pathPrefix + "/"),
+              let identifier = ObjectPathElement.unescape(Substring(path.utf8.dropFirst(pathPrefix.utf8.count + 1))),
+              (try? validatePersistentIdentifier(identifier)) != nil else { return nil }
+        return identifier
+    }
+
     /// A new, random persistent identifier (a UUID string).
     public static func makePersistentIdentifier() -> String { UUID().uuidString }
 
