@@ -30,11 +30,14 @@ let package = Package(
         // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
         .target(name: "FerryModel", swiftSettings: strictness),
 
-        // The broker's durable storage (pasteboards, history, paste log) on SQLite. No D-Bus.
+        // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "DBus", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FerryModel", "DBus", "FerryBus", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness),
+
+        // The model's wire values as D-Bus values and back: one mapping for broker, library and CLI.
+        .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
         // The client library for apps and the CLI: connect, register, pasteboards, promises.
         .target(name: "Ferry", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
@@ -81,7 +84,8 @@ let package = Package(
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport"],
+        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport",
+                                                          .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictness),
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),

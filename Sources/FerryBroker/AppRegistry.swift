@@ -33,6 +33,8 @@ public struct RegisteredApp: Sendable, Hashable {
     public var caller: Caller
     /// The object path of the app's `org.ferry.Client1` object.
     public var clientPath: String
+    /// Whether it registered with the option scenes=true (the broker manages its scenes).
+    public var showsScenes: Bool = false
 }
 
 /// The apps registered with the broker: one per connection, one connection per app id.
@@ -95,8 +97,9 @@ public actor AppRegistry {
     /// - Throws: `FerryModelError`: `.permissionDenied` for another uid or an app id another
     ///   connection holds; `.invalidArgument` when this connection already holds another app id
     ///   or the manifest is bad; `.tooLarge` for a manifest over 1 MiB.
+    /// - Parameter showsScenes: the registration's `scenes` option.
     public func register(appID: String, manifest bytes: [UInt8], clientPath: String,
-                         caller: Caller) throws -> RegisteredApp {
+                         caller: Caller, showsScenes: Bool = false) throws -> RegisteredApp {
         try Self.checkSameUser(caller, ownUID: ownUID)
         let manifest = try Self.parseManifest(bytes, appID: appID)
         if let existing = apps[caller.uniqueName], existing.appID != appID {
@@ -112,7 +115,8 @@ public actor AppRegistry {
         } catch {
             throw FerryModelError(.invalidArgument, "the manifest's type declarations: \(error)")
         }
-        let app = RegisteredApp(appID: appID, manifest: manifest, caller: caller, clientPath: clientPath)
+        let app = RegisteredApp(appID: appID, manifest: manifest, caller: caller, clientPath: clientPath,
+                                showsScenes: showsScenes)
         apps[caller.uniqueName] = app
         return app
     }

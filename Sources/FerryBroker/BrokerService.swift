@@ -12,7 +12,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     /// The connection the broker serves on.
     public let connection: Connection
@@ -20,18 +20,23 @@ public struct BrokerService: Sendable {
     public let registry: AppRegistry
     /// The pasteboards.
     public let pasteboards: PasteboardService
+    /// The scene sessions, when ferryd serves them.
+    public let scenes: SceneService?
     private let log: @Sendable (String) -> Void
 
     /// Makes the service; nothing is exported until ``export()``.
     /// - Parameters:
     ///   - pasteboards: serves the pasteboards; `Broker1.Pasteboard` and friends call into it,
     ///     and it learns here when a connection goes away.
+    ///   - scenes: serves the scene sessions; registrations with scenes=true and connections
+    ///     going away reach it.
     ///   - log: receives one line per event (registrations, unregistrations).
     public init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
-                log: @escaping @Sendable (String) -> Void) {
+                scenes: SceneService? = nil, log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.registry = registry
         self.pasteboards = pasteboards
+        self.scenes = scenes
         self.log = log
     }
 
@@ -49,6 +54,7 @@ public struct BrokerService: Sendable {
             for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
                 let app = await registry.connectionClosed(change.name.rawValue)
                 if let app { announceUnregistered(app, reason: "disconnected") }
+                await scenes?.appDisconnected(uniqueName: change.name.rawValue)
                 await pasteboards.connectionClosed(change.name.rawValue, wasRegistered: app != nil)
             }
         } catch {}
@@ -71,32 +77,62 @@ public struct BrokerService: Sendable {
             Property("Version", "u", get: { _ in .uint32(Self.version) })
             Method("RegisterApp", in: ["app_id": "s", "manifest": "ay", "client_path": "o", "options": "a{sv}"]) { call in
                 let caller = try await resolveCaller(call)
-                let (appID, manifest, clientPath) = try call.arguments(String.self, [UInt8].self, ObjectPath.self)
+                let (appID, manifest, clientPath, options) = try call.arguments(String.self, [UInt8].self, ObjectPath.self,
+                                                                                 VariantDictionary.self)
+                let showsScenes = try BusDictionary(options, path: "options").bool("scenes") ?? false
+                if showsScenes && scenes == nil {
+                    throw FerryModelError(.unavailable, "this broker does not serve scenes")
+                }
                 let app = try await registry.register(appID: appID, manifest: manifest, clientPath: clientPath.rawValue,
-                                                      caller: caller)
+                                                      caller: caller, showsScenes: showsScenes)
                 // The caller may have vanished while we worked: then its NameOwnerChanged has passed.
                 if try await connection.owner(of: call.sender) == nil {
                     if let gone = await registry.connectionClosed(caller.uniqueName) {
                         announceUnregistered(gone, reason: "disconnected")
                     }
+                    await scenes?.appDisconnected(uniqueName: caller.uniqueName)
                     return []
+                }
+                if let scenes {
+                    if showsScenes {
+                        do {
+                            try await scenes.appRegistered(app, manifest: manifest)
+                        } catch {
+                            // Not kept: the registration does not stand either.
+                            _ = await registry.connectionClosed(caller.uniqueName)
+                            throw error
+                        }
+                    } else {
+                        await scenes.appDisconnected(uniqueName: caller.uniqueName)
+                    }
                 }
                 log("registered \(app.appID) (\(caller.uniqueName), pid \(caller.pid.map(String.init) ?? "?"))")
                 try connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppRegistered",
                                     body: [.string(app.appID), .string(caller.uniqueName)])
+                if showsScenes, let scenes {
+                    // After the reply: the app's scene calls start once it knows it is registered.
+                    let appID = app.appID, uniqueName = caller.uniqueName
+                    Task { await scenes.restoreScenes(of: appID, uniqueName: uniqueName) }
+                }
                 return []
             }
             Method("UnregisterApp") { call in
                 let caller = try await resolveCaller(call)
                 let app = try await registry.unregister(caller)
                 announceUnregistered(app, reason: "on request")
+                await scenes?.appDisconnected(uniqueName: caller.uniqueName)
                 // Without a registration the broker cannot call the app back: its promises go.
                 await pasteboards.dropPromises(of: caller.uniqueName)
                 return []
             }
             Method("ListApps", out: ["apps": "aa{sv}"]) { call in
                 let apps = try await registry.registeredApps(visibleTo: try await resolveCaller(call))
-                return [.array(of: "a{sv}", try apps.map(Self.describe))]
+                var described: [DBusValue] = []
+                for app in apps {
+                    let summary = await scenes?.summary(of: app.appID) ?? (0, .unattached)
+                    described.append(try Self.describe(app, scenes: summary.scenes, state: summary.state))
+                }
+                return [.array(of: "a{sv}", described)]
             }
             Method("Pasteboard", in: ["name": "s", "options": "a{sv}"], out: ["path": "o"]) { call in
                 try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
@@ -129,7 +165,7 @@ public struct BrokerService: Sendable {
     }
 
     /// One app as `ListApps` describes it.
-    static func describe(_ app: RegisteredApp) throws -> DBusValue {
+    static func describe(_ app: RegisteredApp, scenes: Int, state: SceneActivationState) throws -> DBusValue {
         let manifest = app.manifest
         let documentTypes = manifest.documentTypes.flatMap(\.contentTypeIdentifiers)
         return .variantDictionary([
@@ -142,6 +178,9 @@ public struct BrokerService: Sendable {
             "activity-types": .array(of: "s", manifest.userActivityTypes.map(DBusValue.string)),
             "supports-multiple-scenes": .boolean(manifest.supportsMultipleScenes),
             "document-types": .array(of: "s", documentTypes.map(DBusValue.string)),
+            "shows-scenes": .boolean(app.showsScenes),
+            "scenes": .uint32(UInt32(clamping: scenes)),
+            "state": .string(state.name),
         ])
     }
 

@@ -26,9 +26,9 @@ extension PasteboardService {
         let preferFD = try options.bool("fd") ?? false
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
-        // No app has a foreground scene yet: scenes arrive with a later issue, and until then an
-        // app pastes on a user action or when the policy file allows it.
-        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: false)
+        // A foreground scene (active or inactive) lets an app paste without a user action.
+        let foreground = caller.appID.map(foregroundApps.contains) ?? false
+        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
         guard decision.isAllowed else { throw FerryModelError(.permissionDenied, decision.reason) }
 
         let snapshot = try await snapshot(name)

@@ -36,6 +36,8 @@ public actor PasteboardService {
     public nonisolated let policy: PastePolicyFile
     /// Serves promised representations from their apps.
     public nonisolated let relay: PromiseRelay
+    /// The apps with a foreground scene (the scene service keeps it): they may paste.
+    public nonisolated let foregroundApps: SceneService.ForegroundApps
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
     nonisolated let expiryWake = WakeSignal()
@@ -65,14 +67,18 @@ public actor PasteboardService {
     ///   - policy: who may paste.
     ///   - relay: serves promised representations from their apps.
     ///   - ownUID: the broker's uid; callers of another uid are refused.
+    ///   - foregroundApps: the apps with a foreground scene, for the paste policy.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
-                relay: PromiseRelay, ownUID: UInt32, log: @escaping @Sendable (String) -> Void) {
+                relay: PromiseRelay, ownUID: UInt32,
+                foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
+                log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.store = store
         self.registry = registry
         self.policy = policy
         self.relay = relay
+        self.foregroundApps = foregroundApps
         self.ownUID = ownUID
         self.log = log
     }

@@ -39,6 +39,14 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
+    @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
+                               valueName: "WIDTHxHEIGHT"))
+    var screen: [String] = []
+
+    @Option(help: ArgumentHelp("The width of the zones along each screen's left and right edges where a drop opens a new scene.",
+                               valueName: "px"))
+    var edgeZone: Double = Desktop.defaultEdgeZone
+
     // For tests: how long an fd given to SetItems may deliver nothing before Timeout (seconds).
     @Option(help: .hidden)
     var descriptorTimeout: Double = 30
@@ -48,6 +56,11 @@ struct Ferryd: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
+        do {
+            try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
+        } catch let error as FerryModelError {
+            throw ValidationError(error.message)
+        }
         guard descriptorTimeout > 0, descriptorTimeout <= 86_400 else {
             throw ValidationError("--descriptor-timeout must be between 0 and 86400 seconds")
         }
@@ -70,20 +83,41 @@ struct Ferryd: AsyncParsableCommand {
             let directory = stateDir ?? StateDirectory.defaultPath()
             fail(error.code == .unavailable ? "\(error.message) (its lock \(directory)/ferry.lock is held)" : error.message)
         }
+        let sceneStore: SceneStore
+        do {
+            sceneStore = try SceneStore.open(directory: store.directory)
+        } catch {
+            await connection.close(gracePeriod: .zero)
+            store.close()
+            fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
+        }
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: say)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
                                             relay: PromiseRelay(connection: connection), ownUID: getuid(), log: say)
-        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, log: say)
+        let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
+                                  desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
+                                  foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
+        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
+                                    log: say)
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
+        do {
+            try await scenes.start()
+        } catch {
+            await connection.close(gracePeriod: .zero)
+            sceneStore.close()
+            store.close()
+            fail("cannot load the scene sessions: \(error)")
+        }
         try service.export()
         let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
         let reply = try await connection.requestName(BrokerService.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             let owner = (try? await connection.owner(of: BrokerService.busName))?.rawValue ?? "another connection"
             await connection.close(gracePeriod: .zero)
+            sceneStore.close()
             store.close()
             fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
         }
@@ -121,8 +155,23 @@ struct Ferryd: AsyncParsableCommand {
         await pasteboards.relay.cancelAll()
         await connection.close()
         _ = try? await pasteboards.pasteLog(limit: 0)  // the records still queued reach the store
+        sceneStore.close()
         store.close()
         say("stopped")
+    }
+}
+
+extension Ferryd {
+    /// The `--screen` sizes (`1920x1080`); none means the default screen.
+    func screenSizes() throws -> [Size] {
+        guard !screen.isEmpty else { return [Desktop.defaultScreenSize] }
+        return try screen.map { text in
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]) else {
+                throw ValidationError("--screen \(text): expected WIDTHxHEIGHT, e.g. 1920x1080")
+            }
+            return Size(width: width, height: height)
+        }
     }
 }
 

@@ -6,21 +6,33 @@ import Testing
 /// The running daemon serves exactly the published interface XML.
 @Suite("ferryd: the interface XML is the contract")
 struct BrokerContractTests {
-    /// Every interface ferryd serves: its XML file, an object that serves it, and how many
-    /// members (methods, properties, signals) the file declares.
-    static let served: [(file: String, interface: String, path: ObjectPath, members: Int)] = [
-        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 10),
-        ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 14),
+    /// Every interface ferryd serves: its XML file, an object that serves it (nil: a scene
+    /// session's, made by registering a test app), how many members (methods, properties,
+    /// signals) the file declares, and its Version.
+    static let served: [(file: String, interface: String, path: ObjectPath?, members: Int, version: UInt32)] = [
+        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 10, 2),
+        ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 14, 1),
+        ("org.ferry.Scenes1.xml", "org.ferry.Scenes1", "/org/ferry/Scenes", 10, 1),
+        ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),
     ]
 
-    @Test("Introspect of each served object matches its services/interfaces/org.ferry.*.xml; Version is 1",
+    @Test("Introspect of each served object matches its services/interfaces/org.ferry.*.xml; Version as documented",
           arguments: served.indices)
     func introspectionMatchesContract(_ index: Int) async throws {
-        let (file, name, path, members) = Self.served[index]
+        let (file, name, servedPath, members, expectedVersion) = Self.served[index]
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
         let daemon = try await fixture.start()
         defer { daemon.stop() }
+        var app: FakeSceneApp?
+        let path: ObjectPath
+        if let servedPath {
+            path = servedPath
+        } else {
+            let started = try await FakeSceneApp.start(fixture, "org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"))
+            app = started
+            path = SceneBus.sessionPath(try await SceneServiceTests.firstSession(started))
+        }
         let client = try await fixture.connect()
         let xml = try await client.call(destination: FerrydFixture.broker, path: path,
                                         interface: "org.freedesktop.DBus.Introspectable", member: "Introspect",
@@ -35,7 +47,8 @@ struct BrokerContractTests {
         let version = try await client.call(destination: FerrydFixture.broker, path: path,
                                             interface: "org.freedesktop.DBus.Properties", member: "Get",
                                             body: [.string(name), "Version"], timeout: .seconds(10))
-        #expect(version[0].unwrappingVariants == .uint32(1))
+        #expect(version[0].unwrappingVariants == .uint32(expectedVersion))
+        await app?.quit()
         await client.close()
     }
 

@@ -1,0 +1,115 @@
+import DBus
+import FerryModel
+import Synchronization
+
+/// Calls one running app's `org.ferry.Client1` scene methods strictly in order, one at a time:
+/// each call starts only when the previous one has been answered, has failed or has timed out.
+///
+/// The queue never holds the broker up: callers await their own call (the scene service's actor
+/// is free meanwhile), and an app that leaves the bus fails its calls at once (the bus answers
+/// for it). A call's timeout counts from when it is enqueued, so time spent waiting behind a
+/// hung app's earlier calls counts too: nobody waits longer than the documented timeout. After
+/// ``close()`` new calls fail with `Unavailable`.
+final class AppCallbacks: Sendable {
+    /// D-Bus: the interface apps export.
+    static let interfaceName: InterfaceName = "org.ferry.Client1"
+
+    /// The app id, for messages.
+    let appID: String
+    /// The app's unique bus name.
+    let destination: BusName
+    /// Its `org.ferry.Client1` object.
+    let path: ObjectPath
+    private let connection: Connection
+    private let log: @Sendable (String) -> Void
+
+    private struct Queue {
+        /// The last call enqueued; the next one waits for it.
+        var tail: Task<[DBusValue], any Error>?
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
+
+    /// Makes the queue of the app registered by `destination`, whose Client1 object is `path`.
+    init(appID: String, destination: BusName, path: ObjectPath, connection: Connection,
+         log: @escaping @Sendable (String) -> Void) {
+        self.appID = appID
+        self.destination = destination
+        self.path = path
+        self.connection = connection
+        self.log = log
+    }
+
+    /// Enqueues a call without waiting for it; its failure is logged. Returns the call's task.
+    /// - Throws: `FerryModelError` `.unavailable` once the queue is closed.
+    @discardableResult
+    func enqueue(_ member: MemberName, _ body: [DBusValue], timeout: Duration) throws -> Task<[DBusValue], any Error> {
+        let connection = self.connection, destination = self.destination, path = self.path
+        let appID = self.appID, log = self.log
+        return try queue.withLock { queue in
+            guard !queue.closed else {
+                throw FerryModelError(.unavailable, "\(appID) is not running")
+            }
+            let previous = queue.tail
+            let deadline = ContinuousClock.now + timeout
+            let task = Task<[DBusValue], any Error> {
+                _ = await previous?.result
+                let started = ContinuousClock.now
+                let remaining = deadline - started
+                do {
+                    guard remaining > .milliseconds(1) else { throw DBusError(.timeout, "waited behind earlier calls") }
+                    return try await connection.call(destination: destination, path: path, interface: Self.interfaceName,
+                                                     member: member, body: body, timeout: remaining)
+                } catch {
+                    let failure = Self.callError(error, member: member, appID: appID, timeout: timeout,
+                                                 elapsed: ContinuousClock.now - started, limit: remaining)
+                    log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
+                    throw failure
+                }
+            }
+            queue.tail = task
+            return task
+        }
+    }
+
+    /// Enqueues a call and waits for its reply.
+    /// - Returns: the reply's values.
+    /// - Throws: `FerryModelError`: `.timeout` when the app did not answer within `timeout`,
+    ///   `.unavailable` when it is gone or failed, or the `org.ferry.Error.*` it replied.
+    func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration) async throws -> [DBusValue] {
+        try await enqueue(member, body, timeout: timeout).value
+    }
+
+    /// Refuses new calls; those already queued still run (and fail fast once the app is gone).
+    func close() {
+        queue.withLock { $0.closed = true }
+    }
+
+    /// The `FerryModelError` a failed call to an app stands for.
+    /// - Parameters:
+    ///   - timeout: the documented timeout, for the message.
+    ///   - elapsed: how long the call itself ran.
+    ///   - limit: the timeout the call itself had (what was left of `timeout`).
+    static func callError(_ error: any Error, member: MemberName, appID: String, timeout: Duration,
+                          elapsed: Duration, limit: Duration) -> FerryModelError {
+        if let error = error as? FerryModelError { return error }
+        if error is CancellationError {
+            return FerryModelError(.cancelled, "the call of Client1.\(member.rawValue) on \(appID) was cancelled")
+        }
+        guard let error = error as? DBusError else {
+            return FerryModelError(.unavailable, "\(appID) failed Client1.\(member.rawValue): \(error)")
+        }
+        switch error.name {
+        case .noReply where elapsed >= limit * 0.99, .timeout:
+            return FerryModelError(.timeout, "\(appID) did not answer Client1.\(member.rawValue) within \(PromiseRelay.seconds(timeout)) s")
+        case .noReply, .disconnected, .serviceUnknown, .nameHasNoOwner:
+            return FerryModelError(.unavailable, "\(appID) went away during Client1.\(member.rawValue): \(error.message)")
+        default:
+            if let code = FerryModelError.Code(dbusErrorName: error.name.rawValue) {
+                return FerryModelError(code, "\(appID) answered Client1.\(member.rawValue): \(error.message)")
+            }
+            return FerryModelError(.unavailable, "\(appID) failed Client1.\(member.rawValue): \(error.name.rawValue): \(error.message)")
+        }
+    }
+}

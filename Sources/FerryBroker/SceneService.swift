@@ -1,0 +1,182 @@
+import DBus
+import FerryModel
+import Synchronization
+
+/// The scene sessions of every app on the desktop: `org.ferry.Scenes1` at `/org/ferry/Scenes` and
+/// one `org.ferry.SceneSession1` object per session, on top of the durable ``SceneStore`` and the
+/// ``Desktop`` model (screens, frames, stacking order, derived activation states).
+///
+/// A session outlives its scene: when its app goes away it stays, archived (unattached), and
+/// reconnects at the app's next registration. Apps are called through `org.ferry.Client1`, one
+/// call at a time per app (``AppCallbacks``); while the actor awaits an app it serves other
+/// calls, so every step re-checks the state it relies on after each `await`.
+public actor SceneService {
+    /// The `org.ferry.Scenes1` object's path.
+    public static let path: ObjectPath = "/org/ferry/Scenes"
+    /// The service interface's name.
+    public static let interfaceName: InterfaceName = "org.ferry.Scenes1"
+    /// The session objects' interface name.
+    public static let sessionInterfaceName: InterfaceName = "org.ferry.SceneSession1"
+    /// The version of both interfaces (their `Version` properties).
+    public static let version: UInt32 = 1
+    /// How long an app has to answer `Client1.ChooseConfiguration` before the default is used.
+    static let chooseTimeout: Duration = .seconds(5)
+    /// How long an app has to answer the other scene calls.
+    static let callTimeout: Duration = .seconds(10)
+    /// How long an app has to answer `Client1.PerformPaste`.
+    static let pasteTimeout: Duration = .seconds(30)
+
+    /// The connection the scenes are served on.
+    public nonisolated let connection: Connection
+    /// The registered apps (who may update a session).
+    public nonisolated let registry: AppRegistry
+    /// The durable storage.
+    public nonisolated let store: SceneStore
+    /// Which apps have a foreground scene, readable without waiting for the actor.
+    public nonisolated let foregroundApps: ForegroundApps
+    /// The screens, fixed when the service is made.
+    public nonisolated let screens: [Screen]
+    /// The width of the edge zones.
+    public nonisolated let edgeZone: Double
+    nonisolated let ownUID: UInt32
+    nonisolated let log: @Sendable (String) -> Void
+
+    /// Screens, frames, stacking order and which scenes are connected.
+    var desktop: Desktop
+    /// Every session, by persistent identifier; `activationState` is the current derived state.
+    var sessions: [String: SceneSession] = [:]
+    /// Connection options kept for a session's next connection.
+    var pending: [String: SceneConnectionOptions] = [:]
+    /// The manifest of every app that ever registered with scenes.
+    var knownApps: [String: AppManifest] = [:]
+    /// The apps registered with scenes, by app id.
+    var running: [String: RunningApp] = [:]
+    /// Sessions whose scene is being connected now.
+    var connecting: Set<String> = []
+
+    /// An app registered with scenes=true, and the queue its calls go through.
+    struct RunningApp: Sendable {
+        var uniqueName: String
+        var manifest: AppManifest
+        var callbacks: AppCallbacks
+    }
+
+    /// Makes the service; nothing is loaded or exported until ``start()``.
+    /// - Parameters:
+    ///   - connection: the broker's connection (apps accept Client1 calls only from it).
+    ///   - registry: the registered apps.
+    ///   - store: the open scene store.
+    ///   - desktop: the screens and edge zone (its windows are loaded from the store).
+    ///   - foregroundApps: where the apps with a foreground scene are mirrored (the paste policy
+    ///     reads it).
+    ///   - ownUID: the broker's uid; callers of another uid are refused.
+    ///   - log: receives one line per notable event.
+    public init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
+                foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32,
+                log: @escaping @Sendable (String) -> Void) {
+        self.connection = connection
+        self.registry = registry
+        self.store = store
+        self.desktop = desktop
+        self.screens = desktop.screens
+        self.edgeZone = desktop.edgeZone
+        self.foregroundApps = foregroundApps
+        self.ownUID = ownUID
+        self.log = log
+    }
+
+    /// Loads the known apps and the sessions (all unattached) from the store and exports
+    /// `org.ferry.Scenes1` and every session's object.
+    /// - Throws: `FerryModelError` `.storageFailed`; `DBusError` when exporting fails.
+    public func start() throws {
+        for (appID, bytes) in try store.knownApps() {
+            do {
+                knownApps[appID] = try AppRegistry.parseManifest(bytes, appID: appID)
+            } catch {
+                log("ignoring the stored manifest of \(appID): \(error)")
+            }
+        }
+        var corrupt: [SceneStore.CorruptSession] = []
+        for stored in try store.sessions(corrupt: &corrupt) {
+            var session = stored.session
+            session.activationState = .unattached
+            let frame = session.frame ?? Rect(origin: Point(x: Desktop.cascadeStart, y: Desktop.cascadeStart),
+                                              size: Desktop.newSceneSize)
+            desktop.insert(Desktop.Window(id: session.persistentIdentifier, appID: session.bundleIdentifier,
+                                          frame: frame, screen: stored.screen, stackOrder: stored.stackOrder,
+                                          isConnected: false))
+            session.frame = desktop.windows[session.persistentIdentifier]?.frame
+            sessions[session.persistentIdentifier] = session
+            if let options = stored.pendingOptions { pending[session.persistentIdentifier] = options }
+        }
+        for damaged in corrupt { log("\(damaged)") }
+        try connection.export(interface, at: Self.path)
+        for id in sessions.keys { try exportSession(id) }
+        if !sessions.isEmpty { log("restored \(sessions.count) scene session(s) of \(Set(sessions.values.map(\.bundleIdentifier)).count) app(s)") }
+    }
+
+    // MARK: - Callers
+
+    /// The caller's unique name and credentials, refused when of another uid.
+    /// - Throws: `FerryModelError` `.permissionDenied`; `DBusError` when the caller is gone.
+    nonisolated func resolveCaller(_ call: MethodCall) async throws -> Caller {
+        let credentials = try await connection.credentials(of: call.sender)
+        let caller = Caller(uniqueName: call.sender.rawValue, uid: credentials.uid, pid: credentials.pid)
+        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
+        return caller
+    }
+
+    // MARK: - Summaries
+
+    /// How many connected scenes `appID` has and its highest scene state (unattached without
+    /// connected scenes), for `ListApps`.
+    public func summary(of appID: String) -> (scenes: Int, state: SceneActivationState) {
+        var count = 0
+        var state = SceneActivationState.unattached
+        for session in sessions.values where session.bundleIdentifier == appID {
+            guard desktop.windows[session.persistentIdentifier]?.isConnected == true else { continue }
+            count += 1
+            if session.activationState.level > state.level { state = session.activationState }
+        }
+        return (count, state)
+    }
+
+    /// Every session, for tests and tools: apps sorted by id, each app's sessions front to back.
+    public var allSessions: [SceneSession] {
+        orderedSessionIDs(app: nil).compactMap { sessions[$0] }
+    }
+
+    /// Session ids, apps sorted by app id, each app's front to back (by stacking order).
+    func orderedSessionIDs(app: String?) -> [String] {
+        struct Key { var app: String; var order: Int64; var id: String }
+        var keys: [Key] = []
+        keys.reserveCapacity(sessions.count)
+        for session in sessions.values where app == nil || session.bundleIdentifier == app {
+            let id = session.persistentIdentifier
+            keys.append(Key(app: session.bundleIdentifier, order: desktop.windows[id]?.stackOrder ?? 0, id: id))
+        }
+        keys.sort { a, b in
+            if a.app != b.app { return a.app < b.app }
+            if a.order != b.order { return a.order > b.order }
+            return a.id < b.id
+        }
+        return keys.map(\.id)
+    }
+}
+
+extension SceneService {
+    /// The apps that have a connected scene in the foreground (active or inactive), mirrored out
+    /// of the actor so the paste policy can ask without waiting for it.
+    public final class ForegroundApps: Sendable {
+        private let apps = Mutex<Set<String>>([])
+
+        /// Makes an empty set.
+        public init() {}
+
+        /// Whether `appID` has a foreground scene now.
+        public func contains(_ appID: String) -> Bool { apps.withLock { $0.contains(appID) } }
+
+        /// Replaces the set.
+        func set(_ newValue: Set<String>) { apps.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,254 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+import GRDB
+
+/// A scene session as the broker keeps it between runs: the session, its window's screen and
+/// place in the stacking order, and the connection options waiting for its next connection.
+public struct StoredSceneSession: Sendable, Hashable {
+    /// The session; its `activationState` is not stored (it loads as `.unattached`).
+    public var session: SceneSession
+    /// The index of the screen its window is on.
+    public var screen: Int
+    /// Its window's place in the stacking order (``Desktop/Window/stackOrder``).
+    public var stackOrder: Int64
+    /// The options for its next connection (an activation request made while its app was not
+    /// running), if any.
+    public var pendingOptions: SceneConnectionOptions?
+
+    /// Makes a stored session.
+    public init(session: SceneSession, screen: Int, stackOrder: Int64, pendingOptions: SceneConnectionOptions? = nil) {
+        self.session = session
+        self.screen = screen
+        self.stackOrder = stackOrder
+        self.pendingOptions = pendingOptions
+    }
+}
+
+/// The durable storage of scene sessions, the apps that have registered, and the discards an
+/// app has yet to be told of: `scenes.sqlite` beside `ferry.sqlite` (GRDB, WAL,
+/// `synchronous = FULL`).
+///
+/// Every mutating method is durable before it returns. Methods are synchronous and may block on
+/// an fsync; calls are serialized by the database queue, and the store is safe to use from any
+/// thread or actor.
+///
+/// Errors are `FerryModelError`: `.invalidArgument` for a session that cannot be stored (bad
+/// identifiers, a frame that is not finite, a restoration activity or userInfo that does not
+/// encode), `.storageFailed` for disk trouble (and any call after ``close()``).
+///
+/// A stored session that no longer decodes (a damaged row) is skipped by ``sessions()``; use
+/// ``sessions(corrupt:)`` to learn which ones. Damaged rows are left in place, not deleted.
+public final class SceneStore: Sendable {
+    /// The name of the database file inside the state directory.
+    public static let fileName = "scenes.sqlite"
+
+    /// The state directory.
+    public let directory: String
+
+    let database: DatabaseQueue
+
+    private init(directory: String, database: DatabaseQueue) {
+        self.directory = directory
+        self.database = database
+    }
+
+    /// Opens or creates `<directory>/scenes.sqlite`. The directory is already prepared and
+    /// locked by PasteboardStore (ferryd opens that first); this store takes no lock of its own.
+    /// - Throws: `FerryModelError` `.storageFailed` when the database cannot be opened or migrated.
+    public static func open(directory: String) throws -> SceneStore {
+        do {
+            var configuration = Configuration()
+            configuration.label = "ferry.scenes"
+            configuration.prepareDatabase { db in
+                // The directory lock keeps every other process out (see PasteboardStore.open).
+                _ = try String.fetchOne(db, sql: "PRAGMA locking_mode = EXCLUSIVE")
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            let database = try DatabaseQueue(path: directory + "/" + fileName, configuration: configuration)
+            try migrator.migrate(database)
+            return SceneStore(directory: directory, database: database)
+        } catch {
+            throw FerryModelError.storage("cannot open the scene store in \(directory): \(error)")
+        }
+    }
+
+    /// Closes the database. Later calls fail with `.storageFailed`.
+    public func close() {
+        try? database.close()
+    }
+
+    // MARK: - Sessions
+
+    /// Every stored session that decodes, in no particular order; damaged rows are skipped.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func sessions() throws -> [StoredSceneSession] {
+        var ignored: [CorruptSession] = []
+        return try sessions(corrupt: &ignored)
+    }
+
+    /// A stored row that no longer decodes: which session it was and why it cannot be read.
+    public struct CorruptSession: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The row's persistent identifier (as stored; may itself be the problem).
+        public var persistentIdentifier: String
+        /// What is wrong, with the column as its key path (e.g. `userInfo`).
+        public var error: FerryModelError
+
+        /// Makes a report.
+        public init(persistentIdentifier: String, error: FerryModelError) {
+            self.persistentIdentifier = persistentIdentifier
+            self.error = error
+        }
+
+        /// `scene session <id> is damaged: <error>`.
+        public var description: String { "scene session \(persistentIdentifier) is damaged: \(error)" }
+    }
+
+    /// Every stored session that decodes, in no particular order; each damaged row is skipped
+    /// and appended to `corrupt`, for the caller to log.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func sessions(corrupt: inout [CorruptSession]) throws -> [StoredSceneSession] {
+        let rows = try reading { db in try Row.fetchAll(db, sql: "SELECT * FROM sceneSession") }
+        var out: [StoredSceneSession] = []
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                out.append(try SceneStore.decode(row))
+            } catch {
+                let stored: DatabaseValue = row["persistentIdentifier"]
+                let identifier = SceneStore.text(stored) ?? stored.description
+                let problem = error as? FerryModelError ?? FerryModelError(.invalidArgument, "\(error)")
+                corrupt.append(CorruptSession(persistentIdentifier: identifier, error: problem))
+            }
+        }
+        return out
+    }
+
+    /// Inserts or replaces sessions by persistent identifier, all in one transaction.
+    /// - Throws: `FerryModelError` `.invalidArgument` (nothing is written) for a session that
+    ///   cannot be stored, with its index in the key path (`[2].userInfo`); `.storageFailed`.
+    public func save(_ sessions: [StoredSceneSession]) throws {
+        let rows = try sessions.enumerated().map { index, stored in
+            do { return try SceneStore.encode(stored) } catch let error as FerryModelError {
+                var nested = error
+                nested.keyPath = "[\(index)]" + (error.keyPath.map { "." + $0 } ?? "")
+                throw nested
+            }
+        }
+        guard !rows.isEmpty else { return }
+        try writing { db in
+            let statement = try db.cachedStatement(sql: SceneStore.upsertSQL)
+            for arguments in rows { try statement.execute(arguments: arguments) }
+        }
+    }
+
+    /// Forgets a session; unknown identifiers are ignored.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func remove(_ persistentIdentifier: String) throws {
+        try writing { db in
+            try db.execute(sql: "DELETE FROM sceneSession WHERE persistentIdentifier = ?", arguments: [persistentIdentifier])
+        }
+    }
+
+    // MARK: - Apps
+
+    /// Every app that has registered: app id → its manifest (Info.plist) bytes. A damaged row
+    /// (wrong value types) is skipped.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func knownApps() throws -> [String: [UInt8]] {
+        try reading { db in
+            var out: [String: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT appID, manifest FROM knownApp")
+            while let row = try rows.next() {
+                guard let appID = SceneStore.text(row["appID"]) else { continue }
+                let manifest: DatabaseValue = row["manifest"]
+                guard case .blob(let bytes) = manifest.storage else { continue }
+                out[appID] = [UInt8](bytes)
+            }
+            return out
+        }
+    }
+
+    /// When each known app last registered. A damaged row is skipped.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func appRegistrationDates() throws -> [String: Date] {
+        try reading { db in
+            var out: [String: Date] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT appID, registeredAt FROM knownApp")
+            while let row = try rows.next() {
+                guard let appID = SceneStore.text(row["appID"]) else { continue }
+                let time: DatabaseValue = row["registeredAt"]
+                guard case .double(let seconds) = time.storage else { continue }
+                out[appID] = Date(timeIntervalSince1970: seconds)
+            }
+            return out
+        }
+    }
+
+    /// Records an app's registration: its manifest bytes, and `now` as its last registration.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func saveApp(_ appID: String, manifest: [UInt8], now: Date = Date()) throws {
+        try writing { db in
+            try db.execute(sql: """
+                INSERT INTO knownApp (appID, manifest, registeredAt) VALUES (?, ?, ?)
+                ON CONFLICT(appID) DO UPDATE SET manifest = excluded.manifest, registeredAt = excluded.registeredAt
+                """, arguments: [appID, Data(manifest), now.timeIntervalSince1970])
+        }
+    }
+
+    // MARK: - Discards
+
+    /// The sessions of an app destroyed while it was not running, oldest first: its next
+    /// registration tells it (didDiscardSceneSessions). A damaged row is skipped.
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func pendingDiscards(of appID: String) throws -> [String] {
+        try reading { db in
+            try DatabaseValue.fetchAll(db, sql: "SELECT persistentIdentifier FROM pendingDiscard WHERE appID = ? ORDER BY rowid",
+                                       arguments: [appID]).compactMap(SceneStore.text)
+        }
+    }
+
+    /// Remembers that an app must be told a session was discarded (once, however often added).
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func addPendingDiscard(_ persistentIdentifier: String, appID: String) throws {
+        try writing { db in
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO pendingDiscard (appID, persistentIdentifier, addedAt) VALUES (?, ?, ?)
+                """, arguments: [appID, persistentIdentifier, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// Forgets an app's pending discards (it has been told).
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func clearPendingDiscards(of appID: String) throws {
+        try writing { db in
+            try db.execute(sql: "DELETE FROM pendingDiscard WHERE appID = ?", arguments: [appID])
+        }
+    }
+
+    // MARK: - Database access
+
+    /// Runs `body` in a write transaction, committed (and synced) before this returns.
+    func writing(_ body: (Database) throws -> Void) throws {
+        try mappingErrors { try database.write(body) }
+    }
+
+    /// Runs `body` on the queue; this queue is the database's only connection.
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
+        try mappingErrors { try database.unsafeRead(body) }
+    }
+
+    private func mappingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FerryModelError {
+            throw error
+        } catch {
+            throw FerryModelError.storage("scene database error: \(error)")
+        }
+    }
+}

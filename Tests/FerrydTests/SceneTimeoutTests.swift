@@ -1,0 +1,90 @@
+import DBus
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// Slow and dying apps: the documented timeouts hold and nothing wedges; a foreground scene lets
+/// its app paste.
+@Suite("ferryd scenes: slow and dying apps, the foreground paste rule")
+struct SceneTimeoutTests {
+    typealias F = FerrydFixture
+    typealias S = SceneBus
+    static let notes = SceneServiceTests.notes
+
+    @Test("ChooseConfiguration unanswered for 5 s: the manifest's first configuration is used and the scene connects")
+    func slowChoice() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let started = ContinuousClock.now
+        let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
+                                               configurations: ["": "Editor"],
+                                               behaviour: .init(chooseDelay: .seconds(8)))
+        // Meanwhile another app is served at once, and so are requests.
+        let gallery = try await FakeSceneApp.start(fixture, "org.ferry.gallery", manifest: try F.manifest("Gallery"))
+        _ = try await SceneServiceTests.firstSession(gallery)
+        let cli = try await fixture.connect()
+        #expect(try await S.sessions(cli).count == 2)
+
+        let calls = try await app.waitForCalls { $0.contains { $0.member == "SceneChanged" } }
+        let id = try #require(calls.first { $0.member == "ConnectScene" }).id
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(4900), "\(elapsed)")
+        let galleryChose = try #require(gallery.calls.first { $0.member == "ChooseConfiguration" }).at
+        let notesConnected = try #require(calls.first { $0.member == "ConnectScene" }).at
+        #expect(galleryChose < notesConnected, "the slow app held up only its own scenes")
+        let members = calls.map(\.member)
+        #expect(members.firstIndex(of: "ConnectScene")! < members.firstIndex(of: "(late answer)") ?? members.count,
+                "the broker went on without the answer")
+        #expect(try await S.property(cli, id, "Configuration") == .string("Default"), "the late Editor answer is ignored")
+        await gallery.quit()
+        await app.quit()
+        await cli.close()
+    }
+
+    @Test("an app dying inside ConnectScene: RequestActivation fails Unavailable at once, the new session is gone, the broker serves on")
+    func dyingApp() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
+                                               behaviour: .init(dieInConnect: 2))
+        let first = try await SceneServiceTests.firstSession(app)
+        let cli = try await fixture.connect()
+        let started = ContinuousClock.now
+        let failure = await F.failure { _ = try await S.activate(cli, app: Self.notes) }
+        #expect(failure?.name == "org.ferry.Error.Unavailable", "\(String(describing: failure))")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let sessions = try await S.sessions(cli)
+        #expect(sessions.count == 1 && (try? sessions[0].value(forKey: "persistentIdentifier", as: String.self)) == first)
+        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("unattached") })
+        // The app comes back: its session reconnects.
+        let again = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
+        try await again.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.id == first } }
+        await again.quit()
+        await cli.close()
+    }
+
+    @Test("paste policy: an app with a foreground scene may paste without a user action; one without scenes may not")
+    func foregroundScenePastes() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let policy = fixture.stateDir.deletingLastPathComponent().appendingPathComponent("policy-\(UUID().uuidString)")
+        let daemon = try await fixture.start(["--policy", policy.path])
+        defer { daemon.stop() }
+        let cli = try await fixture.connect()
+        try await F.setItems(cli, [F.item([F.representation("public.utf8-plain-text", "hello")])])
+        let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
+        _ = try await SceneServiceTests.firstSession(app)
+        #expect(try await F.read(app.connection, 0, "public.text").size == 5, "its scene is in the foreground")
+        let gallery = try await fixture.connect()
+        try await F.register(gallery, "org.ferry.gallery", manifest: try F.manifest("Gallery"))
+        let denied = await F.failure { _ = try await F.read(gallery, 0, "public.text") }
+        #expect(denied?.name == "org.ferry.Error.PermissionDenied")
+        await gallery.close()
+        await app.quit()
+        await cli.close()
+    }
+}
