@@ -39,8 +39,8 @@ let package = Package(
         // The model's wire values as D-Bus values and back: one mapping for broker, library and CLI.
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
-        // The client library for apps and the CLI: connect, register, pasteboards, promises.
-        .target(name: "Ferry", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
+        // The client library for apps and the CLI: connect, register, pasteboards, promises, scenes.
+        .target(name: "Ferry", dependencies: ["FerryModel", "DBus", "FerryBus"], swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferryd", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "ferryd", "FerryTestSupport"],
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
     ]
 )

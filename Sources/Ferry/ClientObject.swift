@@ -12,11 +12,12 @@ import Musl
 #endif
 
 /// The `org.ferry.Client1` object a registered client exports for the broker: it serves promised
-/// representations into the descriptors the broker hands it, and only to the broker.
+/// representations into the descriptors the broker hands it and, for an ``Application``, the
+/// scene calls (`ClientObject+Scenes.swift`), and only to the broker.
 enum ClientObject {
     static let name: InterfaceName = "org.ferry.Client1"
     /// The interface's version (its `Version` property).
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let chunkSize = 1 << 20
 
     static func interface(for client: FerryClient) -> Interface {
@@ -40,6 +41,7 @@ enum ClientObject {
                     throw FerryError.converting(error).dbusError
                 }
             }
+            sceneMethods(for: client)
         }
     }
 

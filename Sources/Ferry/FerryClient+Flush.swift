@@ -15,13 +15,15 @@ import Musl
 
 extension FerryClient {
     /// Hands every representation this client still promises to the broker, so readers get it
-    /// after this process is gone (X11's `SAVE_TARGETS`). Representations whose items were
+    /// after this process is gone (X11's `SAVE_TARGETS`), after sending the state of a registered
+    /// ``Application``'s scenes (``Application/saveState()``). Representations whose items were
     /// replaced meanwhile are skipped.
     /// - Throws: the first `FerryError` of a representation that could not be handed over (the
     ///   others are still tried).
     ///
     /// D-Bus: `org.ferry.Pasteboard1.Fulfill`, once per promised representation.
     public func flush() async throws(FerryError) {
+        await Application.saveScenes(of: self)
         var firstError: FerryError?
         for (id, wireID, path, representation) in await promises.pending() {
             let type = representation.contentType.identifier

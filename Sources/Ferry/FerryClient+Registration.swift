@@ -34,9 +34,13 @@ extension FerryClient {
         flushOnExit()
     }
 
+    /// Sends `RegisterApp`, with the option `scenes=true` when an ``Application`` is registered
+    /// through this client (so a broker that restarted reconnects its scenes).
     private func sendRegistration(appID: String, manifest: [UInt8]) async throws(FerryError) {
+        var options: [String: DBusValue] = [:]
+        if Application.of(self) != nil { options["scenes"] = .boolean(true) }
         _ = try await callBroker("RegisterApp", [.string(appID), .bytes(manifest), .objectPath(Self.clientPath),
-                                                 [String: DBusValue]().dbusValue])
+                                                 options.dbusValue])
     }
 
     /// Registers as a command-line tool: a generated manifest with app id `org.ferry.cli.<pid>`
@@ -85,6 +89,7 @@ extension FerryClient {
                         // A new broker: this app is registered with nobody now.
                         if let (appID, manifest) = registration {
                             try? await self.sendRegistration(appID: appID, manifest: manifest)
+                            await Application.of(self)?.forgetScenesUnknownToBroker()
                         }
                     }
                 } catch {}

@@ -21,6 +21,9 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         case timeout = "Timeout"
         /// `org.ferry.Error.TooLarge`: a value over its documented limit.
         case tooLarge = "TooLarge"
+        /// `org.ferry.Error.MultipleScenesNotSupported`: a new scene for an app whose manifest
+        /// supports one scene, which it already has.
+        case multipleScenesNotSupported = "MultipleScenesNotSupported"
         /// No broker: the bus cannot be reached, or nobody owns `org.ferry.Broker` and it cannot
         /// be activated (`ServiceUnknown`, `NameHasNoOwner`, a failed activation).
         case noBroker = "NoBroker"

@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -42,11 +43,10 @@ public struct PasteboardItem: Sendable, Hashable {
     /// Reads the metadata dictionary `Items` and `History` give.
     /// - Throws: `FerryError` `.invalidArgument` naming the malformed key.
     init(dbus dictionary: [String: DBusValue]) throws(FerryError) {
-        let wire = WireBridge.dictionary(dictionary.dbusValue) ?? [:]
+        let wire: [String: WireValue]
         do {
+            wire = try [String: WireValue](dbusValue: dictionary.dbusValue)
             metadata = try ItemProvider.Metadata(wireDictionary: wire)
-        } catch let error as FerryModelError {
-            throw FerryError(.invalidArgument, "the broker sent malformed item metadata: \(error)")
         } catch {
             throw FerryError(.invalidArgument, "the broker sent malformed item metadata: \(error)")
         }
@@ -119,7 +119,7 @@ public struct PasteLogEntry: Sendable, Hashable {
 
     /// Reads a `PasteLog` entry.
     init(dbus dictionary: [String: DBusValue]) throws(FerryError) {
-        let wire = WireBridge.dictionary(dictionary.dbusValue) ?? [:]
+        let wire = (try? [String: WireValue](dbusValue: dictionary.dbusValue)) ?? [:]
         guard let micros = wire["timestamp"]?.integerValue, let typeName = wire["type"]?.stringValue,
               let type = try? WireBridge.contentType(typeName) else {
             throw FerryError(.invalidArgument, "the broker sent a malformed paste log entry")

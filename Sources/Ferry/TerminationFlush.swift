@@ -88,7 +88,7 @@ enum TerminationFlush {
         guard let clients, !clients.isEmpty else { return }
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            for client in clients where await client.hasPendingPromises { try? await client.flush() }
+            for client in clients where await client.hasPendingPromises || Application.of(client) != nil { try? await client.flush() }
             done.signal()
         }
         _ = done.wait(timeout: .now() + deadline)

@@ -10,7 +10,7 @@ extension ExitStatus {
         case .timeout: .timeout
         case .invalidArgument: .usage
         case .noBroker: .noBroker
-        case .tooLarge, .io, .bus: .failure
+        case .tooLarge, .io, .bus, .multipleScenesNotSupported: .failure
         }
     }
 }

@@ -1,0 +1,84 @@
+import DBus
+import FerryBus
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension Application {
+    /// Brings an existing session forward, or asks for a new scene (Apple's
+    /// `requestSceneSessionActivation(_:userActivity:options:errorHandler:)`).
+    ///
+    /// With `session` nil: a new scene showing `userActivity` (its `targetContentIdentifier` may
+    /// pick an existing scene by its activation conditions instead, which then gets the activity
+    /// through ``SceneDelegate/scene(_:continue:)``). The app's delegate chooses the new scene's
+    /// configuration and its scene connects before this returns.
+    /// - Parameters:
+    ///   - session: the session to bring forward, nil for a new one.
+    ///   - userActivity: the activity for the connection options; its type must be declared in
+    ///     the manifest's `NSUserActivityTypes`.
+    ///   - options: requesting scene, placement, URLs, screen.
+    /// - Returns: the persistent identifier of the session activated.
+    /// - Throws: `FerryError`: `.multipleScenesNotSupported` (the manifest does not support
+    ///   multiple scenes and the app has one), `.invalidArgument` (an undeclared or malformed
+    ///   activity, naming its key path; a bad option), `.notFound` (an unknown session),
+    ///   `.timeout`, `.noBroker`.
+    ///
+    /// D-Bus: `org.ferry.Scenes1.RequestActivation`.
+    @discardableResult
+    public func requestSceneSessionActivation(_ session: SceneSession?, userActivity: UserActivity?,
+                                              options: SceneActivationRequestOptions = .init())
+        async throws(FerryError) -> String {
+        var wire: [String: DBusValue] = [:]
+        if let userActivity {
+            let dictionary = try FerryError.bridgingSync {
+                try userActivity.validate()
+                return try userActivity.wireDictionary()
+            }
+            wire["userActivity"] = dictionary.dbusValue
+        }
+        if !options.urls.isEmpty {
+            wire["urls"] = .array(of: .string, options.urls.map { .string($0.absoluteString) })
+        }
+        if let requesting = options.requestingScene { wire["requestingScene"] = .string(requesting) }
+        if let placement = options.placement { wire["placement"] = .string(placement.rawValue) }
+        if let screen = options.screen {
+            guard let index = UInt32(exactly: screen) else {
+                throw FerryError(.invalidArgument, "screen: \(screen) is not a screen index")
+            }
+            wire["screen"] = .uint32(index)
+        }
+        let reply = try await callScenes("RequestActivation",
+                                         [.string(appID), .string(session?.persistentIdentifier ?? ""), wire.dbusValue],
+                                         timeout: .seconds(60))
+        guard reply.count == 2, case .string(let identifier) = reply[1] else {
+            throw FerryError(.bus, "Scenes1.RequestActivation answered with an unexpected signature")
+        }
+        return identifier
+    }
+
+    /// Asks for a session's scene to be redrawn (Apple's `requestSceneSessionRefresh`): its
+    /// delegate's ``SceneDelegate/sceneDidRefresh(_:)`` runs. Nothing happens for an archived
+    /// session.
+    /// - Throws: `FerryError` `.notFound` for an unknown session, `.noBroker`.
+    ///
+    /// D-Bus: `org.ferry.Scenes1.RequestRefresh`.
+    public func requestSceneSessionRefresh(_ session: SceneSession) async throws(FerryError) {
+        _ = try await callScenes("RequestRefresh", [.string(session.persistentIdentifier)])
+    }
+
+    /// Destroys a session (Apple's `requestSceneSessionDestruction`): its scene disconnects, then
+    /// the delegate's ``ApplicationDelegate/application(_:didDiscardSceneSessions:)`` runs.
+    /// - Throws: `FerryError` `.notFound` for an unknown session, `.noBroker`.
+    ///
+    /// D-Bus: `org.ferry.Scenes1.RequestDestruction`.
+    public func requestSceneSessionDestruction(_ session: SceneSession,
+                                               options: SceneDestructionRequestOptions = .init())
+        async throws(FerryError) {
+        let wire: [String: DBusValue] = ["animation": .string(options.animation.name)]
+        _ = try await callScenes("RequestDestruction", [.string(session.persistentIdentifier), wire.dbusValue],
+                                 timeout: .seconds(60))
+    }
+}

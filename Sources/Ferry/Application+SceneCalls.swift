@@ -1,0 +1,145 @@
+import DBus
+import FerryModel
+import Synchronization
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the broker's `org.ferry.Client1` scene calls do to the app, as delegate calls. The broker
+/// makes one call at a time per app and waits for each answer, so these never overlap.
+extension Application {
+    /// `ChooseConfiguration`: the delegate's choice, else (nil, or a name the manifest does not
+    /// declare for the session's role) the manifest's default for the role. A scene this process
+    /// already shows (a broker that restarted reconnects it) keeps its configuration; the delegate
+    /// is not asked.
+    func chooseConfiguration(for session: SceneSession, options: SceneConnectionOptions) async -> String {
+        if let shown = scene(for: session.persistentIdentifier)?.session.configurationName { return shown }
+        let chosen = await delegate.application(self, configurationForConnecting: session, options: options)
+        if let chosen, manifest.configuration(named: chosen.name, role: session.role) != nil { return chosen.name }
+        return manifest.defaultConfiguration(for: session.role)?.name ?? chosen?.name ?? ""
+    }
+
+    /// `ConnectScene`: a new scene (its delegate's `willConnectTo` runs, then its state is saved),
+    /// or, for a scene this process already shows (the broker restarted), a reconnection: no
+    /// second `willConnectTo`; what the app set is sent to the broker again.
+    func connectScene(_ session: SceneSession, options: SceneConnectionOptions) async throws(FerryError) {
+        guard session.bundleIdentifier == appID else {
+            throw FerryError(.invalidArgument, "session: the session belongs to \(session.bundleIdentifier), not \(appID)")
+        }
+        let identifier = session.persistentIdentifier
+        if let existing = scene(for: identifier) {
+            existing.snapshot.withLock { current in
+                let kept = current
+                current = session
+                current.title = kept.title
+                current.userInfo = kept.userInfo
+                current.activationConditions = kept.activationConditions
+                current.activationState = kept.activationState
+                current.stateRestorationActivity = kept.stateRestorationActivity ?? session.stateRestorationActivity
+            }
+            saves.enqueue(.resend(identifier))
+            return
+        }
+        let sceneDelegate = delegate.application(self, sceneDelegateFor: session)
+        var connecting = session
+        connecting.activationState = .unattached
+        let scene = Scene(application: self, session: connecting, delegate: sceneDelegate)
+        scenes.withLock { $0[identifier] = scene }
+        await sceneDelegate.scene(scene, willConnectTo: connecting, options: options)
+        saves.enqueue(.save(identifier))
+    }
+
+    /// `SceneChanged`: state (`i`), frame (`a{sv}`), screen (`u`). A new state reaches the
+    /// delegate (when it differs from the scene's) and is followed by a save.
+    func sceneChanged(_ identifier: String, changes: [String: WireValue]) async throws(FerryError) {
+        let scene = try connected(identifier)
+        var state: SceneActivationState?
+        var frame: Rect?
+        do {
+            if let value = changes["state"] { state = try SceneActivationState(wireValue: value, keyPath: "state") }
+            if let value = changes["frame"] {
+                guard let dictionary = value.dictionaryValue else {
+                    throw FerryModelError(.invalidArgument, "expected a dictionary (a{sv})", keyPath: "frame")
+                }
+                do { frame = try Rect(wireDictionary: dictionary) } catch let error as FerryModelError {
+                    throw FerryModelError(error.code, error.message, keyPath: "frame" + (error.keyPath.map { "." + $0 } ?? ""))
+                }
+            }
+        } catch {
+            throw FerryError(.invalidArgument, "changes: \(FerryError.converting(error).message)")
+        }
+        let old = scene.snapshot.withLock { current -> SceneActivationState in
+            defer {
+                if let state { current.activationState = state }
+                if let frame { current.frame = frame }
+            }
+            return current.activationState
+        }
+        guard let state, state != old else { return }
+        await scene.delegate.scene(scene, didChangeActivationStateFrom: old, to: state)
+        saves.enqueue(.save(identifier))
+    }
+
+    /// `ContinueActivity`: the delegate's `scene(_:continue:)`, then a save.
+    func continueActivity(_ identifier: String, _ activity: UserActivity) async throws(FerryError) {
+        let scene = try connected(identifier)
+        await scene.delegate.scene(scene, continue: activity)
+        saves.enqueue(.save(identifier))
+    }
+
+    /// `RefreshScene`: the delegate's `sceneDidRefresh`.
+    func refreshScene(_ identifier: String) async throws(FerryError) {
+        let scene = try connected(identifier)
+        await scene.delegate.sceneDidRefresh(scene)
+    }
+
+    /// `DisconnectScene`: the scene leaves ``connectedScenes`` (state unattached) and its
+    /// delegate's `sceneDidDisconnect` runs.
+    func disconnectScene(_ identifier: String) async throws(FerryError) {
+        guard let scene = scenes.withLock({ $0.removeValue(forKey: identifier) }) else {
+            throw FerryError(.notFound, "no connected scene \(identifier)")
+        }
+        scene.snapshot.withLock { $0.activationState = .unattached }
+        await scene.delegate.sceneDidDisconnect(scene)
+    }
+
+    /// `DiscardSceneSessions`: a scene still shown for one of them disconnects first; then the
+    /// delegate's `didDiscardSceneSessions`.
+    func discardSceneSessions(_ identifiers: [String]) async {
+        let removed = scenes.withLock { all in identifiers.compactMap { all.removeValue(forKey: $0) } }
+        for scene in removed {
+            scene.snapshot.withLock { $0.activationState = .unattached }
+            await scene.delegate.sceneDidDisconnect(scene)
+        }
+        await delegate.application(self, didDiscardSceneSessions: identifiers)
+    }
+
+    /// After registering with a broker that restarted: scenes whose sessions that broker does not
+    /// know (its state was lost) disconnect. Sessions it knows reconnect through `ConnectScene`.
+    func forgetScenesUnknownToBroker() async {
+        guard let known = try? await openSessions.map(\.persistentIdentifier) else { return }
+        let gone = scenes.withLock { all in
+            let ids = all.keys.filter { !known.contains($0) }
+            return ids.compactMap { all.removeValue(forKey: $0) }
+        }
+        for scene in gone {
+            scene.snapshot.withLock { $0.activationState = .unattached }
+            await scene.delegate.sceneDidDisconnect(scene)
+        }
+    }
+
+    /// The connected scene `identifier`.
+    /// - Throws: `FerryError` `.notFound` when this process does not show it.
+    func connected(_ identifier: String) throws(FerryError) -> Scene {
+        guard let scene = scene(for: identifier) else { throw FerryError(.notFound, "no connected scene \(identifier)") }
+        return scene
+    }
+
+    /// Saves every connected scene's state of the application registered through `client`, if
+    /// any: the hook for the flush/termination path (``FerryClient/flush()``).
+    static func saveScenes(of client: FerryClient) async {
+        await of(client)?.saveState()
+    }
+}
