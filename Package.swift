@@ -36,6 +36,9 @@ let package = Package(
             dependencies: ["FerryModel", "DBus", "FerryBus", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness),
 
+        // Draws the desktop (screens, edge zones, scenes) as SVG or PNG. Depends on the model only.
+        .target(name: "DesktopPicture", dependencies: ["FerryModel"], swiftSettings: strictness),
+
         // The model's wire values as D-Bus values and back: one mapping for broker, library and CLI.
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
@@ -84,6 +87,8 @@ let package = Package(
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "DesktopPictureTests", dependencies: ["DesktopPicture", "FerryModel", "FerryTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport",
                                                           .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictness),

@@ -80,23 +80,13 @@ struct CLITestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Golden files in `Fixtures/cli/`. Run the tests with `FERRY_UPDATE_GOLDENS=1` to rewrite them
-/// from the current output (then review the diff).
+/// Golden files in `Fixtures/cli/` (`FERRY_UPDATE_GOLDENS=1` rewrites them).
 enum Goldens {
-    static let folder = TestPaths.fixtures.appendingPathComponent("cli")
+    static let files = GoldenFiles("cli")
 
-    static var updating: Bool { ProcessInfo.processInfo.environment["FERRY_UPDATE_GOLDENS"] == "1" }
-
-    /// Compares `actual` with the golden file `name`, or writes it when updating.
+    /// Expects `actual` to equal the golden file `name`.
     static func check(_ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = folder.appendingPathComponent(name)
-        if updating {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(actual.utf8).write(to: url)
-            return
-        }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "\(name) differs; regenerate with FERRY_UPDATE_GOLDENS=1 if the change is intended",
-                sourceLocation: sourceLocation)
+        let mismatch = try files.mismatch(actual, against: name)
+        #expect(mismatch == nil, "\(mismatch ?? "")", sourceLocation: sourceLocation)
     }
 }
