@@ -80,6 +80,12 @@ let package = Package(
         .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench", "BenchReport"],
                           swiftSettings: strictness),
 
+        // The demo apps (Fixtures/Apps/Notes, Fixtures/Apps/Gallery) on the client library's scene API.
+        .executableTarget(
+            name: "ferry-demo",
+            dependencies: ["Ferry", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
+
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
 
@@ -95,6 +101,8 @@ let package = Package(
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferryd", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferryd", "FerryModel", "FerryTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
     ]

@@ -1,0 +1,97 @@
+import Dispatch
+import Ferry
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One running demo app: its folder, content, per-scene state files and event printer, shared by
+/// the application delegate and every scene delegate.
+final class DemoApp: Sendable {
+    let folder: DemoFolder
+    let printer: EventPrinter
+    let library: ContentLibrary
+    let states: SceneStateStore
+    let stateDirectory: URL
+
+    /// Which demo app this is.
+    var kind: DemoKind { folder.kind }
+    /// The name used in titles (`Notes`).
+    var appName: String { folder.appName }
+
+    /// Prepares the state directory: the content copied on first run, the `scenes/` folder.
+    /// - Throws: `DemoFailure` when the state directory cannot be set up.
+    init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter) throws(DemoFailure) {
+        self.folder = folder
+        self.printer = printer
+        self.stateDirectory = stateDirectory
+        do {
+            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw DemoFailure(.failure, "cannot make the state directory \(stateDirectory.path): \(error)")
+        }
+        library = try ContentLibrary(kind: folder.kind, stateDirectory: stateDirectory, appFolder: folder.url)
+        states = try SceneStateStore(stateDirectory: stateDirectory)
+    }
+
+    /// Connects, registers the app (its archived scenes then reconnect), prints `registered` and
+    /// `READY`, and runs until a signal; then saves every scene and returns.
+    /// - Throws: `DemoFailure`: `.noBroker` without a bus or broker, `.failure` when the broker
+    ///   refuses the app.
+    func run(bus: String?, signals: SignalWatch) async throws(DemoFailure) {
+        let client: FerryClient
+        do {
+            client = try await FerryClient.connect(address: bus)
+        } catch {
+            throw DemoFailure(.noBroker, error.message)
+        }
+        let delegate = DemoAppDelegate(app: self)
+        let application: Application
+        do {
+            application = try await Application.register(client: client, manifest: folder.manifestBytes, delegate: delegate)
+        } catch {
+            await client.close()
+            throw DemoFailure(error.code == .noBroker ? .noBroker : .failure,
+                              "cannot register \(folder.manifest.bundleIdentifier): \(error.message)")
+        }
+        printer.print(DemoEvent("registered", headline: ("name", appName),
+                                [(kind.contentFolder, .int(library.ids.count))]))
+        printer.ready()
+
+        var received: Int32 = SIGTERM
+        for await signal in signals.stream {
+            received = signal
+            break
+        }
+        signals.finish()
+        // The scene files first (local, immediate), then the restoration activities to the
+        // broker, which may be gone or stuck: after `shutdownDeadline` the app exits anyway.
+        var saved = 0
+        for scene in application.connectedScenes {
+            if let demo = scene.delegate as? DemoSceneDelegate, demo.persist(scene) { saved += 1 }
+        }
+        let exitEvent = DemoEvent("exit", headline: ("signal", SignalWatch.name(of: received)), [("scenes", .int(saved))])
+        let printer = printer
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.shutdownDeadline) {
+            printer.print(DemoEvent("error", [("message", .string("the broker did not take the scenes' state in time"))]))
+            printer.print(exitEvent)
+            exit(0)
+        }
+        await application.saveState()
+        printer.print(exitEvent)
+        await client.close()
+    }
+
+    /// How long saving to the broker may take on the way out (seconds).
+    static let shutdownDeadline = 5.0
+
+    /// Prints an `error` event (a failure that does not stop the app).
+    func report(_ message: String, session: String? = nil) {
+        printer.print(DemoEvent("error", session: session, [("message", .string(message))]))
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferry-demo FOLDER`: runs the demo app in FOLDER (`Fixtures/Apps/Notes`,
+/// `Fixtures/Apps/Gallery`) on the Ferry broker until SIGTERM or SIGINT.
+@main
+struct FerryDemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ferry-demo",
+        abstract: "Run a Ferry demo app (Notes or Gallery) from its folder.",
+        discussion: """
+            Registers FOLDER/Info.plist with the broker, restores the app's scenes and prints one \
+            line per event on standard output (--json: one JSON object per line), then READY once \
+            registered. Notes keeps its notes, Gallery its photos, in the state directory (copied \
+            from FOLDER/Content on first run), and each scene's state in \
+            <state dir>/scenes/<persistent id>.plist. SIGTERM or SIGINT saves every scene and exits.
+
+            EXIT STATUS
+              0   stopped by SIGTERM or SIGINT after saving
+              1   the broker refused the app, a file could not be written
+              64  usage error: bad arguments, a folder without a valid Info.plist,
+                  an app that is neither Notes nor Gallery
+              69  no bus, or no broker on it
+            """)
+
+    @Argument(help: ArgumentHelp("The app folder, holding Info.plist and Content/.", valueName: "folder"))
+    var folder: String
+
+    @Option(help: ArgumentHelp("The D-Bus address to use (default: the session bus).", valueName: "address"))
+    var bus: String?
+
+    @Flag(help: "Print events as JSON lines.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Where the app keeps its content and scene state (default: $XDG_STATE_HOME/ferry-demo/<bundle id>).",
+                               valueName: "dir"))
+    var stateDir: String?
+
+    func validate() throws {
+        if folder.isEmpty { throw ValidationError("the folder must not be empty") }
+        if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
+        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
+    }
+
+    func run() async throws {
+        do {
+            let signals = SignalWatch([SIGTERM, SIGINT])
+            let folder = try DemoFolder(path: folder)
+            let stateDirectory = stateDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? folder.defaultStateDirectory(environment: ProcessInfo.processInfo.environment)
+            let app = try DemoApp(folder: folder, stateDirectory: stateDirectory,
+                                  printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json))
+            try await app.run(bus: bus, signals: signals)
+        } catch {
+            writeToStandardError("ferry-demo: error: \(error.message)\n")
+            throw ExitCode(error.status.rawValue)
+        }
+    }
+}
+
+/// Writes `text` to standard error in one `write`.
+func writeToStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
