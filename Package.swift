@@ -48,7 +48,7 @@ let package = Package(
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
-            dependencies: ["Ferry", "FerryModel", "DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation
             // linked statically and no PIE relocations (~8.6 → ~5 ms for `ferry --help`). Debug
@@ -100,7 +100,7 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferryd", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],

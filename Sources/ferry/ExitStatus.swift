@@ -49,6 +49,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case "Unavailable", "Cancelled": .unavailable
         case "Timeout": .timeout
         case "InvalidArgument": .usage
+        // An app whose manifest allows one scene, asked for a second (scene open): an error, not a usage mistake.
+        case "MultipleScenesNotSupported": .failure
         default: .failure
         }
     }

@@ -9,14 +9,18 @@ struct Ferry: AsyncParsableCommand {
             EXIT STATUS
               0   success (for 'type conforms': the type conforms)
               1   error: the bus or the broker failed, reading or writing failed
-                  ('type conforms': the type does not conform)
+                  ('type conforms': the type does not conform; 'scene open': the app
+                  supports only one scene; 'paste --into': the scene declined)
               2   not found: nothing to paste, nothing conforming to the type, no such
-                  item, history entry or pasteboard; an unknown or invalid type, MIME
-                  type or extension; a file that cannot be read
+                  item, history entry, pasteboard, app or scene session; an unknown or
+                  invalid type, MIME type or extension; a file that cannot be read
               3   permission denied by the broker (paste policy)
-              4   unavailable: the app that promised the data went away first
-              5   timeout: the source sent nothing for too long
-              64  usage error: bad or missing arguments, a bad pasteboard name
+              4   unavailable: the app that promised the data went away first; the app
+                  shows no scenes or the scene is not connected ('scene', 'paste --into')
+              5   timeout: the source sent nothing for too long, or an app did not
+                  answer a scene request or a paste into its scene in time
+              64  usage error: bad or missing arguments, a bad pasteboard name, a
+                  session prefix shorter than 4 characters or matching several
               69  no broker: no bus, or org.ferry.Broker neither running nor activatable
 
             Errors are reported as one line on standard error.
@@ -24,6 +28,7 @@ struct Ferry: AsyncParsableCommand {
         subcommands: [
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
+            AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self,
         ])
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),

@@ -23,6 +23,13 @@ struct PasteCommand: AsyncParsableCommand {
 
             When nothing conforms the paste fails with status 2 and lists the types the item \
             has. Exit statuses are listed in 'ferry --help'.
+
+            --into APP[/SESSION] is a paste action in an app's scene instead (the Paste menu \
+            item): SESSION as in 'ferry scene' (an identifier or a unique prefix), else the \
+            app's front-most scene. The scene's paste configuration decides; when it accepts, \
+            the app reads the pasteboard and 'accepted: TYPES — MESSAGE' is printed; when it \
+            declines, 'declined: REASON' and status 1. --type, --item, -o and --timeout do not \
+            apply then.
             """)
 
     @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png) or a MIME type (image/png).",
@@ -40,14 +47,23 @@ struct PasteCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
     var timeout = 60
 
+    @Option(name: .long, help: ArgumentHelp("Paste into an app's scene instead (see above).", valueName: "app[/session]"))
+    var into: String?
+
     @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard item >= 0 else { throw ValidationError("--item must be 0 or more.") }
         guard timeout > 0 else { throw ValidationError("--timeout must be at least 1.") }
+        if into != nil, type != nil || item != 0 || output != nil || timeout != 60 {
+            throw ValidationError("--type, --item, --output and --timeout do not apply with --into.")
+        }
     }
 
     func run() async throws {
+        if let into {
+            return try await PasteIntoScene(target: into, pasteboard: pasteboard.pasteboard, bus: bus.bus).run()
+        }
         try await PasteRequest(type: type, item: item, pasteboard: pasteboard.pasteboard, output: output,
                                timeout: timeout, bus: bus.bus).run()
     }

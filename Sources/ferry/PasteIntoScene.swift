@@ -1,0 +1,54 @@
+import FerryModel
+
+/// `ferry paste --into APP[/SESSION]`: a paste action in an app's scene (the Paste menu item),
+/// not a paste to standard output. The scene's paste configuration decides; when it accepts,
+/// the app's `paste(itemProviders:)` reads the pasteboard.
+struct PasteIntoScene {
+    /// `APP[/SESSION]` as given.
+    var target: String
+    var pasteboard = PasteboardName.general
+    var bus: String?
+
+    /// Splits `APP[/SESSION]` into the app id and the session (an identifier or a prefix; nil
+    /// for the app's front-most connected scene).
+    /// - Throws: `CLIFailure` `.usage` for an empty app or an empty session after the slash.
+    static func parse(_ target: String) throws -> (app: String, session: String?) {
+        let parts = target.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, !first.isEmpty, parts.count == 1 || !parts[1].isEmpty else {
+            throw CLIFailure(.usage, "--into needs APP or APP/SESSION, not '\(target)'")
+        }
+        return (String(first), parts.count == 2 ? String(parts[1]) : nil)
+    }
+
+    /// The line printed for an accepted paste: `accepted: TYPES — MESSAGE`.
+    static func acceptedLine(_ outcome: SceneCommand.PasteOutcome) -> String {
+        let types = outcome.types.isEmpty ? "nothing read" : outcome.types.joined(separator: ", ")
+        return "accepted: \(types)" + (outcome.message.isEmpty ? "" : " — \(outcome.message)") + "\n"
+    }
+
+    /// The failure for a declined paste: `declined: REASON` (status 1).
+    static func declined(_ outcome: SceneCommand.PasteOutcome) -> CLIFailure {
+        var reason = outcome.reason.isEmpty ? "the scene does not accept what the pasteboard holds" : outcome.reason
+        if !outcome.configuration.isEmpty, !reason.contains(outcome.configuration[0]) {
+            reason += " (it accepts \(outcome.configuration.joined(separator: ", ")))"
+        }
+        return CLIFailure(.failure, "declined: \(reason)")
+    }
+
+    /// Pastes, turning errors into one stderr line and the documented exit status.
+    func run() async throws {
+        try await reportingFailures {
+            let (app, session) = try Self.parse(target)
+            try PasteboardName.validate(pasteboard)
+            let broker = try await SceneCommand.Broker.connect(address: bus)
+            var persistentID: String?
+            if let session {
+                let target = try SceneCommand.resolve(session, among: try await broker.sessions(app: app))
+                persistentID = target.persistentIdentifier
+            }
+            let outcome = try await broker.paste(persistentID: persistentID, app: app, pasteboard: pasteboard)
+            guard outcome.accepted else { throw Self.declined(outcome) }
+            try writeOut(Self.acceptedLine(outcome))
+        }
+    }
+}

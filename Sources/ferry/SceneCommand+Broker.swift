@@ -1,0 +1,183 @@
+import DBus
+import Ferry
+import FerryModel
+
+extension SceneCommand {
+    /// The broker's app and scene calls the CLI makes (`org.ferry.Broker1.ListApps`,
+    /// `org.ferry.Scenes1.*`), straight on a `FerryClient`'s connection: the CLI is not an app,
+    /// so it needs none of the client library's `Application` machinery.
+    struct Broker {
+        static let name: BusName = "org.ferry.Broker"
+        static let brokerPath: ObjectPath = "/org/ferry/Broker"
+        static let brokerInterface: InterfaceName = "org.ferry.Broker1"
+        static let scenesPath: ObjectPath = "/org/ferry/Scenes"
+        static let scenesInterface: InterfaceName = "org.ferry.Scenes1"
+
+        let connection: Connection
+
+        /// Connects to the bus `--bus` names (or the session bus).
+        static func connect(_ bus: BusOptions) async throws -> Broker {
+            try await connect(address: bus.bus)
+        }
+
+        /// Connects to the bus at `address`, or the session bus.
+        static func connect(address: String?) async throws -> Broker {
+            Broker(connection: try await BusOptions.connect(address).connection)
+        }
+
+        /// The registered apps, sorted by app id.
+        ///
+        /// D-Bus: `org.ferry.Broker1.ListApps`.
+        func apps() async throws -> [App] {
+            let reply = try await connection.call(destination: Self.name, path: Self.brokerPath, interface: Self.brokerInterface,
+                                                  member: "ListApps")
+            return try dictionaries(reply.first).map(App.init)
+        }
+
+        /// Every session (or `app`'s), apps sorted by id, each app's sessions front to back.
+        ///
+        /// D-Bus: `org.ferry.Scenes1.ListSessions`.
+        func sessions(app: String? = nil) async throws -> [Session] {
+            var options = VariantDictionary()
+            options.set("app", to: app)
+            let reply = try await callScenes("ListSessions", [options.dbusValue])
+            return try dictionaries(reply.first).map(Session.init)
+        }
+
+        /// Asks for a scene: an existing session brought forward (`persistentID`), or a new one
+        /// for `app`. Returns the session's persistent identifier.
+        ///
+        /// D-Bus: `org.ferry.Scenes1.RequestActivation` (the app answers within 15 s, so the
+        /// call waits up to 30 s).
+        func requestActivation(app: String, persistentID: String, options: VariantDictionary) async throws -> String {
+            let reply = try await callScenes("RequestActivation", [.string(app), .string(persistentID), options.dbusValue],
+                                             timeout: .seconds(30))
+            guard reply.count == 2, case .string(let identifier) = reply[1] else {
+                throw CLIFailure(.failure, "Scenes1.RequestActivation answered '\(reply.map(\.signature.rawValue).joined())', not 'os'")
+            }
+            return identifier
+        }
+
+        /// D-Bus: `org.ferry.Scenes1.RequestRefresh`.
+        func requestRefresh(_ persistentID: String) async throws {
+            _ = try await callScenes("RequestRefresh", [.string(persistentID)], timeout: .seconds(30))
+        }
+
+        /// D-Bus: `org.ferry.Scenes1.RequestDestruction`.
+        func requestDestruction(_ persistentID: String, animation: SceneDismissalAnimation) async throws {
+            _ = try await callScenes("RequestDestruction", [.string(persistentID), DBusValue.variantDictionary(["animation": .string(animation.name)])],
+                                     timeout: .seconds(30))
+        }
+
+        /// A paste action in a scene: `persistentID`, or `app`'s front-most connected scene.
+        ///
+        /// D-Bus: `org.ferry.Scenes1.Paste` (the app has 30 s).
+        func paste(persistentID: String?, app: String, pasteboard: String) async throws -> PasteOutcome {
+            let options = persistentID == nil ? DBusValue.variantDictionary(["app": .string(app)]) : DBusValue.variantDictionary([:])
+            let reply = try await callScenes("Paste", [.string(persistentID ?? ""), .string(pasteboard), options],
+                                             timeout: .seconds(40))
+            return try PasteOutcome(try dictionary(reply.first))
+        }
+
+        /// The desktop's screens (left to right) and edge-zone width.
+        ///
+        /// D-Bus: `org.freedesktop.DBus.Properties.GetAll` of `org.ferry.Scenes1`.
+        func desktop() async throws -> (screens: [Screen], edgeZone: Double) {
+            let reply = try await connection.call(destination: Self.name, path: Self.scenesPath,
+                                                  interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                                                  body: [.string(Self.scenesInterface.rawValue)])
+            let properties = try dictionary(reply.first)
+            let screens = try dictionaries(properties["Screens"]).map(Screen.init)
+            let edgeZone = try properties.valueIfPresent(forKey: "EdgeZone", as: Double.self) ?? 0
+            return (screens, edgeZone)
+        }
+
+        private func callScenes(_ member: MemberName, _ body: [DBusValue], timeout: Duration? = nil) async throws -> [DBusValue] {
+            try await connection.call(destination: Self.name, path: Self.scenesPath, interface: Self.scenesInterface,
+                                      member: member, body: body, timeout: timeout)
+        }
+    }
+
+    /// What `Scenes1.Paste` answered.
+    struct PasteOutcome: Sendable, Equatable {
+        var accepted: Bool
+        /// The types the scene accepts (its paste configuration).
+        var configuration: [String]
+        /// What it read, when it accepted.
+        var types: [String]
+        /// Why not, when it declined.
+        var reason: String
+        /// The app's one-line summary.
+        var message: String
+
+        init(accepted: Bool = false, configuration: [String] = [], types: [String] = [], reason: String = "", message: String = "") {
+            self.accepted = accepted
+            self.configuration = configuration
+            self.types = types
+            self.reason = reason
+            self.message = message
+        }
+
+        init(_ result: VariantDictionary) throws {
+            accepted = try result.valueIfPresent(forKey: "accepted", as: Bool.self) ?? false
+            configuration = try result.valueIfPresent(forKey: "configuration", as: [String].self) ?? []
+            types = try result.valueIfPresent(forKey: "types", as: [String].self) ?? []
+            reason = try result.valueIfPresent(forKey: "reason", as: String.self) ?? ""
+            message = try result.valueIfPresent(forKey: "message", as: String.self) ?? ""
+        }
+    }
+}
+
+/// An `a{sv}` reply value as a dictionary.
+func dictionary(_ value: DBusValue?) throws -> VariantDictionary {
+    guard let value else { throw CLIFailure(.failure, "the broker's reply is empty") }
+    return try value.unwrappingVariants.get(VariantDictionary.self)
+}
+
+/// An `aa{sv}` reply value as dictionaries.
+func dictionaries(_ value: DBusValue?) throws -> [VariantDictionary] {
+    guard let value else { throw CLIFailure(.failure, "the broker's reply is empty") }
+    guard case .array(_, let elements) = value.unwrappingVariants else {
+        throw CLIFailure(.failure, "expected an array of dictionaries from the broker, found '\(value.signature.rawValue)'")
+    }
+    return try elements.map { try $0.unwrappingVariants.get(VariantDictionary.self) }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    /// An integer of any D-Bus width under `key`, nil when absent or not an integer.
+    func integer(_ key: String) -> Int64? {
+        switch self[key]?.unwrappingVariants {
+        case .byte(let v): Int64(v)
+        case .int16(let v): Int64(v)
+        case .uint16(let v): Int64(v)
+        case .int32(let v): Int64(v)
+        case .uint32(let v): Int64(v)
+        case .int64(let v): v
+        case .uint64(let v): Int64(exactly: v)
+        default: nil
+        }
+    }
+
+    /// A string (or object path) under `key`, nil when absent or of another type.
+    func text(_ key: String) -> String? {
+        switch self[key]?.unwrappingVariants {
+        case .string(let v): v
+        case .objectPath(let v): v.rawValue
+        default: nil
+        }
+    }
+
+    /// A number of any D-Bus numeric type under `key`.
+    func number(_ key: String) -> Double? {
+        if case .double(let v)? = self[key]?.unwrappingVariants { return v }
+        return integer(key).map(Double.init)
+    }
+
+    /// A rectangle `{x, y, width, height}` under `key`, nil when absent or incomplete.
+    func rect(_ key: String) -> Rect? {
+        guard let value = self[key], let frame = try? value.unwrappingVariants.get(VariantDictionary.self),
+              let x = frame.number("x"), let y = frame.number("y"), let width = frame.number("width"),
+              let height = frame.number("height") else { return nil }
+        return Rect(x: x, y: y, width: width, height: height)
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import DBus
+import FerryModel
+
+/// `ferry scene`: ask the broker to open, bring forward, refresh or close an app's scene
+/// (`UIApplication.requestSceneSession…` from outside the app).
+struct SceneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scene",
+        abstract: "Open, activate, refresh or close an app's scene.",
+        discussion: """
+            SESSION is a persistent identifier as 'ferry scenes' prints it, or a unique prefix \
+            of one of at least 4 characters (letters match in either case). A prefix matching \
+            several sessions is a usage error (status 64) listing them; one matching none \
+            exits with status 2.
+            """,
+        subcommands: [SceneOpenCommand.self, SceneActivateCommand.self, SceneRefreshCommand.self, SceneCloseCommand.self])
+
+    /// Whether `error` is the broker's `org.ferry.Error.<code>`.
+    static func isBrokerError(_ error: any Error, _ code: String) -> Bool {
+        (error as? DBusError)?.name.rawValue == "org.ferry.Error." + code
+    }
+}

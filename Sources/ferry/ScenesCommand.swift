@@ -1,0 +1,85 @@
+import ArgumentParser
+import FerryModel
+
+/// `ferry scenes`: every scene session the broker keeps, connected or archived.
+struct ScenesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenes",
+        abstract: "List scene sessions: each app's windows, open or archived.",
+        discussion: """
+            One line per session, apps sorted by id, each app's sessions front to back: the \
+            app, the persistent identifier, the configuration the app chose, the activation \
+            state (unattached while the app is not running), the title, and the frame as \
+            X,Y WIDTHxHEIGHT. 'ferry scene' commands take a persistent identifier or a unique \
+            prefix of one (at least 4 characters).
+
+            JSON keys: scenes (array of objects with app, persistentIdentifier, configuration \
+            (string or null), state, title (string or null), frame (x, y, width, height; or \
+            null), screen, stackIndex (0 = front of its screen)).
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("Only this app's sessions.", valueName: "app"))
+    var app: String?
+
+    @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
+    var json = false
+
+    @OptionGroup var bus: BusOptions
+
+    struct Entry: Encodable {
+        var app: String
+        var persistentIdentifier: String
+        var configuration: String?
+        var state: String
+        var title: String?
+        var frame: FrameJSON?
+        var screen: Int
+        var stackIndex: Int
+
+        init(_ session: SceneCommand.Session) {
+            app = session.app
+            persistentIdentifier = session.persistentIdentifier
+            configuration = session.configuration
+            state = session.state.name
+            title = session.title
+            frame = FrameJSON(session.frame)
+            screen = session.screen
+            stackIndex = session.stackIndex
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(app, forKey: .app)
+            try c.encode(persistentIdentifier, forKey: .persistentIdentifier)
+            try c.encode(configuration, forKey: .configuration)
+            try c.encode(state, forKey: .state)
+            try c.encode(title, forKey: .title)
+            try c.encode(frame, forKey: .frame)
+            try c.encode(screen, forKey: .screen)
+            try c.encode(stackIndex, forKey: .stackIndex)
+        }
+
+        enum CodingKeys: String, CodingKey { case app, persistentIdentifier, configuration, state, title, frame, screen, stackIndex }
+    }
+
+    struct Report: Encodable {
+        var scenes: [Entry]
+    }
+
+    func validate() throws {
+        if let app, app.isEmpty { throw ValidationError("--app needs an app id.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let sessions = try await SceneCommand.Broker.connect(bus).sessions(app: app)
+            if json { return try printJSON(Report(scenes: sessions.map(Entry.init))) }
+            if sessions.isEmpty { return }
+            let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]
+                + sessions.map {
+                    [$0.app, $0.persistentIdentifier, $0.configuration ?? "-", $0.state.name, $0.title ?? "-", formatFrame($0.frame)]
+                }
+            try writeOut(formatTable(rows))
+        }
+    }
+}

@@ -1,0 +1,137 @@
+@testable import ferry
+import ArgumentParser
+import FerryModel
+import Testing
+
+@Suite("ferry scene internals: argument checks, session prefixes, --into, tables")
+struct SceneCLIUnitTests {
+    @Test("bad --placement, --animation, --info, --activity and --url are usage errors (64) naming the problem")
+    func badArguments() throws {
+        let cases: [([String], String)] = [
+            (["scene", "open", "org.ferry.notes", "--placement", "up"], "--placement must be left or right, not 'up'"),
+            (["scene", "close", "ABCD1234", "--animation", "fly"], "--animation must be standard, commit or decline, not 'fly'"),
+            (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "novalue"], "--info needs KEY=VALUE, not 'novalue'"),
+            (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "=x"], "--info needs KEY=VALUE, not '=x'"),
+            (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "k=1", "--info", "k=2"], "--info k is given twice"),
+            (["scene", "open", "org.ferry.notes", "--info", "k=1"], "--info and --target-content need --activity"),
+            (["scene", "open", "org.ferry.notes", "--target-content", "x"], "--info and --target-content need --activity"),
+            (["scene", "open", "org.ferry.notes", "--activity", "not an activity"], "is not an activity type"),
+            (["scene", "open", "org.ferry.notes", "--url", "relative/path"], "--url 'relative/path' is not an absolute URL"),
+            (["paste", "--into", "org.ferry.notes", "--type", "public.png"], "do not apply with --into"),
+            (["scenes", "--app", ""], "--app needs an app id"),
+        ]
+        for (arguments, message) in cases {
+            // No bus: these fail before anything connects.
+            let result = try FerryCLI.runArray(arguments + ["--bus", "unix:path=/nonexistent/ferry-test"])
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(throws: (any Error).self) { try SceneOpenCommand.parse(["org.ferry.notes", "--placement", "middle"]) }
+        let fine = try SceneOpenCommand.parse(["org.ferry.notes", "--placement", "left", "--activity", "org.ferry.notes.open-note",
+                                               "--info", "noteID=groceries", "--info", "count=12"])
+        #expect(fine.placement == "left" && fine.info.count == 2)
+    }
+
+    @Test("--info values: plain decimal integers become integers, everything else strings; '=' may appear in a value")
+    func infoValues() throws {
+        let info = try SceneOpenCommand.userInfo(["n=42", "neg=-7", "zero=0", "padded=007", "plus=+1", "word=groceries",
+                                                  "empty=", "eq=a=b", "big=99999999999999999999", "space= 5"])
+        #expect(info["n"] == .integer(42))
+        #expect(info["neg"] == .integer(-7))
+        #expect(info["zero"] == .integer(0))
+        #expect(info["padded"] == .string("007"))
+        #expect(info["plus"] == .string("+1"))
+        #expect(info["word"] == .string("groceries"))
+        #expect(info["empty"] == .string(""))
+        #expect(info["eq"] == .string("a=b"))
+        #expect(info["big"] == .string("99999999999999999999"))
+        #expect(info["space"] == .string(" 5"))
+    }
+
+    @Test("the activity sent with scene open carries the type, the typed userInfo and the target content")
+    func activityOptions() throws {
+        let command = try SceneOpenCommand.parse(["org.ferry.notes", "--activity", "org.ferry.notes.open-note", "--info", "noteID=groceries",
+                                                  "--info", "line=3", "--target-content", "groceries", "--url", "file:///tmp/a.txt",
+                                                  "--placement", "right"])
+        let options = try command.requestOptions(requesting: "ABCD")
+        #expect(Set(options.keys) == ["userActivity", "urls", "requestingScene", "placement"])
+        let activity = try #require(try command.userActivity())
+        #expect(activity["activityType"] == .string("org.ferry.notes.open-note"))
+        #expect(activity["targetContentIdentifier"] == .string("groceries"))
+        #expect(activity["userInfo"] == .dictionary(["noteID": .string("groceries"), "line": .int64(3)]))
+        // The broker reads it back as the same activity.
+        let decoded = try UserActivity(wireDictionary: activity)
+        #expect(decoded.userInfo == ["noteID": "groceries", "line": 3])
+        let plain = try SceneOpenCommand.parse(["org.ferry.notes"])
+        #expect(try plain.requestOptions(requesting: nil).isEmpty)
+        #expect(try plain.userActivity() == nil)
+    }
+
+    @Test("a session is named by its identifier or a unique prefix of 4+ characters, in either case")
+    func prefixes() throws {
+        let sessions = [session("0F3A9C21-AAAA", "org.ferry.notes"), session("0F3B0000-BBBB", "org.ferry.gallery"),
+                        session("0F3A9D00-CCCC", "org.ferry.notes"), session("abc", "org.ferry.notes")]
+        #expect(try SceneCommand.resolve("0F3A9C21-AAAA", among: sessions).app == "org.ferry.notes")
+        #expect(try SceneCommand.resolve("0f3b", among: sessions).persistentIdentifier == "0F3B0000-BBBB")
+        #expect(try SceneCommand.resolve("0F3A9D", among: sessions).persistentIdentifier == "0F3A9D00-CCCC")
+        // A whole identifier is fine however short.
+        #expect(try SceneCommand.resolve("abc", among: sessions).persistentIdentifier == "abc")
+        do {
+            _ = try SceneCommand.resolve("0F3A", among: sessions)
+            Issue.record("an ambiguous prefix resolved")
+        } catch let failure as CLIFailure {
+            #expect(failure.status == .usage)
+            #expect(failure.message == "'0F3A' matches 2 sessions: 0F3A9C21-AAAA (org.ferry.notes), 0F3A9D00-CCCC (org.ferry.notes)")
+        }
+        do {
+            _ = try SceneCommand.resolve("0F3", among: sessions)
+            Issue.record("a 3-character prefix resolved")
+        } catch let failure as CLIFailure {
+            #expect(failure.status == .usage)
+            #expect(failure.message.contains("at least 4 characters"))
+        }
+        do {
+            _ = try SceneCommand.resolve("FFFF", among: sessions)
+            Issue.record("an unknown prefix resolved")
+        } catch let failure as CLIFailure {
+            #expect(failure.status == .notFound)
+            #expect(failure.message == "no scene session 'FFFF' (ferry scenes lists them)")
+        }
+    }
+
+    @Test("--into takes APP or APP/SESSION; accepted and declined pastes read as documented")
+    func pasteInto() throws {
+        #expect(try PasteIntoScene.parse("org.ferry.notes") == ("org.ferry.notes", nil))
+        #expect(try PasteIntoScene.parse("org.ferry.notes/0F3A") == ("org.ferry.notes", "0F3A"))
+        for bad in ["", "/0F3A", "org.ferry.notes/"] {
+            #expect(throws: CLIFailure.self, "\(bad)") { try PasteIntoScene.parse(bad) }
+        }
+        var outcome = SceneCommand.PasteOutcome()
+        #expect(!outcome.accepted)
+        outcome.accepted = true
+        outcome.types = ["public.plain-text"]
+        outcome.message = "appended to groceries"
+        #expect(PasteIntoScene.acceptedLine(outcome) == "accepted: public.plain-text — appended to groceries\n")
+        outcome.accepted = false
+        outcome.reason = "the pasteboard holds no image"
+        outcome.configuration = ["public.image"]
+        let declined = PasteIntoScene.declined(outcome)
+        #expect(declined.status == .failure)
+        #expect(declined.message == "declined: the pasteboard holds no image (it accepts public.image)")
+    }
+
+    @Test("tables align columns; frames read X,Y WIDTHxHEIGHT")
+    func formatting() {
+        #expect(formatTable([["APP", "STATE"], ["org.ferry.notes", "foregroundActive"], ["x", "-"]])
+                == "APP              STATE\norg.ferry.notes  foregroundActive\nx                -\n")
+        #expect(formatTable([]) == "")
+        #expect(formatFrame(Rect(x: 48, y: 48, width: 960, height: 640)) == "48,48 960x640")
+        #expect(formatFrame(Rect(x: -12.5, y: 0, width: 1, height: 2)) == "-12.5,0 1x2")
+        #expect(formatFrame(nil) == "-")
+        #expect(ExitStatus.of(errorName: "org.ferry.Error.MultipleScenesNotSupported") == .failure)
+    }
+
+    private func session(_ id: String, _ app: String) -> SceneCommand.Session {
+        SceneCommand.Session(persistentIdentifier: id, app: app)
+    }
+}
