@@ -135,13 +135,23 @@ extension SceneService {
         for screen in desktop.screens {
             for (index, window) in desktop.stack(onScreen: screen.index).enumerated() { stackIndex[window.id] = index }
         }
-        return try orderedSessionIDs(app: app).compactMap { id in
-            guard let session = sessions[id], let path = try? ObjectPath(SceneSession.objectPath(id)),
-                  case .dictionary(_, _, var dictionary) = try Self.sessionValue(session) else { return nil }
+        let ids = orderedSessionIDs(app: app)
+        encodedSessions = encodedSessions.filter { sessions[$0.key] != nil }
+        return try ids.compactMap { id in
+            guard let session = sessions[id] else { return nil }
+            var dictionary: [DBusDictionaryEntry]
+            if let cached = encodedSessions[id], cached.session == session {
+                dictionary = cached.value
+            } else {
+                guard case .dictionary(_, _, var entries) = try Self.sessionValue(session),
+                      let path = try? ObjectPath(SceneSession.objectPath(id)) else { return nil }
+                entries.append(DBusDictionaryEntry(key: .string("path"), value: .variant(.objectPath(path))))
+                encodedSessions[id] = (session, entries)
+                dictionary = entries
+            }
             func add(_ key: String, _ value: DBusValue) {
                 dictionary.append(DBusDictionaryEntry(key: .string(key), value: .variant(value)))
             }
-            add("path", .objectPath(path))
             add("screen", .uint32(UInt32(clamping: desktop.windows[id]?.screen ?? 0)))
             add("stackIndex", .uint32(UInt32(clamping: stackIndex[id] ?? 0)))
             return .dictionary(key: .string, value: .variant, entries: dictionary)

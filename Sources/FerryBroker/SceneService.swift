@@ -53,6 +53,10 @@ public actor SceneService {
     var running: [String: RunningApp] = [:]
     /// Sessions whose scene is being connected now.
     var connecting: Set<String> = []
+    /// Each session's `a{sv}` entries (its path included) as `ListSessions` last sent them, kept
+    /// while the session is unchanged: encoding 1000 sessions anew on every listing was a quarter
+    /// of its cost.
+    var encodedSessions: [String: (session: SceneSession, value: [DBusDictionaryEntry])] = [:]
 
     /// An app registered with scenes=true, and the queue its calls go through.
     struct RunningApp: Sendable {
