@@ -3,7 +3,8 @@
 # Usage: scripts/bench.sh            (after `swift build -c release`; `make bench` does both)
 #
 # Besides the private dbus-daemon it starts, for paste-bench: ferryd on that bus with a temporary
-# --state-dir, and a private Xvfb display (for the xclip anchors) when Xvfb is installed.
+# --state-dir, and a private Xvfb display (for the xclip anchors) when Xvfb is installed;
+# scene-bench starts its own dbus-daemon and ferryd.
 # Environment passed through to paste-bench: FERRY_BENCH_MIB, FERRY_BENCH_XCLIP_MIB (sizes of P3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ trap cleanup EXIT
 
 started=$(date +%s)
 echo "Ferry benchmarks — $(date -u +%Y-%m-%d) — $(nproc) cores — $(uname -m)" >&2
-for bench in dbus-bench type-bench paste-bench ferryd ferry; do
+for bench in dbus-bench type-bench paste-bench scene-bench ferryd ferry; do
   [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (build failed?)" >&2; exit 1; }
 done
 
@@ -63,6 +64,10 @@ export FERRY_BENCH_FERRYD_PID=$ferryd_pid FERRY_BENCH_FERRY="$bin/ferry"
 echo "running paste-bench…" >&2
 status=0
 TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
+
+# scene-bench starts its own bus and ferryd (a desktop of 200 apps must not share the other's).
+echo "running scene-bench…" >&2
+"$bin/scene-bench" >>"$results" || { status=$?; echo "scene-bench failed (status $status)" >&2; }
 
 python3 scripts/bench-table.py <"$results"
 echo "took $(( $(date +%s) - started )) s" >&2

@@ -1,3 +1,4 @@
+import BenchReport
 import CDBusBench
 import DBus
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ struct EchoAnchor {
     /// Starts the server and waits until it owns its name.
     init(address: String, connection: Connection) async throws {
         self.address = address
-        server = try Spawn.start([Spawn.selfPath, "--serve-echo"])
+        server = try Spawn.start([Spawn.ownPath, "--serve-echo"], stdin: .inherited, stdout: .inherited)
         let busName = try BusName(Self.name)
         for _ in 0..<400 {
             if try await connection.owner(of: busName) != nil { return }

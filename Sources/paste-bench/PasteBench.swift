@@ -1,3 +1,4 @@
+import BenchReport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,6 +106,6 @@ struct Scratch {
     }
 
     func remove() {
-        _ = try? Spawn.output(["rm", "-rf", path])
+        _ = try? Spawn.output(["rm", "-rf", path], stderr: .null)
     }
 }

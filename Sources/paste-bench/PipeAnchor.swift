@@ -31,7 +31,7 @@ enum PipeAnchor {
         let go = try FileDescriptor.pipe()
         let pid = try data.write.withRawValue { out in
             try go.read.withRawValue { input in
-                try Spawn.start([Spawn.selfPath, "--write-pipe", String(bytes)], stdin: input, stdout: out)
+                try Spawn.start([Spawn.ownPath, "--write-pipe", String(bytes)], stdin: .descriptor(input), stdout: .descriptor(out))
             }
         }
         data.write.close()

@@ -15,7 +15,7 @@ struct StartupBench {
 
     func run() async throws {
         let ferry = Config.environment("FERRY_BENCH_FERRY")
-            ?? (Spawn.selfPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/ferry")
+            ?? (Spawn.ownFolder + "/ferry")
         guard access(ferry, X_OK) == 0 else { throw Spawn.Failure(description: "no ferry executable at \(ferry)") }
         guard XclipAnchor.isAvailable else { return note("no DISPLAY or xclip: P6 is skipped") }
 
@@ -26,7 +26,8 @@ struct StartupBench {
 
         let ferryPaste = [ferry, "paste"], xclipPaste = ["xclip", "-o"]
         for command in [ferryPaste, xclipPaste] {
-            let (status, output) = try Spawn.output(command)
+            let (status, bytes) = try Spawn.output(command, stderr: .null)
+            let output = String(decoding: bytes, as: UTF8.self)
             guard status == 0, output.hasPrefix(Self.text) else {
                 throw Spawn.Failure(description: "\(command.joined(separator: " ")) gave status \(status), \"\(output)\"")
             }
@@ -35,9 +36,9 @@ struct StartupBench {
         var paste = Samples(), xclip = Samples(), help = Samples()
         for _ in 0..<10 { _ = try Spawn.timedRun(ferryPaste); _ = try Spawn.timedRun(xclipPaste) }  // warm caches
         for _ in 0..<runs {
-            paste.append(try Spawn.timedRun(ferryPaste) / 1000)
-            xclip.append(try Spawn.timedRun(xclipPaste) / 1000)
-            help.append(try Spawn.timedRun([ferry, "--help"]) / 1000)
+            paste.append(try Spawn.timedRun(ferryPaste).wall)
+            xclip.append(try Spawn.timedRun(xclipPaste).wall)
+            help.append(try Spawn.timedRun([ferry, "--help"]).wall)
         }
         report("P6 ferry paste (\(Self.text.utf8.count) B text), whole process", "median of \(runs)", value: paste.median,
                unit: "ms", anchor: "xclip -o via Xvfb", anchorValue: xclip.median, goal: .ratio(atMost: 1.0))

@@ -13,16 +13,17 @@ struct XclipAnchor {
     /// Whether an X display and xclip are there.
     static var isAvailable: Bool {
         guard getenv("DISPLAY") != nil else { return false }
-        return (try? Spawn.output(["xclip", "-version"]))?.status == 0
+        return (try? Spawn.output(["xclip", "-version"], stderr: .null))?.status == 0
     }
 
     /// Starts an owner of `selection` serving the contents of `file`, and waits until it answers.
     init(selection: String, serving file: String, timeout: Double = 120) throws {
         self.selection = selection
-        owner = try Spawn.start(["xclip", "-i", "-quiet", "-selection", selection, file], stdin: -1, stdout: -1, stderr: -1)
+        owner = try Spawn.start(["xclip", "-i", "-quiet", "-selection", selection, file], stderr: .null)
         let deadline = now() + timeout * 1e6
         while now() < deadline {
-            if let (status, text) = try? Spawn.output(["xclip", "-o", "-selection", selection, "-t", "TARGETS"]),
+            if let (status, text) = (try? Spawn.output(["xclip", "-o", "-selection", selection, "-t", "TARGETS"], stderr: .null))
+                .map({ ($0.status, String(decoding: $0.bytes, as: UTF8.self)) }),
                status == 0, text.contains("STRING") {
                 return
             }
@@ -39,7 +40,7 @@ struct XclipAnchor {
     func transfer() throws -> (bytes: Int, rate: Double) {
         let data = try FileDescriptor.pipe(bufferSize: 1 << 20)
         let start = now()
-        let pid = try data.write.withRawValue { try Spawn.start(pasteCommand, stdin: -1, stdout: $0) }
+        let pid = try data.write.withRawValue { try Spawn.start(pasteCommand, stdout: .descriptor($0)) }
         data.write.close()
         let received = try data.read.withRawValue { Sink.drain($0).count }
         let status = Spawn.wait(pid)

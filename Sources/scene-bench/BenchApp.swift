@@ -1,0 +1,164 @@
+import BenchReport
+import DBus
+import Synchronization
+
+/// One benchmark app: a bus connection of its own (one app per connection, as the broker
+/// requires), registered with a minimal manifest (multiple scenes, one "Default" window
+/// configuration) and the option scenes=true, exporting a minimal `org.ferry.Client1` that answers
+/// every scene call at once on the connection's own thread.
+final class BenchApp: Sendable {
+    let appID: String
+    let connection: Connection
+    /// The broker's unique name: the only caller the Client1 object answers.
+    let broker: BusName
+    /// What the Client1 object has been asked so far.
+    let counters = Counters()
+
+    /// Counts of incoming Client1 calls (shared with the handlers, which must not hold the app).
+    final class Counters: Sendable {
+        /// Scenes connected and not disconnected since (ConnectScene − DisconnectScene).
+        let connectedScenes = Atomic<Int>(0)
+        /// Every Client1 call received.
+        let calls = Atomic<Int>(0)
+    }
+
+    static let brokerName: BusName = "org.ferry.Broker"
+    static let clientPath: ObjectPath = "/org/ferry/bench/Client"
+    static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
+    static let notFound: ErrorName = "org.ferry.Error.NotFound"
+
+    /// Connects app number `index` (1-based) to the bus at `address` and exports its Client1.
+    init(index: Int, address: String) async throws {
+        appID = Self.appID(index)
+        connection = try await Connection(address: address)
+        guard let owner = try await connection.owner(of: Self.brokerName) else {
+            throw Spawn.Failure(description: "nobody owns \(Self.brokerName) on the private bus")
+        }
+        broker = owner
+        try connection.export(clientInterface(), at: Self.clientPath)
+    }
+
+    /// `org.ferry.bench.app001` …
+    static func appID(_ index: Int) -> String {
+        let digits = String(index)
+        return "org.ferry.bench.app" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+    }
+
+    /// D-Bus: `org.ferry.Broker1.RegisterApp` with scenes=true.
+    func register() async throws {
+        _ = try await connection.call(
+            destination: Self.brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "RegisterApp",
+            body: [.string(appID), .bytes(Self.manifest(appID: appID)), .objectPath(Self.clientPath),
+                   ["scenes": DBusValue.boolean(true)].dbusValue],
+            timeout: .seconds(30))
+    }
+
+    /// D-Bus: `org.ferry.Scenes1.RequestActivation` for a new session; returns its persistent id.
+    @discardableResult
+    func openScene() async throws -> String {
+        let reply = try await connection.call(
+            destination: Self.brokerName, path: "/org/ferry/Scenes", interface: "org.ferry.Scenes1",
+            member: "RequestActivation", body: [.string(appID), .string(""), [String: DBusValue]().dbusValue],
+            timeout: .seconds(30))
+        guard reply.count == 2 else { throw Spawn.Failure(description: "RequestActivation replied \(reply.count) values") }
+        return try reply[1].get(String.self)
+    }
+
+    /// The minimal Client1: configuration "Default", every other scene call accepted with an
+    /// empty reply, pastes declined, no promised data.
+    private func clientInterface() -> Interface {
+        let broker = self.broker, counters = self.counters
+        @Sendable func fromBroker(_ call: MethodCall) throws {
+            counters.calls.add(1, ordering: .relaxed)
+            guard call.sender == broker else {
+                throw DBusError(Self.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+            }
+        }
+        return Interface("org.ferry.Client1") {
+            Property("Version", "u", get: { _ in .uint32(2) })
+            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
+                   out: ["size": "t"], execution: .connectionThread) { call in
+                try? call.argument(2, as: FileDescriptor.self).close()
+                try fromBroker(call)
+                throw DBusError(Self.notFound, "scene-bench promises nothing")
+            }
+            Method("ChooseConfiguration", in: ["session": "a{sv}", "options": "a{sv}"], out: ["configuration": "s"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                return [.string("Default")]
+            }
+            Method("ConnectScene", in: ["session": "a{sv}", "options": "a{sv}"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                counters.connectedScenes.add(1, ordering: .relaxed)
+                return []
+            }
+            Method("SceneChanged", in: ["persistent_id": "s", "changes": "a{sv}"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                return []
+            }
+            Method("ContinueActivity", in: ["persistent_id": "s", "activity": "a{sv}"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                return []
+            }
+            Method("RefreshScene", in: ["persistent_id": "s"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                return []
+            }
+            Method("DisconnectScene", in: ["persistent_id": "s", "options": "a{sv}"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                counters.connectedScenes.add(-1, ordering: .relaxed)
+                return []
+            }
+            Method("DiscardSceneSessions", in: ["persistent_ids": "as"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                return []
+            }
+            Method("PerformPaste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"],
+                   out: ["result": "a{sv}"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                let result: [String: DBusValue] = [
+                    "accepted": .boolean(false), "configuration": [String]().dbusValue,
+                    "reason": .string("scene-bench accepts no pastes"), "message": .string(""),
+                ]
+                return [result.dbusValue]
+            }
+        }
+    }
+
+    /// A minimal valid Info.plist for `appID`: multiple scenes, one "Default" window configuration.
+    static func manifest(appID: String) -> [UInt8] {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+              <key>CFBundleIdentifier</key>
+              <string>\(appID)</string>
+              <key>CFBundleName</key>
+              <string>Bench \(appID.split(separator: ".").last ?? "")</string>
+              <key>UIApplicationSceneManifest</key>
+              <dict>
+                <key>UIApplicationSupportsMultipleScenes</key>
+                <true/>
+                <key>UISceneConfigurations</key>
+                <dict>
+                  <key>UIWindowSceneSessionRoleApplication</key>
+                  <array>
+                    <dict>
+                      <key>UISceneConfigurationName</key>
+                      <string>Default</string>
+                      <key>UISceneDelegateClassName</key>
+                      <string>BenchSceneDelegate</string>
+                    </dict>
+                  </array>
+                </dict>
+              </dict>
+            </dict>
+            </plist>
+
+            """
+        return Array(xml.utf8)
+    }
+}
