@@ -56,12 +56,13 @@ run "$bin/ferry" type of Fixtures/Payloads/sample.png
 if run "$bin/ferry" type conforms public.png public.image; then echo "   → public.png conforms to public.image (exit 0)"; fi
 if ! run "$bin/ferry" type conforms public.png public.text; then echo "   → public.png does not conform to public.text (exit 1)"; fi
 
-chapter "4. Pasteboards: copy in one process, quit it, paste in another — through ferryd"
-# Its own daemon and state, so the demo never touches a broker already running on this bus.
+# Chapters 4 and 5 run their own ferryd with its own state, so the demo never touches a broker
+# already running on this bus.
 if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
      org.freedesktop.DBus.NameHasOwner string:org.ferry.Broker 2>/dev/null | grep -q 'boolean true'; then
-  echo "(org.ferry.Broker already runs on this bus: skipping this chapter; FERRY_PRIVATE_BUS=1 make demo runs it)"
+  echo "(org.ferry.Broker already runs on this bus: skipping chapters 4 and 5; FERRY_PRIVATE_BUS=1 make demo runs them)"
 else
+  chapter "4. Pasteboards: copy in one process, quit it, paste in another — through ferryd"
   state="$logs/state"
   start_ferryd() {
     "$bin/ferryd" --state-dir "$state" >"$logs/ferryd" 2>>"$logs/ferryd.err" &
@@ -104,6 +105,70 @@ else
     --method org.ferry.Pasteboard1.Read 7 public.text "{}" || true
   echo "-- what 'ferry watch' printed meanwhile (one line per change):"
   sed 's/^/   /' "$logs/watch"
+
+  chapter "5. Scenes: windows are sessions that outlive their apps, and come back as they were"
+  out=${FERRY_DEMO_OUT:-$PWD/.build/demo}
+  mkdir -p "$out"
+  start_app() {  # start_app Notes|Gallery: a demo app with its own state, ready once its first scene has a title
+    "$bin/ferry-demo" "Fixtures/Apps/$1" --state-dir "$logs/$1" >>"$logs/$1.log" 2>&1 &
+    pids+=($!)
+    eval "${1}_pid=$!"
+  }
+  # Waits until N scenes are connected (not unattached) and titled.
+  await_scenes() {
+    for _ in $(seq 100); do
+      [ "$("$bin/ferry" scenes --json | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["scenes"] if s["state"] != "unattached" and s["title"]))')" -ge "$1" ] && return 0
+      sleep 0.1
+    done
+    echo "demo: fewer than $1 scenes connected" >&2; return 1
+  }
+  scene_of() {  # scene_of APP CONFIGURATION: the persistent id of the app's first scene with that configuration
+    "$bin/ferry" scenes --app "$1" --json | python3 -c 'import json,sys; print(next(s["persistentIdentifier"] for s in json.load(sys.stdin)["scenes"] if s["configuration"] == sys.argv[1]))' "$2"
+  }
+  # What identifies a scene's look: id, configuration, title, frame (not its state, which changes).
+  layout() { "$bin/ferry" scenes --json | python3 -c 'import json,sys; [print(s["persistentIdentifier"], s["configuration"], s["title"], s["frame"]) for s in json.load(sys.stdin)["scenes"]]'; }
+
+  echo "-- Notes and Gallery start (ferry-demo, driven by Fixtures/Apps/*/Info.plist); launching opens a first scene each:"
+  start_app Notes; start_app Gallery
+  await_scenes 2
+  run ferry apps
+  run ferry scenes
+  echo "-- a user activity chooses the configuration: org.ferry.notes.open-note → Editor, in the right half of the screen"
+  echo "   (the scene beneath takes the left half):"
+  run ferry scene open org.ferry.notes --activity org.ferry.notes.open-note --info noteID=groceries --placement right
+  echo "-- org.ferry.gallery.view-photo → Viewer:"
+  run ferry scene open org.ferry.gallery --activity org.ferry.gallery.view-photo --info photoID=lake.png
+  echo "-- the same note again, with its target content: the Editor whose activation conditions prefer it continues it:"
+  run ferry scene open org.ferry.notes --activity org.ferry.notes.open-note --info noteID=groceries --target-content groceries
+  echo "-- a paste action in each app's front scene: its paste configuration decides (Notes takes text, Gallery images):"
+  run ferry copy --text "oat milk"
+  run ferry paste --into org.ferry.notes
+  run ferry paste --into org.ferry.gallery || echo "   → Gallery declined (exit $?)"
+  echo "-- the Gallery viewer is closed (commit): the scene disconnects and Gallery discards its session and state:"
+  run ferry scene close "$(scene_of org.ferry.gallery Viewer)" --animation commit
+  run ferry scenes
+  layout >"$logs/layout.before"
+  run ferry desktop --svg "$out/desktop.svg" --png "$out/desktop.png"
+  echo "   → the desktop picture: $out/desktop.svg and $out/desktop.png"
+
+  echo "-- both apps quit: their sessions stay, archived (unattached):"
+  kill -TERM "$Notes_pid" "$Gallery_pid"; wait "$Notes_pid" "$Gallery_pid" 2>/dev/null || true
+  run ferry scenes
+  echo "-- ferryd is killed with SIGKILL and restarted, then the apps start again:"
+  kill -9 "$ferryd_pid"; wait "$ferryd_pid" 2>/dev/null || true
+  start_ferryd
+  start_app Notes; start_app Gallery
+  await_scenes 3
+  run ferry scenes
+  layout >"$logs/layout.after"
+  if cmp -s "$logs/layout.before" "$logs/layout.after"; then
+    echo "   → the same $(wc -l <"$logs/layout.after") scenes came back as they were: identifiers, configurations, titles, frames"
+  else
+    echo "demo: the scenes did not come back as they were:" >&2; diff "$logs/layout.before" "$logs/layout.after" >&2; exit 1
+  fi
+  echo "-- what Notes printed, one line per event (its state: one file per scene under its state directory):"
+  sed 's/^/   /' "$logs/Notes.log"
+  ls "$logs/Notes/scenes" | sed 's/^/   /'
   echo "-- what ferryd logged:"
   sed 's/^/   /' "$logs/ferryd.err"
 fi
