@@ -98,8 +98,10 @@ public struct BrokerService: Sendable {
                         do {
                             try await scenes.appRegistered(app, manifest: manifest)
                         } catch {
-                            // Not kept: the registration does not stand either.
+                            // Not kept: the registration does not stand either (nor does an earlier
+                            // one of this connection that the scene service still holds).
                             _ = await registry.connectionClosed(caller.uniqueName)
+                            await scenes.appDisconnected(uniqueName: caller.uniqueName)
                             throw error
                         }
                     } else {
@@ -110,7 +112,8 @@ public struct BrokerService: Sendable {
                 try connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppRegistered",
                                     body: [.string(app.appID), .string(caller.uniqueName)])
                 if showsScenes, let scenes {
-                    // After the reply: the app's scene calls start once it knows it is registered.
+                    // Not awaited: the reply goes now. The first scene calls may still reach the app
+                    // just before it (the client library is ready for them before RegisterApp).
                     let appID = app.appID, uniqueName = caller.uniqueName
                     Task { await scenes.restoreScenes(of: appID, uniqueName: uniqueName) }
                 }

@@ -8,8 +8,14 @@ extension SceneService {
     /// An app registered with scenes=true: its manifest is kept (durably, before the
     /// registration is answered) and its calls get a queue. ``restoreScenes(of:uniqueName:)``
     /// then reconnects its sessions, once the registration has been answered.
-    /// - Throws: `FerryModelError` `.storageFailed`.
+    /// - Throws: `FerryModelError` `.storageFailed`; `.unavailable` when the registration has
+    ///   already ended (its connection closed while the broker got here).
     public func appRegistered(_ app: RegisteredApp, manifest bytes: [UInt8]) throws {
+        // The connection may have closed since the registry took it, and appDisconnected may
+        // have run already: keeping the app would leave a dead connection "running" its scenes.
+        guard registry.app(of: app.caller.uniqueName)?.appID == app.appID else {
+            throw FerryModelError(.unavailable, "\(app.appID) went away while it registered")
+        }
         try store.saveApp(app.appID, manifest: bytes)
         knownApps[app.appID] = app.manifest
         if let current = running[app.appID], current.uniqueName == app.caller.uniqueName,
@@ -33,7 +39,7 @@ extension SceneService {
             if !discards.isEmpty {
                 _ = try await app.callbacks.call("DiscardSceneSessions", [.array(of: .string, discards.map(DBusValue.string))],
                                                  timeout: Self.callTimeout)
-                try store.clearPendingDiscards(of: appID)
+                try store.clearPendingDiscards(of: appID, discards)
                 log("told \(appID) of \(discards.count) session(s) discarded while it was not running")
             }
         } catch {

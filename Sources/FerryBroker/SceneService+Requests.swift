@@ -265,16 +265,16 @@ extension SceneService {
         _ = try await app.callbacks.call("RefreshScene", [.string(id)], timeout: Self.callTimeout)
     }
 
-    /// `RequestDestruction`: the session is forgotten (durably) and its object removed; a
-    /// connected scene disconnects and its app is told, an app that is not running is told at
-    /// its next registration.
+    /// `RequestDestruction`: the session is forgotten and its discard recorded (durably, in one
+    /// transaction) and its object removed; a connected scene disconnects and its app is told.
+    /// The discard stays recorded until the app confirms it, so an app that is not running, is
+    /// slow, or dies first is told at its next registration.
     func requestDestruction(_ id: String, animation: SceneDismissalAnimation) async throws {
         guard let session = sessions[id] else { throw FerryModelError(.notFound, "there is no scene session \"\(id)\"") }
         let appID = session.bundleIdentifier
         let wasConnected = desktop.windows[id]?.isConnected == true
         let app = running[appID]
-        if app == nil { try store.addPendingDiscard(id, appID: appID) }
-        try store.remove(id)
+        try store.destroy(id, appID: appID)
         forget(id)
         log("destroyed scene session \(id) of \(appID) (\(animation.name))")
         guard let app else { return }
@@ -283,11 +283,15 @@ extension SceneService {
                 .string(id), .variantDictionary(["reason": "destroyed", "animation": .string(animation.name)]),
             ], timeout: Self.callTimeout)
         }
+        // Not confirmed (a timeout, or the app went away before its disconnection reached us):
+        // the recorded discard is delivered again at its next registration; a second discard of
+        // a session is harmless, a missed one leaves its saved state behind.
         do {
             _ = try await app.callbacks.call("DiscardSceneSessions", [.array(of: .string, [.string(id)])],
                                              timeout: Self.callTimeout)
+            try store.clearPendingDiscards(of: appID, [id])
         } catch {
-            if !isCurrent(app) { try? store.addPendingDiscard(id, appID: appID) }
+            log("the discard of \(id) stays recorded for \(appID)'s next registration: \(error)")
         }
     }
 

@@ -41,15 +41,15 @@ extension SceneStore {
         do {
             userInfo = session.userInfo.isEmpty ? nil
                 : try WireArchive.encode(validated: try PropertyListValue.dictionary(session.userInfo).wireValue())
-        } catch let error as FerryModelError { throw nested(error, under: "userInfo") }
+        } catch let error as FerryModelError { throw error.nested(under: "userInfo") }
         let activity: Data?
         do {
             activity = try session.stateRestorationActivity.map { try WireArchive.encode(validated: .dictionary(try $0.wireDictionary())) }
-        } catch let error as FerryModelError { throw nested(error, under: "stateRestorationActivity") }
+        } catch let error as FerryModelError { throw error.nested(under: "stateRestorationActivity") }
         let options: Data?
         do {
             options = try stored.pendingOptions.map { try WireArchive.encode(validated: .dictionary(try $0.wireDictionary())) }
-        } catch let error as FerryModelError { throw nested(error, under: "pendingOptions") }
+        } catch let error as FerryModelError { throw error.nested(under: "pendingOptions") }
         let conditions = session.activationConditions
         let values: [(any DatabaseValueConvertible)?] = [
             session.persistentIdentifier, session.bundleIdentifier, session.role.rawValue, session.configurationName,
@@ -201,19 +201,9 @@ extension SceneStore {
     /// Runs a decoder, putting `column` in front of the key path of what it throws.
     private static func decoding<T>(_ column: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as FerryModelError {
-            throw nested(error, under: column)
+            throw error.nested(under: column)
         } catch {
             throw FerryModelError(.invalidArgument, "\(error)", keyPath: column)
         }
-    }
-
-    private static func nested(_ error: FerryModelError, under prefix: String) -> FerryModelError {
-        var copy = error
-        if let path = copy.keyPath, !path.isEmpty {
-            copy.keyPath = path.hasPrefix("[") ? prefix + path : prefix + "." + path
-        } else {
-            copy.keyPath = prefix
-        }
-        return copy
     }
 }

@@ -134,9 +134,7 @@ public final class SceneStore: Sendable {
     public func save(_ sessions: [StoredSceneSession]) throws {
         let rows = try sessions.enumerated().map { index, stored in
             do { return try SceneStore.encode(stored) } catch let error as FerryModelError {
-                var nested = error
-                nested.keyPath = "[\(index)]" + (error.keyPath.map { "." + $0 } ?? "")
-                throw nested
+                throw error.nested(under: "[\(index)]")
             }
         }
         guard !rows.isEmpty else { return }
@@ -222,11 +220,28 @@ public final class SceneStore: Sendable {
         }
     }
 
-    /// Forgets an app's pending discards (it has been told).
+    /// Forgets the pending discards `persistentIdentifiers` of an app (it has been told of
+    /// them); others, added meanwhile, stay.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func clearPendingDiscards(of appID: String) throws {
+    public func clearPendingDiscards(of appID: String, _ persistentIdentifiers: [String]) throws {
         try writing { db in
-            try db.execute(sql: "DELETE FROM pendingDiscard WHERE appID = ?", arguments: [appID])
+            for identifier in persistentIdentifiers {
+                try db.execute(sql: "DELETE FROM pendingDiscard WHERE appID = ? AND persistentIdentifier = ?",
+                               arguments: [appID, identifier])
+            }
+        }
+    }
+
+    /// Forgets a session and records its discard for its app in one transaction, so the app is
+    /// told of it whatever happens next (a crash included) until it confirms
+    /// (``clearPendingDiscards(of:_:)``).
+    /// - Throws: `FerryModelError` `.storageFailed`.
+    public func destroy(_ persistentIdentifier: String, appID: String) throws {
+        try writing { db in
+            try db.execute(sql: "DELETE FROM sceneSession WHERE persistentIdentifier = ?", arguments: [persistentIdentifier])
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO pendingDiscard (appID, persistentIdentifier, addedAt) VALUES (?, ?, ?)
+                """, arguments: [appID, persistentIdentifier, Date().timeIntervalSince1970])
         }
     }
 

@@ -113,7 +113,12 @@ struct SceneStoreTests {
         #expect(throws: FerryModelError.self) { try store.save([infinite]) }
         var nul = try bareSession("nul")
         nul.session.userInfo = ["text": .string("a\u{0}b")]
-        #expect(throws: FerryModelError.self) { try store.save([nul]) }
+        let nulError = try #require(throws: FerryModelError.self) { try store.save([nul]) }
+        #expect(nulError.keyPath == "[0].userInfo.text")
+        var nulOption = try bareSession("nul-option")
+        nulOption.pendingOptions = SceneConnectionOptions(sourceApplication: "org.ferry.x\u{0}")
+        let optionError = try #require(throws: FerryModelError.self) { try store.save([try bareSession("fine"), nulOption]) }
+        #expect(optionError.keyPath?.hasPrefix("[1].pendingOptions") == true)
         var nulTitle = try bareSession("nul-title")
         nulTitle.session.title = "a\u{0}b"
         #expect(throws: FerryModelError.self) { try store.save([nulTitle]) }
@@ -167,9 +172,20 @@ struct SceneStoreTests {
         try store.addPendingDiscard("s2", appID: "org.ferry.notes")
         try store.addPendingDiscard("g1", appID: "org.ferry.gallery")
         #expect(try store.pendingDiscards(of: "org.ferry.notes") == ["s2", "s1"])
-        try store.clearPendingDiscards(of: "org.ferry.notes")
+        try store.clearPendingDiscards(of: "org.ferry.notes", ["s2"])
+        #expect(try store.pendingDiscards(of: "org.ferry.notes") == ["s1"], "only what was delivered is cleared")
+        try store.clearPendingDiscards(of: "org.ferry.notes", ["s1"])
         #expect(try store.pendingDiscards(of: "org.ferry.notes").isEmpty)
         #expect(try store.pendingDiscards(of: "org.ferry.gallery") == ["g1"])
+    }
+
+    @Test func destroyingForgetsTheSessionAndRecordsItsDiscardTogether() throws {
+        let store = try open()
+        let session = try SceneSession(persistentIdentifier: "s1", bundleIdentifier: "org.ferry.notes")
+        try store.save([StoredSceneSession(session: session, screen: 0, stackOrder: 1)])
+        try store.destroy("s1", appID: "org.ferry.notes")
+        #expect(try store.sessions().isEmpty)
+        #expect(try store.pendingDiscards(of: "org.ferry.notes") == ["s1"])
     }
 
     @Test func aDamagedRowIsSkippedAndReported() throws {
@@ -241,6 +257,61 @@ struct SceneStoreTests {
         var deep = WireValue.array([])
         for _ in 0..<40 { deep = .array([deep]) }
         #expect(throws: FerryModelError.self) { try SceneStore.WireArchive.decode(SceneStore.WireArchive.encode(deep)) }
+    }
+
+    /// Every archive of up to two bytes after the version: each either throws a named error or
+    /// decodes to a value that encodes back to exactly those bytes (the format has one spelling).
+    @Test func shortArchivesAreDecodedExactlyOrRefused() throws {
+        var decoded = 0
+        for length in 0...2 {
+            for number in 0..<(1 << (8 * length)) {
+                var bytes: [UInt8] = [SceneStore.WireArchive.version]
+                for index in 0..<length { bytes.append(UInt8(truncatingIfNeeded: number >> (8 * index))) }
+                let data = Data(bytes)
+                do {
+                    let value = try SceneStore.WireArchive.decode(data)
+                    #expect(SceneStore.WireArchive.encode(value) == data, "\(bytes)")
+                    decoded += 1
+                } catch let error as FerryModelError {
+                    #expect(error.code == .invalidArgument)
+                }
+            }
+        }
+        // "b\0", "b\1" and nothing else of that size.
+        #expect(decoded == 2)
+        #expect(try SceneStore.WireArchive.decode(Data([1, UInt8(ascii: "b"), 1])) == .bool(true))
+    }
+
+    /// Doubles keep their bits (WireValue's == cannot tell -0.0 from 0.0, nor see a NaN as equal).
+    @Test func doublesKeepTheirBits() throws {
+        for number in [-0.0, .nan, -.nan, .signalingNaN, .infinity, -.infinity, .leastNonzeroMagnitude, .pi] {
+            let archived = try SceneStore.WireArchive.decode(SceneStore.WireArchive.encode(.array([.double(number)])))
+            guard case .array(let values) = archived, case .double(let back)? = values.first else {
+                Issue.record("\(archived)")
+                continue
+            }
+            #expect(back.bitPattern == number.bitPattern, "\(number)")
+        }
+    }
+
+    /// Counts far beyond the bytes that follow are refused before anything is allocated.
+    @Test func hugeCountsAreTruncationErrors() throws {
+        for tag in ["s", "y", "S", "v", "e"] {
+            let data = Data([SceneStore.WireArchive.version, UInt8(ascii: Unicode.Scalar(tag)!), 0xFF, 0xFF, 0xFF, 0xFF, 0])
+            let error = try #require(throws: FerryModelError.self) { try SceneStore.WireArchive.decode(data) }
+            #expect(error.message.contains("truncated"), "\(tag)")
+        }
+        // A wrong version, an unknown tag, a duplicate key, invalid UTF-8 and a NUL in a string.
+        let bad: [[UInt8]] = [
+            [2, UInt8(ascii: "b"), 0],
+            [1, UInt8(ascii: "z")],
+            [1, UInt8(ascii: "e"), 2, 0, 0, 0, 1, 0, 0, 0, 0x6B, UInt8(ascii: "b"), 0, 1, 0, 0, 0, 0x6B, UInt8(ascii: "b"), 1],
+            [1, UInt8(ascii: "s"), 1, 0, 0, 0, 0xFF],
+            [1, UInt8(ascii: "s"), 1, 0, 0, 0, 0],
+        ]
+        for bytes in bad {
+            #expect(throws: FerryModelError.self, "\(bytes)") { try SceneStore.WireArchive.decode(Data(bytes)) }
+        }
     }
 
     @Test func openingWhereNoDirectoryIsFails() throws {

@@ -48,6 +48,8 @@ final class FakeSceneApp: Sendable {
         /// The ConnectScene call (1 = the first) in which the app closes its connection instead of
         /// answering (it dies mid-call).
         var dieInConnect: Int?
+        /// DiscardSceneSessions answers only after this long.
+        var discardDelay: Duration?
     }
 
     let appID: String
@@ -150,6 +152,7 @@ final class FakeSceneApp: Sendable {
             }
             Method("DiscardSceneSessions", in: ["persistent_ids": "as"]) { call in
                 await self.record("DiscardSceneSessions", "", call.arguments)
+                if let delay = self.behaviour.discardDelay { try await Task.sleep(for: delay) }
                 return []
             }
             Method("PerformPaste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"], out: ["result": "a{sv}"]) { call in
@@ -174,9 +177,10 @@ final class FakeSceneApp: Sendable {
         }
     }
 
-    /// Waits until `predicate` holds for the calls (at most `timeout`), then returns them.
+    /// Waits until `predicate` holds for the calls (at most `timeout`: generous, as only a failing
+    /// test waits it out and a loaded machine can be slow), then returns them.
     @discardableResult
-    func waitForCalls(timeout: Duration = .seconds(10), _ predicate: ([Call]) -> Bool) async throws -> [Call] {
+    func waitForCalls(timeout: Duration = .seconds(30), _ predicate: ([Call]) -> Bool) async throws -> [Call] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let now = calls
@@ -266,8 +270,8 @@ enum SceneBus {
         return Array(edited.utf8)
     }
 
-    /// Waits until `body` returns true (at most `timeout`).
-    static func eventually(timeout: Duration = .seconds(10), _ body: () async throws -> Bool) async throws -> Bool {
+    /// Waits until `body` returns true (at most `timeout`; generous, as in `waitForCalls`).
+    static func eventually(timeout: Duration = .seconds(30), _ body: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await body() { return true }

@@ -67,6 +67,32 @@ struct SceneTimeoutTests {
         await cli.close()
     }
 
+    @Test("DiscardSceneSessions unanswered for 10 s: the discard is kept and delivered again at the app's next registration")
+    func unansweredDiscard() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
+                                               behaviour: .init(discardDelay: .seconds(15)))
+        let first = try await SceneServiceTests.firstSession(app)
+        let cli = try await fixture.connect()
+        let second = try await S.activate(cli, app: Self.notes)
+        // The broker waits out its 10 s for the answer (the call's own timeout is 20 s).
+        _ = try await S.call(cli, "RequestDestruction", [.string(second), [String: DBusValue]().dbusValue])
+        #expect(app.calls.contains { $0.member == "DiscardSceneSessions" })
+        await app.quit()
+        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("unattached") })
+
+        let again = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
+        try await again.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.id == first } }
+        let discard = try #require(again.calls.first, "the app was never told")
+        try #require(discard.member == "DiscardSceneSessions", "\(again.calls)")
+        #expect(try discard.arguments[0].get([String].self) == [second])
+        await again.quit()
+        await cli.close()
+    }
+
     @Test("paste policy: an app with a foreground scene may paste without a user action; one without scenes may not")
     func foregroundScenePastes() async throws {
         let fixture = try FerrydFixture()
