@@ -5,8 +5,8 @@ extension Desktop {
     /// the new one included (first).
     ///
     /// Screen: the requesting window's, else `screen` (clamped), else 0. Without placement: a
-    /// cascade 32 px right and down from the front-most window of that screen (connected or
-    /// not), 960×640 clipped to the screen, the first at the screen's origin + (48, 48),
+    /// cascade 32 px right and down from the requesting window, else from the front-most window
+    /// of that screen (connected or not), 960×640 clipped to the screen, the first at the screen's origin + (48, 48),
     /// wrapping back to + (48, 48) when it would leave the screen. With placement: that half of
     /// the screen (full height); the window beneath (the requesting one, else the front-most of
     /// that screen before insertion, if any) takes the other half.
@@ -43,7 +43,7 @@ extension Desktop {
                 }
             }
         } else {
-            frame = cascadeFrame(on: screenFrame, after: frontMost?.frame)
+            frame = cascadeFrame(on: screenFrame, after: (requester ?? frontMost)?.frame)
         }
         let window = Window(id: id, appID: appID, frame: frame, screen: index, stackOrder: 0, isConnected: false)
         insertInFront(window)

@@ -127,8 +127,11 @@ public struct Desktop: Sendable {
     ///
     /// Its screen index is clamped to the screens there are, its frame made finite and at
     /// least 1×1; a frame that does not overlap that screen (the desktop had more or larger
-    /// screens when it was stored) is moved onto it, clipped to its size. A stack order another window already holds, or one above
-    /// ``largestRestoredStackOrder``, is replaced by one in front of every window.
+    /// screens when it was stored) is moved onto it, clipped to its size. Its screen then becomes
+    /// the one containing the frame's centre, as ``setFrame(_:_:)`` keeps it (it differs from
+    /// the stored one only when the screens changed size). A stack order another window already
+    /// holds, or one above ``largestRestoredStackOrder``, is replaced by one in front of every
+    /// window.
     public mutating func insert(_ window: Window) {
         remove(window.id)
         var window = window
@@ -142,6 +145,7 @@ public struct Desktop: Sendable {
                                 y: min(max(window.frame.minY, screenFrame.minY), screenFrame.maxY - height),
                                 width: width, height: height)
         }
+        window.screen = nearestScreen(to: Point(x: window.frame.midX, y: window.frame.midY)).index
         var position = insertionPoint(of: window.stackOrder)
         if window.stackOrder > Desktop.largestRestoredStackOrder
             || (position < stacking.count && stacking[position].stackOrder == window.stackOrder) {

@@ -27,7 +27,8 @@ extension WireValue {
     }
 
     /// Reads a D-Bus value (variants unwrapped). Bytes, 16-bit integers and object paths widen to
-    /// the nearest wire case.
+    /// the nearest wire case (`ao` reads as `as`); an `ay` reads as bytes however it is spelled
+    /// (`.bytes`, or `.array` of `.byte`, which `DBusValue` counts as equal).
     /// - Throws: `FerryModelError` `.invalidArgument` at `keyPath` for what has no wire shape:
     ///   fds, structs, signatures, dictionaries whose keys are not strings.
     public init(dbusValue value: DBusValue, keyPath: String = "") throws(FerryModelError) {
@@ -44,16 +45,27 @@ extension WireValue {
         case .string(let v): self = .string(v)
         case .objectPath(let v): self = .string(v.rawValue)
         case .bytes(let v): self = .bytes(Data(v))
-        case .array(let element, let elements) where element == .string:
+        case .array(let element, let elements) where element == .string || element == .objectPath:
             var strings: [String] = []
             strings.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                guard case .string(let text) = element else {
-                    throw Self.mismatch("a string", element, keyPath + "[\(index)]")
+                switch element {
+                case .string(let text): strings.append(text)
+                case .objectPath(let path): strings.append(path.rawValue)
+                default: throw Self.mismatch("a string", element, keyPath + "[\(index)]")
                 }
-                strings.append(text)
             }
             self = .strings(strings)
+        case .array(let element, let elements) where element == .byte:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                guard case .byte(let byte) = element else {
+                    throw Self.mismatch("a byte", element, keyPath + "[\(index)]")
+                }
+                bytes.append(byte)
+            }
+            self = .bytes(Data(bytes))
         case .array(_, let elements):
             var values: [WireValue] = []
             values.reserveCapacity(elements.count)

@@ -55,6 +55,15 @@ struct DesktopPlacementTests {
         #expect(open(&desktop, "c").first?.frame == Rect(x: 48, y: 48, width: 960, height: 640))
     }
 
+    @Test func aRequestedWindowCascadesFromTheSceneThatAsked() {
+        var desktop = Desktop()
+        open(&desktop, "asker")  // (48, 48)
+        open(&desktop, "front")  // (80, 80), in front of it
+        #expect(open(&desktop, "new", requesting: "asker").first?.frame == Rect(x: 80, y: 80, width: 960, height: 640))
+        #expect(open(&desktop, "plain").first?.frame == Rect(x: 112, y: 112, width: 960, height: 640),
+                "without a requesting scene it cascades from the front-most")
+    }
+
     @Test func newWindowsAreClippedToSmallScreens() {
         var desktop = Desktop(screenSizes: [Size(width: 800, height: 600)])
         #expect(open(&desktop, "a").first?.frame == Rect(x: 0, y: 0, width: 800, height: 600))
@@ -101,6 +110,7 @@ struct DesktopPlacementTests {
         let straddling = Rect(x: 1800, y: 10, width: 400, height: 300)
         desktop.insert(.init(id: "far", appID: "org.example.A", frame: straddling, screen: 1, stackOrder: 50, isConnected: false))
         #expect(desktop.windows["far"]?.frame == straddling)
+        #expect(desktop.windows["far"]?.screen == 1)
         desktop.remove("far")
         // A stack order too large to count up from is replaced; the order stays consistent.
         desktop.insert(.init(id: "huge", appID: "org.example.A", frame: frame, screen: 0, stackOrder: .max, isConnected: true))
@@ -111,6 +121,43 @@ struct DesktopPlacementTests {
         desktop.remove("a")
         desktop.remove("nobody")
         #expect(desktop.windows["a"] == nil && desktop.windows.count == 2)
+    }
+
+    /// Stack orders as a store hands them back (any Int64, any load order) keep their stacking,
+    /// and new or raised windows never overflow past them.
+    @Test func restoredStackOrdersKeepTheirStackingAndNeverOverflow() {
+        var desktop = Desktop()
+        let frame = Rect(x: 10, y: 10, width: 100, height: 100)
+        let stored: [(String, Int64)] = [("top", Desktop.largestRestoredStackOrder), ("low", .min), ("mid", -5),
+                                         ("high", 3), ("beyond", Desktop.largestRestoredStackOrder + 1)]
+        for (id, order) in stored {
+            desktop.insert(.init(id: id, appID: "org.example.A", frame: frame, screen: 0, stackOrder: order, isConnected: true))
+        }
+        // "beyond" cannot be kept: it is put in front of every window loaded before it.
+        #expect(desktop.stack(onScreen: 0).map(\.id) == ["beyond", "top", "high", "mid", "low"])
+        #expect(desktop.windows["top"]?.stackOrder == Desktop.largestRestoredStackOrder)
+        #expect(desktop.derivedStates()["beyond"] == .foregroundActive)
+        for round in 0..<1000 { desktop.bringToFront(round.isMultiple(of: 2) ? "low" : "mid") }
+        let placed = open(&desktop, "new").first
+        #expect(desktop.stack(onScreen: 0).map(\.id) == ["new", "mid", "low", "beyond", "top", "high"])
+        let orders = desktop.stack(onScreen: 0).map(\.stackOrder)
+        #expect(orders == orders.sorted(by: >) && Set(orders).count == orders.count)
+        #expect(placed?.stackOrder == orders.first && orders.first! > Desktop.largestRestoredStackOrder)
+    }
+
+    /// Screens that grew since a window was stored: it stays where it was, and its screen is the
+    /// one its centre is on now, so states and cascades follow where it is seen.
+    @Test func restoredWindowsTakeTheScreenOfTheirCentre() {
+        // Stored on screen 1 of two 1920-wide screens, at x 1920…2880; now screen 0 is 2560 wide.
+        var desktop = Desktop(screenSizes: [Size(width: 2560, height: 1440), Desktop.defaultScreenSize])
+        let frame = Rect(x: 1920, y: 100, width: 960, height: 640)
+        desktop.insert(.init(id: "a", appID: "org.example.A", frame: frame, screen: 1, stackOrder: 1, isConnected: true))
+        desktop.insert(.init(id: "b", appID: "org.example.A", frame: Rect(x: 100, y: 100, width: 300, height: 300),
+                             screen: 0, stackOrder: 2, isConnected: true))
+        #expect(desktop.windows["a"]?.frame == frame)
+        #expect(desktop.windows["a"]?.screen == 0)
+        #expect(desktop.stack(onScreen: 0).map(\.id) == ["b", "a"])
+        #expect(desktop.derivedStates() == ["b": .foregroundActive, "a": .foregroundInactive])
     }
 
     @Test func screenChoiceFollowsTheRequestThenTheRequester() {
