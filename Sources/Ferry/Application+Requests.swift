@@ -26,6 +26,11 @@ extension Application {
     ///   activity, naming its key path; a bad option), `.notFound` (an unknown session),
     ///   `.timeout`, `.noBroker`.
     ///
+    /// The broker calls the app one call at a time: a delegate method that awaits this (or a
+    /// refresh or destruction request) stalls until the broker's timeouts, because the broker's
+    /// calls for the request wait behind the one the delegate is answering. Start a `Task`
+    /// instead.
+    ///
     /// D-Bus: `org.ferry.Scenes1.RequestActivation`.
     @discardableResult
     public func requestSceneSessionActivation(_ session: SceneSession?, userActivity: UserActivity?,

@@ -23,7 +23,8 @@ extension Application {
 
     /// `ConnectScene`: a new scene (its delegate's `willConnectTo` runs, then its state is saved),
     /// or, for a scene this process already shows (the broker restarted), a reconnection: no
-    /// second `willConnectTo`; what the app set is sent to the broker again.
+    /// second `willConnectTo`; an activity queued for the session meanwhile reaches the delegate's
+    /// `scene(_:continue:)`, and what the app set is sent to the broker again.
     func connectScene(_ session: SceneSession, options: SceneConnectionOptions) async throws(FerryError) {
         guard session.bundleIdentifier == appID else {
             throw FerryError(.invalidArgument, "session: the session belongs to \(session.bundleIdentifier), not \(appID)")
@@ -38,6 +39,11 @@ extension Application {
                 current.activationConditions = kept.activationConditions
                 current.activationState = kept.activationState
                 current.stateRestorationActivity = kept.stateRestorationActivity ?? session.stateRestorationActivity
+            }
+            // Options the broker queued for this session while it did not know this process (a
+            // request between its restart and this app's registration) must not be lost.
+            for activity in options.userActivities {
+                await existing.delegate.scene(existing, continue: activity)
             }
             saves.enqueue(.resend(identifier))
             return
@@ -116,12 +122,15 @@ extension Application {
         await delegate.application(self, didDiscardSceneSessions: identifiers)
     }
 
-    /// After registering with a broker that restarted: scenes whose sessions that broker does not
-    /// know (its state was lost) disconnect. Sessions it knows reconnect through `ConnectScene`.
-    func forgetScenesUnknownToBroker() async {
-        guard let known = try? await openSessions.map(\.persistentIdentifier) else { return }
+    /// After registering with a broker that restarted: scenes shown before the registration
+    /// (`shown`) whose sessions that broker does not know (its state was lost) disconnect.
+    /// Sessions it knows reconnect through `ConnectScene`; a scene that connected after the
+    /// registration (the broker's new first scene) may be missing from a list taken just before
+    /// it, so only `shown` ones are checked.
+    func forgetScenesUnknownToBroker(among shown: Set<String>) async {
+        guard !shown.isEmpty, let known = try? await Set(openSessions.map(\.persistentIdentifier)) else { return }
         let gone = scenes.withLock { all in
-            let ids = all.keys.filter { !known.contains($0) }
+            let ids = all.keys.filter { shown.contains($0) && !known.contains($0) }
             return ids.compactMap { all.removeValue(forKey: $0) }
         }
         for scene in gone {

@@ -88,8 +88,10 @@ extension FerryClient {
                         }
                         // A new broker: this app is registered with nobody now.
                         if let (appID, manifest) = registration {
+                            let application = Application.of(self)
+                            let shown = Set(application?.connectedScenes.map(\.persistentIdentifier) ?? [])
                             try? await self.sendRegistration(appID: appID, manifest: manifest)
-                            await Application.of(self)?.forgetScenesUnknownToBroker()
+                            await application?.forgetScenesUnknownToBroker(among: shown)
                         }
                     }
                 } catch {}

@@ -103,8 +103,9 @@ public final class Scene: Sendable {
     /// Sends what this process set on the scene (title, user info, activation conditions) and a
     /// fresh restoration activity again: after a broker restart reconnected the scene.
     func resend() async throws(FerryError) {
-        let current = session
         let activity = await delegate.stateRestorationActivity(for: self)
+        // Read after the delegate answered: a title set meanwhile is sent, not an older one.
+        let current = session
         var changes: [String: DBusValue] = [
             "title": .string(current.title ?? ""),
             "userInfo": try Self.wire(userInfo: current.userInfo),

@@ -1,9 +1,10 @@
 import Synchronization
 
 /// The library's own saves of scene state (after a connection, a state change, a continued
-/// activity; the re-send after a reconnection), run one at a time in the order asked, after the
-/// `org.ferry.Client1` call that asked for them has been answered: the broker waits for that
-/// answer, so saving inside the call could wait on a broker that is waiting on us.
+/// activity; the re-send after a reconnection), run one at a time in the order asked by a worker
+/// of their own. The `org.ferry.Client1` call that asked for one is answered without waiting for
+/// it (the save may run before or after that answer): the broker waits for the answer, so a
+/// call that waited on a save could wait on a broker that is waiting on us.
 final class SceneSaveQueue: Sendable {
     enum Job: Sendable {
         /// ``Scene/saveState()``.

@@ -20,7 +20,8 @@ struct ApplicationEndToEndTests {
                 return try reply[0].get([VariantDictionary].self)
             }
             func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-                for _ in 0..<500 {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline {
                     if try await condition() { return }
                     try await Task.sleep(for: .milliseconds(10))
                 }
@@ -109,7 +110,8 @@ struct ApplicationEndToEndTests {
             try? FileManager.default.removeItem(at: stateDir)
         }
         func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-            for _ in 0..<500 {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
                 if (try? await condition()) == true { return }
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -143,6 +145,9 @@ struct ApplicationEndToEndTests {
         #expect(sessions.count == 1)
         #expect(try sessions.first?.value(forKey: "persistentIdentifier", as: String.self) == id)
         try await until("the scene active again") { try await listed().first?["state"]?.unwrappingVariants == .int32(0) }
+        // The broker lists the state before its SceneChanged calls reach the app: wait for the
+        // app's own steps (two at the first connection, two at the reconnection).
+        try await until("the app told of the steps again") { events.of(id).filter { $0.hasPrefix("state") }.count >= 4 }
         #expect(events.all.filter { $0.hasPrefix("connect") || $0.hasPrefix("configure") }
                 == ["configure \(id) -", "connect \(id) Default item=-"])
         #expect(app.connectedScenes.count == 1)

@@ -3,6 +3,7 @@ import Ferry
 import FerryModel
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The broker's `org.ferry.Client1` scene calls, made by a fake broker on a real private bus,
@@ -92,8 +93,8 @@ struct SceneDelegateFlowTests {
             var archived = session
             archived.title = "Lake"
             try await second.connect(archived)
-            try await second.eventually { !second.updates(of: id).isEmpty }
-            let resent = try #require(second.updates(of: id).first)
+            try await second.eventually { second.updates(of: id).contains { $0["title"] != nil } }
+            let resent = try #require(second.updates(of: id).first { $0["title"] != nil })
             #expect(resent["title"]?.unwrappingVariants == .string("Lake"))
             #expect(FakeBroker.wire(try #require(resent["userInfo"]))["item"] == .string("lake"))
             let conditions = try SceneActivationConditions(wireDictionary: FakeBroker.wire(try #require(resent["activationConditions"])))
@@ -108,7 +109,7 @@ struct SceneDelegateFlowTests {
         }
     }
 
-    @Test("a broker that restarted without a shown scene's session: the scene disconnects after the re-registration")
+    @Test("a broker that restarted without a shown scene's session: the scene disconnects after the re-registration; a scene connected meanwhile stays")
     func brokerLostTheSession() async throws {
         try await ClientFixture.with(withBroker: false) { fixture in
             let first = try await FakeBroker.start(on: fixture.bus)
@@ -121,13 +122,59 @@ struct SceneDelegateFlowTests {
             try await first.connect(kept)
             try await first.connect(lost)
             await first.connection.close()
-            let second = try await FakeBroker.start(on: fixture.bus, knowing: [kept])
-            try await second.eventually { application.connectedScenes.count == 1 }
-            #expect(application.connectedScenes.map(\.persistentIdentifier) == [kept.persistentIdentifier])
-            #expect(events.all.last == "disconnect \(lost.persistentIdentifier)")
+            // The new broker connects a new scene (its first window) after taking the list it
+            // answers the app with: that scene is not in the list, yet it is not lost.
+            let fresh = try first.newSession()
+            let second = try await FakeBroker.start(on: fixture.bus, knowing: [kept], connectDuringList: fresh)
+            try await second.eventually { events.all.contains("disconnect \(lost.persistentIdentifier)") }
+            #expect(application.connectedScenes.map(\.persistentIdentifier)
+                    == [kept.persistentIdentifier, fresh.persistentIdentifier].sorted())
             #expect(!events.all.contains("disconnect \(kept.persistentIdentifier)"))
+            #expect(!events.all.contains("disconnect \(fresh.persistentIdentifier)"))
             await client.close()
             await second.connection.close()
+        }
+    }
+
+    @Test("a reconnection whose options carry an activity (queued while the broker did not know the app): scene(_:continue:), then the re-send")
+    func reconnectionWithQueuedActivity() async throws {
+        try await SceneFixture.with { f in
+            let session = try f.broker.newSession()
+            let id = session.persistentIdentifier
+            try await f.broker.connect(session, options: SceneConnectionOptions(userActivities: [Self.viewActivity("lake")]))
+            try await f.broker.eventually { f.broker.updates(of: id).count == 1 }
+            // The session connects again (as after a broker restart), with an activity for it.
+            try await f.broker.connect(session, options: SceneConnectionOptions(userActivities: [Self.viewActivity("dunes")]))
+            #expect(f.events.of(id).filter { $0.hasPrefix("connect") }.count == 1)
+            #expect(f.events.of(id).last == "continue \(id) item=dunes")
+            try await f.broker.eventually { f.broker.updates(of: id).count == 2 }
+            let resent = try #require(f.broker.updates(of: id).last)
+            #expect(resent["title"] != nil)
+            #expect(Self.restoredItem(resent) == "dunes")
+        }
+    }
+
+    @Test("the re-send after a reconnection carries the title set while the delegate was asked for its activity")
+    func resendSendsTheLatestTitle() async throws {
+        try await ClientFixture.with(withBroker: false) { fixture in
+            let broker = try await FakeBroker.start(on: fixture.bus)
+            let client = try await fixture.client()
+            _ = try await Application.register(client: client, manifest: sceneTestManifest(), delegate: RetitlingAppDelegate())
+            let session = try broker.newSession()
+            let id = session.persistentIdentifier
+            func titles() -> [String] {
+                broker.updates(of: id).compactMap { changes in
+                    if case .string(let title)? = changes["title"]?.unwrappingVariants { return title }
+                    return nil
+                }
+            }
+            try await broker.connect(session)
+            try await broker.eventually { titles() == ["Title 1"] && broker.updates(of: id).count == 2 }
+            try await broker.connect(session)  // a reconnection: the re-send
+            try await broker.eventually { titles().count == 3 }
+            #expect(titles() == ["Title 1", "Title 2", "Title 2"])
+            await client.close()
+            await broker.connection.close()
         }
     }
 
@@ -217,5 +264,25 @@ struct SceneDelegateFlowTests {
                               [.string("nope"), ["state": DBusValue.int32(0)].dbusValue])
             #expect(f.events.of(session.persistentIdentifier).filter { $0.hasPrefix("state") }.isEmpty)
         }
+    }
+}
+
+/// An app whose scenes retitle themselves each time they are asked for their restoration activity.
+final class RetitlingAppDelegate: ApplicationDelegate {
+    func application(_ application: Application, sceneDelegateFor session: SceneSession) -> any SceneDelegate {
+        RetitlingSceneDelegate()
+    }
+}
+
+final class RetitlingSceneDelegate: SceneDelegate {
+    let asked = Mutex(0)
+
+    func stateRestorationActivity(for scene: Scene) async -> UserActivity? {
+        let count = asked.withLock { count in
+            count += 1
+            return count
+        }
+        try? await scene.setTitle("Title \(count)")
+        return nil
     }
 }

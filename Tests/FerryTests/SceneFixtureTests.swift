@@ -28,6 +28,9 @@ final class FakeBroker: Sendable {
         var items: [[(type: String, bytes: [UInt8])]] = []
         var changeCount: UInt64 = 1
         var reads: [(type: String, options: [String: DBusValue])] = []
+        /// Connected (once) by the next ListSessions after it has taken its list, before it
+        /// answers: a scene that connects while the app waits for a list without it.
+        var connectDuringList: SceneSession?
     }
 
     let state = Mutex(State())
@@ -37,10 +40,15 @@ final class FakeBroker: Sendable {
     }
 
     /// Starts a fake broker on `bus` that knows `sessions` (archived) and takes `org.ferry.Broker`.
-    static func start(on bus: PrivateBus, knowing sessions: [SceneSession] = []) async throws -> FakeBroker {
+    /// `connectDuringList`: see ``State/connectDuringList``.
+    static func start(on bus: PrivateBus, knowing sessions: [SceneSession] = [],
+                      connectDuringList: SceneSession? = nil) async throws -> FakeBroker {
         let connection = try await Connection(address: bus.address)
         let broker = FakeBroker(connection: connection)
-        broker.state.withLock { s in for session in sessions { s.sessions[session.persistentIdentifier] = session } }
+        broker.state.withLock { s in
+            for session in sessions { s.sessions[session.persistentIdentifier] = session }
+            s.connectDuringList = connectDuringList
+        }
         try connection.export(broker.broker1(), at: "/org/ferry/Broker")
         try connection.export(broker.scenes1(), at: "/org/ferry/Scenes")
         try connection.export(broker.pasteboard1(), at: "/org/ferry/Pasteboard/general")
@@ -56,10 +64,15 @@ final class FakeBroker: Sendable {
     /// The `Update` calls for session `id`.
     func updates(of id: String) -> [[String: DBusValue]] { updates.filter { $0.id == id }.map(\.changes) }
 
-    /// Waits until `condition` holds (at most 5 s).
-    func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 {
-            if condition() { return }
+    /// Waits until `condition` holds, polling; records an issue after 30 s (a generous deadline:
+    /// the machine may be loaded).
+    func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for a condition", sourceLocation: sourceLocation)
+                return
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -164,6 +177,9 @@ final class FakeBroker: Sendable {
             Method("ListSessions", in: ["options": "a{sv}"], out: ["sessions": "aa{sv}"]) { [weak self] call in
                 guard let self else { return [] }
                 let sessions = self.state.withLock { $0.sessions.values.sorted { $0.persistentIdentifier < $1.persistentIdentifier } }
+                if let late = self.state.withLock({ s in defer { s.connectDuringList = nil }; return s.connectDuringList }) {
+                    try await self.connect(late)
+                }
                 var values: [DBusValue] = []
                 for session in sessions {
                     guard case .dictionary(let k, let v, var entries) = try Self.dbus(session.wireDictionary()) else { continue }
