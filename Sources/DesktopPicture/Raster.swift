@@ -88,16 +88,19 @@ struct Raster {
             return
         }
         let period = dash.on + max(dash.off, 0)
+        // Only the dashes over the raster are drawn: whole periods before it are skipped (the
+        // pattern keeps its phase), so a huge frame costs no more than one the raster's size.
+        func firstDash(from origin: Int) -> Int { origin >= 0 ? origin : origin + (-origin) / period * period }
         for band in horizontal {
-            var start = band.x0
-            while start < band.x1 {
+            var start = firstDash(from: band.x0)
+            while start < min(band.x1, width) {
                 fill(Box(x0: start, y0: band.y0, x1: min(start + dash.on, band.x1), y1: band.y1), color)
                 start += period
             }
         }
         for band in vertical {
-            var start = band.y0
-            while start < band.y1 {
+            var start = firstDash(from: band.y0)
+            while start < min(band.y1, height) {
                 fill(Box(x0: band.x0, y0: start, x1: band.x1, y1: min(start + dash.on, band.y1)), color)
                 start += period
             }

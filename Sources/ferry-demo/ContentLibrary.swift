@@ -97,8 +97,11 @@ final class ContentLibrary: Sendable {
 
     /// Appends `text` to note `id` (on a line of its own), creating the note when needed.
     /// - Returns: the note's new length in bytes.
+    /// - Throws: `DemoFailure` for an id that is not a plain item name (``isValidID(_:)``) or
+    ///   when the note cannot be written.
     func append(_ text: String, toNote id: String) throws(DemoFailure) -> Int {
-        try lock.withLock { _ throws(DemoFailure) in
+        guard Self.isValidID(id) else { throw DemoFailure(.failure, "'\(id)' cannot name a note") }
+        return try lock.withLock { _ throws(DemoFailure) in
             var body = (try? Data(contentsOf: url(of: id))) ?? Data()
             if let last = body.last, last != UInt8(ascii: "\n") { body.append(UInt8(ascii: "\n")) }
             body.append(contentsOf: Array(text.utf8))

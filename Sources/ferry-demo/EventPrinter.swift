@@ -1,3 +1,4 @@
+import FerryModel
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -39,8 +40,13 @@ struct DemoEvent: Sendable, Equatable {
             && a.details.map(\.key) == b.details.map(\.key) && a.details.map(\.value) == b.details.map(\.value)
     }
 
-    /// `org.ferry.notes: connect 0F3A… Editor note=groceries restored`.
+    /// `org.ferry.notes: connect 0F3A… Editor note=groceries restored`: always one line, control
+    /// characters in values (an error message's newline) shown as `\n`, `\t`, `\r`, `\u{1B}`.
     func textLine(app: String) -> String {
+        words(app: app).joined(separator: " ").printableLine()
+    }
+
+    private func words(app: String) -> [String] {
         var words = ["\(app):", name]
         if let session { words.append(session) }
         if let headline { words.append(headline.value) }
@@ -52,7 +58,7 @@ struct DemoEvent: Sendable, Equatable {
             case .strings(let list): words.append("\(key)=\(list.joined(separator: ","))")
             }
         }
-        return words.joined(separator: " ")
+        return words
     }
 
     /// `{"event":"connect","app":"org.ferry.notes","session":"0F3A…","configuration":"Editor",…}`:

@@ -45,7 +45,10 @@ struct AppsCommand: AsyncParsableCommand {
             }
             if apps.isEmpty { return }
             let rows = [["APP", "NAME", "STATE", "SCENES", "PID"]]
-                + apps.map { [$0.appID, $0.name.isEmpty ? "-" : $0.name, $0.state, String($0.scenes), String($0.pid)] }
+                + apps.map {
+                    [$0.appID, $0.name.isEmpty ? "-" : $0.name.printableLine(limit: tableTitleLimit), $0.state, String($0.scenes),
+                     String($0.pid)]
+                }
             try writeOut(formatTable(rows))
         }
     }

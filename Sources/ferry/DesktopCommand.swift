@@ -68,8 +68,8 @@ struct DesktopCommand: AsyncParsableCommand {
                     continue
                 }
                 let rows = scenes.map {
-                    [$0.app, $0.title ?? "-", $0.configuration ?? "-", $0.state.name, formatFrame($0.frame),
-                     String($0.persistentIdentifier.prefix(8))]
+                    [$0.app, $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-", $0.configuration ?? "-", $0.state.name,
+                     formatFrame($0.frame), String($0.persistentIdentifier.prefix(8))]
                 }
                 text += formatTable(rows).split(separator: "\n").map { "  " + $0 + "\n" }.joined()
             }
@@ -115,6 +115,9 @@ struct DesktopCommand: AsyncParsableCommand {
         for (name, path) in [("--svg", svg), ("--png", png)] where path?.isEmpty == true {
             throw ValidationError("\(name) needs a file name.")
         }
+        // Standard output holds one document: two would run together into neither.
+        if svg == "-", png == "-" { throw ValidationError("--svg and --png cannot both write to standard output ('-').") }
+        if json, svg == "-" || png == "-" { throw ValidationError("--json cannot share standard output with a picture ('-').") }
     }
 
     /// Writes `bytes` to `path` (`-`: standard output), replacing it only once complete.

@@ -28,8 +28,8 @@ struct PasteCommand: AsyncParsableCommand {
             item): SESSION as in 'ferry scene' (an identifier or a unique prefix), else the \
             app's front-most scene. The scene's paste configuration decides; when it accepts, \
             the app reads the pasteboard and 'accepted: TYPES — MESSAGE' is printed; when it \
-            declines, 'declined: REASON' and status 1. --type, --item, -o and --timeout do not \
-            apply then.
+            declines, 'declined: REASON' and status 1; when the scene is not connected (its app \
+            is not running), status 4. --type, --item, -o and --timeout do not apply then.
             """)
 
     @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png) or a MIME type (image/png).",

@@ -20,10 +20,11 @@ struct PasteIntoScene {
         return (String(first), parts.count == 2 ? String(parts[1]) : nil)
     }
 
-    /// The line printed for an accepted paste: `accepted: TYPES — MESSAGE`.
+    /// The line printed for an accepted paste: `accepted: TYPES — MESSAGE`, one line whatever
+    /// the app answered (`String.printableLine(limit:)`).
     static func acceptedLine(_ outcome: SceneCommand.PasteOutcome) -> String {
         let types = outcome.types.isEmpty ? "nothing read" : outcome.types.joined(separator: ", ")
-        return "accepted: \(types)" + (outcome.message.isEmpty ? "" : " — \(outcome.message)") + "\n"
+        return ("accepted: \(types)" + (outcome.message.isEmpty ? "" : " — \(outcome.message)")).printableLine() + "\n"
     }
 
     /// The failure for a declined paste: `declined: REASON` (status 1).
@@ -32,7 +33,7 @@ struct PasteIntoScene {
         if !outcome.configuration.isEmpty, !reason.contains(outcome.configuration[0]) {
             reason += " (it accepts \(outcome.configuration.joined(separator: ", ")))"
         }
-        return CLIFailure(.failure, "declined: \(reason)")
+        return CLIFailure(.failure, "declined: \(reason)".printableLine())
     }
 
     /// Pastes, turning errors into one stderr line and the documented exit status.

@@ -171,7 +171,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
                 return try printJSON(Report(persistentIdentifier: identifier, app: app, new: isNew, connected: connected,
                                             configuration: session?.configuration, state: (session?.state ?? .unattached).name))
             }
-            let shown = [session?.configuration, session.map { $0.state.name }].compactMap { $0 }.joined(separator: ", ")
+            let shown = [session?.configuration, session.map { $0.state.name }].compactMap { $0 }.joined(separator: ", ").printableLine()
             let outcome = if !connected {
                 "waiting: \(app) is not running; the scene connects when it next registers"
             } else if isNew {

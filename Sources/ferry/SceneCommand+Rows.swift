@@ -117,8 +117,14 @@ func formatFrame(_ frame: Rect?) -> String {
     return "\(formatNumber(frame.origin.x)),\(formatNumber(frame.origin.y)) \(formatNumber(frame.size.width))x\(formatNumber(frame.size.height))"
 }
 
-/// Rows as left-aligned columns two spaces apart, the last column unpadded; each line ends in a newline.
+/// The longest title (or app name) a table shows; `--json` has it whole.
+let tableTitleLimit = 60
+
+/// Rows as left-aligned columns two spaces apart, the last column unpadded; each line ends in a
+/// newline. Cells are passed through `String.printableLine(limit:)`, so a title holding a newline
+/// or a tab cannot break a row.
 func formatTable(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map { $0.printableLine() } }
     guard let columns = rows.map(\.count).max(), columns > 0 else { return "" }
     var widths = [Int](repeating: 0, count: columns)
     for row in rows {

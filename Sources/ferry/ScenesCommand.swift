@@ -9,8 +9,9 @@ struct ScenesCommand: AsyncParsableCommand {
         discussion: """
             One line per session, apps sorted by id, each app's sessions front to back: the \
             app, the persistent identifier, the configuration the app chose, the activation \
-            state (unattached while the app is not running), the title, and the frame as \
-            X,Y WIDTHxHEIGHT. 'ferry scene' commands take a persistent identifier or a unique \
+            state (unattached while the app is not running), the title (control characters \
+            shown as \\n, \\t, \\u{1B}; at most 60 characters, whole in JSON), and the frame \
+            as X,Y WIDTHxHEIGHT. 'ferry scene' commands take a persistent identifier or a unique \
             prefix of one (at least 4 characters).
 
             JSON keys: scenes (array of objects with app, persistentIdentifier, configuration \
@@ -77,7 +78,7 @@ struct ScenesCommand: AsyncParsableCommand {
             if sessions.isEmpty { return }
             let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]
                 + sessions.map {
-                    [$0.app, $0.persistentIdentifier, $0.configuration ?? "-", $0.state.name, $0.title ?? "-", formatFrame($0.frame)]
+                    [$0.app, $0.persistentIdentifier, $0.configuration ?? "-", $0.state.name, $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-", formatFrame($0.frame)]
                 }
             try writeOut(formatTable(rows))
         }

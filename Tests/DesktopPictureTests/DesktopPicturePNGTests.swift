@@ -1,4 +1,4 @@
-import DesktopPicture
+@testable import DesktopPicture
 import FerryModel
 import FerryTestSupport
 import Foundation
@@ -98,6 +98,29 @@ struct DesktopPicturePNGTests {
                   configuration: "日本", state: .foregroundActive),
         ])
         #expect(try odd.png(scale: 0.25).count > 100)
+    }
+
+    @Test("a dashed outline far larger than the raster keeps its phase and draws only what shows")
+    func hugeDashedOutlines() throws {
+        var raster = Raster(width: 100, height: 20, color: PictureColor(0x000000))
+        raster.outline(Raster.Box(x0: -1003, y0: 5, x1: 90, y1: 15), thickness: 1, dash: (on: 3, off: 4), PictureColor(0xFFFFFF))
+        // The top band is row 4 from x = -1004: a pixel is set where (x + 1004) mod 7 < 3.
+        for x in 0..<91 {
+            #expect((raster.rgb(x: x, y: 4) == 0xFFFFFF) == ((x + 1004) % 7 < 3), "x = \(x)")
+        }
+        #expect(raster.rgb(x: 95, y: 4) == 0, "nothing past the right edge")
+
+        // Two hundred unattached (dashed) scenes ten million points a side, as an app may ask
+        // for: drawn in about the time of small ones, not one dash at a time across them.
+        let scenes = (0..<200).map { i in
+            DesktopPicture.Scene(frame: Rect(x: -5_000_000 + Double(i), y: -5_000_000, width: 10_000_000, height: 10_000_000),
+                                 appName: "app", title: "huge", configuration: "Default", state: .unattached)
+        }
+        let picture = DesktopPicture(screens: [Rect(x: 0, y: 0, width: 1920, height: 1080)], edgeZone: 24, scenes: scenes)
+        let start = ContinuousClock.now
+        _ = try picture.png()
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .seconds(5), "\(elapsed) (before clipping the dashes: about 17 s)")
     }
 
     private func blend(_ source: UInt32, alpha: UInt32, over destination: UInt32) -> UInt32 {

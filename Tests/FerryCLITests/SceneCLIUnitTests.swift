@@ -1,5 +1,6 @@
 @testable import ferry
 import ArgumentParser
+import DBus
 import FerryModel
 import Testing
 
@@ -19,6 +20,8 @@ struct SceneCLIUnitTests {
             (["scene", "open", "org.ferry.notes", "--url", "relative/path"], "--url 'relative/path' is not an absolute URL"),
             (["paste", "--into", "org.ferry.notes", "--type", "public.png"], "do not apply with --into"),
             (["scenes", "--app", ""], "--app needs an app id"),
+            (["desktop", "--svg", "-", "--png", "-"], "--svg and --png cannot both write to standard output"),
+            (["desktop", "--png", "-", "--json"], "--json cannot share standard output with a picture"),
         ]
         for (arguments, message) in cases {
             // No bus: these fail before anything connects.
@@ -129,6 +132,33 @@ struct SceneCLIUnitTests {
         #expect(formatFrame(Rect(x: -12.5, y: 0, width: 1, height: 2)) == "-12.5,0 1x2")
         #expect(formatFrame(nil) == "-")
         #expect(ExitStatus.of(errorName: "org.ferry.Error.MultipleScenesNotSupported") == .failure)
+    }
+
+    @Test("hostile titles cannot break a table: newlines, tabs and escape sequences are shown escaped, long titles cut")
+    func hostileTitles() throws {
+        let table = formatTable([["APP", "TITLE", "FRAME"], ["org.evil", "one\nfake-app  fake-title\tx\u{1B}[2J\r", "1,2 3x4"]])
+        let lines = table.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[2].isEmpty, "\(table)")
+        #expect(lines[1] == #"org.evil  one\nfake-app  fake-title\tx\u{1B}[2J\r  1,2 3x4"#)
+        #expect(!table.contains("\u{1B}") && !table.contains("\t") && !table.contains("\r"))
+        #expect("a\u{2028}b\u{85}c".printableLine() == #"a\u{2028}b\u{85}c"#)
+        let long = String(repeating: "é", count: 500)
+        let cut = long.printableLine(limit: tableTitleLimit)
+        #expect(cut.count == tableTitleLimit && cut.hasSuffix("…"))
+        #expect("short".printableLine(limit: tableTitleLimit) == "short")
+
+        // The desktop's text and the one-line paste answers stay one line per row too.
+        let screen = try SceneCommand.Screen(["index": .uint32(0), "frame": .variantDictionary(
+            ["x": .double(0), "y": .double(0), "width": .double(1920), "height": .double(1080)])])
+        let snapshot = DesktopCommand.Snapshot(
+            screens: [screen], edgeZone: 24,
+            sessions: [SceneCommand.Session(persistentIdentifier: "0F3A9C21", app: "org.evil", title: "a\nscreen 9: fake")])
+        #expect(snapshot.text().split(separator: "\n").count == 2, "\(snapshot.text())")
+        #expect(!snapshot.text().contains("\nscreen 9"))
+        var outcome = SceneCommand.PasteOutcome(accepted: true, types: ["public.plain-text"], message: "done\nferry: forged")
+        #expect(PasteIntoScene.acceptedLine(outcome) == #"accepted: public.plain-text — done\nferry: forged"# + "\n")
+        outcome.reason = "no\nthanks"
+        #expect(PasteIntoScene.declined(outcome).message == #"declined: no\nthanks"#)
     }
 
     private func session(_ id: String, _ app: String) -> SceneCommand.Session {

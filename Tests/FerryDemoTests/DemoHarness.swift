@@ -139,6 +139,9 @@ final class DemoProcess: Sendable {
         while true {
             if let found = events.first(where: { $0.name == name && match($0) }) { return found }
             if ContinuousClock.now > deadline || !process.isRunning {
+                // The line may have come in with the exit, after the look above: read the rest.
+                if !process.isRunning { _ = await process.waitForExit(timeout: .seconds(2)) }
+                if let found = events.first(where: { $0.name == name && match($0) }) { return found }
                 throw DemoTestError("no \(name) event; stdout:\n\(process.standardOutput)\nstderr:\n\(process.standardError)")
             }
             try await Task.sleep(for: .milliseconds(10))

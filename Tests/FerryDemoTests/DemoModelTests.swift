@@ -54,6 +54,11 @@ struct DemoModelTests {
         #expect(again.text(of: "groceries")?.hasSuffix("oat milk\n") == true)
         #expect(again.ids.count == 6)
         #expect(!again.contains("../Info") && !again.contains(".hidden"))
+        // A note id that is a path never reaches the file system, even past the callers' checks.
+        for bad in ["../escaped", "/tmp/escaped", ".hidden", ""] {
+            #expect(throws: DemoFailure.self, "\(bad)") { try library.append("x", toNote: bad) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("escaped.txt").path))
     }
 
     @Test("gallery photos keep their file names; a pasted image gets its type's extension")

@@ -25,7 +25,10 @@ struct EventPrinterTests {
         #expect(object["types"] as? [String] == ["x", "y"])
         #expect(object["bytes"] as? Int == 12)
         #expect(!json.contains("\n"))
-        #expect(event.textLine(app: "a") == "a: error message=a \"b\" \\ c\n\u{1} types=x,y bytes=12")
+        // Text lines stay one line: control characters are shown escaped.
+        #expect(event.textLine(app: "a") == #"a: error message=a "b" \ c\n\u{1} types=x,y bytes=12"#)
+        let hostile = DemoEvent("error", session: "S", [("message", .string("bad\r\nfake: exit\u{1B}[2J\tx\u{2028}"))])
+        #expect(hostile.textLine(app: "a") == #"a: error S message=bad\r\nfake: exit\u{1B}[2J\tx\u{2028}"#)
     }
 
     @Test("the printer writes whole lines to its descriptor, JSON or text, and READY in both")
