@@ -75,9 +75,10 @@ private func message(_ text: String, name: String) -> String {
     return ExitStatus.of(errorName: name) == .noBroker ? "cannot reach the Ferry broker: \(text)" : text
 }
 
-/// Writes `ferry: MESSAGE` and a newline to standard error in one write.
+/// Writes `ferry: MESSAGE` and a newline to standard error in one write; control characters in
+/// the message (an app's or the broker's text) are escaped, so an error is always one line.
 func printError(_ message: String) {
-    let line = Array("ferry: \(message)\n".utf8)
+    let line = Array("ferry: \(message.printableLine())\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 

@@ -22,6 +22,10 @@ struct FerryCLIErrorTests {
             #expect(folder.status == 2)
             #expect(folder.stderr == "ferry: cannot copy '\(broker.folder.path)': it is a folder\n")
 
+            let hostile = try await broker.ferry("paste", "--type", "x\ny\u{1B}[2J")
+            #expect(hostile.stderr == "ferry: invalid type identifier 'x\\ny\\u{1B}[2J'\n",
+                    "an error is one line whatever it quotes")
+
             let badName = try await broker.ferry("paste", "--pasteboard", "no spaces")
             #expect(badName.status == 64)
             #expect(badName.stderr.hasPrefix("ferry: bad pasteboard name \"no spaces\""), "\(badName.stderr)")
