@@ -158,11 +158,27 @@ extension SceneService {
                                                  timeout: Self.callTimeout)
             }
         } else if let app = running[appID] {
-            try await connect(id, app: app, options: options)
+            if connecting.contains(id) {
+                // Its scene is connecting right now (a restore): that connection delivers these
+                // when it is done (``connect(_:app:options:)``).
+                queue(options, for: id)
+            } else {
+                try await connect(id, app: app, options: options)
+            }
         } else if !options.isEmpty {
-            pending[id] = options
-            try persist([id])
+            queue(options, for: id)
         }
+    }
+
+    /// Keeps `options` (after any already kept) for the session's next connection, durably.
+    private func queue(_ options: SceneConnectionOptions, for id: String) {
+        guard !options.isEmpty else { return }
+        var kept = pending[id] ?? SceneConnectionOptions()
+        kept.userActivities += options.userActivities
+        kept.urls += options.urls
+        kept.sourceApplication = options.sourceApplication ?? kept.sourceApplication
+        pending[id] = kept
+        do { try persist([id]) } catch { log("cannot keep the connection options of \(id): \(error)") }
     }
 
     /// Makes a new session, places it, and connects it when its app runs (removing it again
@@ -240,10 +256,17 @@ extension SceneService {
             throw FerryModelError(.notFound, "scene session \(id) was destroyed while it connected")
         }
         try checkStillConnectable(id, app: app)
-        if pending.removeValue(forKey: id) != nil { try? persist([id]) }
+        // Activities queued while it connected (a request for this session meanwhile) were not
+        // in its connection options: they reach the connected scene as continuations.
+        let queued = pending.removeValue(forKey: id)
+        if queued != nil { try? persist([id]) }
+        let late = (queued?.userActivities ?? []).filter { !options.userActivities.contains($0) }
         desktop.setConnected(id, true)
         log("\(current.bundleIdentifier) connected scene \(id) (\(current.configurationName ?? "no configuration"))")
         rederive()
+        for activity in late {
+            _ = try? app.callbacks.enqueue("ContinueActivity", [.string(id), try activity.dbusValue()], timeout: Self.callTimeout)
+        }
     }
 
     /// Whether `app` is still the running registration of its app.

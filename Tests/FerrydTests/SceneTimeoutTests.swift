@@ -114,3 +114,43 @@ struct SceneTimeoutTests {
         await cli.close()
     }
 }
+
+/// A request for a session whose scene is connecting at that moment (a restore held up by a
+/// slow app) is not lost: the activity reaches the scene once it has connected.
+@Suite("ferryd scenes: a request during a restore")
+struct SceneRestoreRaceTests {
+    typealias F = FerrydFixture
+    typealias S = SceneBus
+    static let notes = SceneServiceTests.notes
+
+    @Test("an activity for a session that is connecting arrives as ContinueActivity after ConnectScene")
+    func activityDuringRestore() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let first = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
+        let id = try await SceneServiceTests.firstSession(first)
+        await first.quit()
+        let cli = try await fixture.connect()
+        #expect(try await S.eventually {
+            try await S.sessions(cli).allSatisfy { (try? $0.value(forKey: "state", as: Int32.self)) == -1 }
+        }, "archived once the app is gone")
+
+        // The app comes back slowly: its restore waits 2 s in ChooseConfiguration.
+        let again = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
+                                                 behaviour: .init(chooseDelay: .seconds(2)))
+        _ = try await again.waitForCalls { $0.contains { $0.member == "ChooseConfiguration" } }
+        let note = S.activity("org.ferry.notes.open-note", userInfo: ["noteID": .string("groceries")])
+        #expect(try await S.activate(cli, app: Self.notes, session: id, ["userActivity": note]) == id)
+
+        let calls = try await again.waitForCalls { $0.contains { $0.member == "ContinueActivity" } }
+        let members = calls.map(\.member)
+        let connected = try #require(members.firstIndex(of: "ConnectScene"))
+        let continued = try #require(members.firstIndex(of: "ContinueActivity"))
+        #expect(connected < continued, "\(members)")
+        #expect(calls[continued].id == id)
+        await again.quit()
+        await cli.close()
+    }
+}
