@@ -14,6 +14,8 @@ struct ActivationRequest: Sendable {
     var requestingScene: String?
     var placement: ScenePlacement?
     var screen: Int?
+    /// The role of a new session (`UIWindowSceneSessionRoleApplication` unless asked).
+    var role = SceneRole.windowApplication
 
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.placement`).
@@ -41,6 +43,10 @@ struct ActivationRequest: Sendable {
                                       keyPath: "options.placement")
             }
             self.placement = placement
+        }
+        if let name = try dictionary.string("role") {
+            guard !name.isEmpty else { throw FerryModelError(.invalidArgument, "must not be empty", keyPath: "options.role") }
+            role = SceneRole(rawValue: name)
         }
         if let index = try dictionary.int64("screen") {
             guard index >= 0, index <= Int64(Int32.max) else {
@@ -88,6 +94,10 @@ extension SceneService {
             throw FerryModelError(.invalidArgument, "there is no scene session \"\(requesting)\"",
                                   keyPath: "options.requestingScene")
         }
+        guard request.role == .windowApplication || !manifest.configurations(for: request.role).isEmpty else {
+            throw FerryModelError(.invalidArgument, "\(requestedApp) declares no scene configuration for the role \(request.role)",
+                                  keyPath: "options.role")
+        }
         if let screen = request.screen, screen >= screens.count {
             throw FerryModelError(.invalidArgument, "there is no screen \(screen) (the desktop has \(screens.count))",
                                   keyPath: "options.screen")
@@ -101,7 +111,7 @@ extension SceneService {
             throw FerryModelError(.multipleScenesNotSupported,
                                   "\(requestedApp) does not support multiple scenes and already has session \(existing.persistentIdentifier)")
         }
-        return try await openNew(appID: requestedApp, options: options, screen: request.screen,
+        return try await openNew(appID: requestedApp, role: request.role, options: options, screen: request.screen,
                                  requesting: request.requestingScene, placement: request.placement)
     }
 
@@ -184,12 +194,13 @@ extension SceneService {
     /// Makes a new session, places it, and connects it when its app runs (removing it again
     /// when the app fails to connect it).
     /// - Returns: its persistent identifier.
-    func openNew(appID: String, options: SceneConnectionOptions, screen: Int?, requesting: String?,
-                 placement: ScenePlacement?) async throws -> String {
+    func openNew(appID: String, role: SceneRole = .windowApplication, options: SceneConnectionOptions, screen: Int?,
+                 requesting: String?, placement: ScenePlacement?) async throws -> String {
         let id = SceneSession.makePersistentIdentifier()
         let before = desktop
         _ = desktop.placeNew(id: id, appID: appID, screen: screen, requesting: requesting, placement: placement)
-        sessions[id] = try SceneSession(persistentIdentifier: id, bundleIdentifier: appID, frame: desktop.windows[id]?.frame)
+        sessions[id] = try SceneSession(persistentIdentifier: id, bundleIdentifier: appID, role: role,
+                                        frame: desktop.windows[id]?.frame)
         let app = running[appID]
         if app == nil, !options.isEmpty { pending[id] = options }
         do {

@@ -25,7 +25,10 @@ struct SceneOpenCommand: AsyncParsableCommand {
 
             --placement puts the new scene in the left or right half of its screen and the \
             scene beneath (--requesting, else the front-most) in the other half; without it \
-            new scenes cascade. --url adds a URL to the connection options.
+            new scenes cascade. --url adds a URL to the connection options. --role \
+            external-display asks for a scene of the role \
+            UIWindowSceneSessionRoleExternalDisplayNonInteractive (the app's manifest must have \
+            configurations for it); the default is an application window.
 
             Prints the session's persistent identifier, then what happened: 'connected' (the \
             app is running and showed the scene), 'continued' (an existing scene got the \
@@ -59,6 +62,14 @@ struct SceneOpenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The scene that asks: the new one opens on its screen.", valueName: "session"))
     var requesting: String?
 
+    @Option(name: .long, help: ArgumentHelp("The new scene's role: application or external-display.", valueName: "role"))
+    var role: String?
+
+    /// The session roles `--role` names.
+    static let roles: [String: SceneRole] = [
+        "application": .windowApplication, "external-display": .windowExternalDisplayNonInteractive,
+    ]
+
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
     var json = false
 
@@ -68,6 +79,9 @@ struct SceneOpenCommand: AsyncParsableCommand {
         guard !app.isEmpty else { throw ValidationError("APP must not be empty.") }
         if let placement, ScenePlacement(rawValue: placement) == nil {
             throw ValidationError("--placement must be left or right, not '\(placement)'.")
+        }
+        if let role, Self.roles[role] == nil {
+            throw ValidationError("--role must be application or external-display, not '\(role)'.")
         }
         if activity == nil, !info.isEmpty || targetContent != nil {
             throw ValidationError("--info and --target-content need --activity.")
@@ -123,6 +137,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
         if !url.isEmpty { options["urls"] = .array(of: .string, url.map(DBusValue.string)) }
         if let requesting { options["requestingScene"] = .string(requesting) }
         if let placement { options["placement"] = .string(placement) }
+        if let role = role.flatMap({ Self.roles[$0] }) { options["role"] = .string(role.rawValue) }
         return options
     }
 

@@ -10,6 +10,7 @@ struct SceneCLIUnitTests {
     func badArguments() throws {
         let cases: [([String], String)] = [
             (["scene", "open", "org.ferry.notes", "--placement", "up"], "--placement must be left or right, not 'up'"),
+            (["scene", "open", "org.ferry.notes", "--role", "tv"], "--role must be application or external-display, not 'tv'"),
             (["scene", "close", "ABCD1234", "--animation", "fly"], "--animation must be standard, commit or decline, not 'fly'"),
             (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "novalue"], "--info needs KEY=VALUE, not 'novalue'"),
             (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "=x"], "--info needs KEY=VALUE, not '=x'"),
@@ -65,6 +66,8 @@ struct SceneCLIUnitTests {
         // The broker reads it back as the same activity.
         let decoded = try UserActivity(wireDictionary: activity)
         #expect(decoded.userInfo == ["noteID": "groceries", "line": 3])
+        let external = try SceneOpenCommand.parse(["org.ferry.notes", "--role", "external-display"])
+        #expect(try external.requestOptions(requesting: nil)["role"] == .string("UIWindowSceneSessionRoleExternalDisplayNonInteractive"))
         let plain = try SceneOpenCommand.parse(["org.ferry.notes"])
         #expect(try plain.requestOptions(requesting: nil).isEmpty)
         #expect(try plain.userActivity() == nil)

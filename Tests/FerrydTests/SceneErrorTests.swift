@@ -145,3 +145,49 @@ struct SceneErrorTests {
         await app.quit()
     }
 }
+
+/// A session of another role than the application window (seed: roles), asked for by name.
+@Suite("ferryd scenes: roles")
+struct SceneRoleTests {
+    typealias F = FerrydFixture
+    typealias S = SceneBus
+    static let notes = SceneServiceTests.notes
+    static let externalDisplay = "UIWindowSceneSessionRoleExternalDisplayNonInteractive"
+
+    /// Notes' manifest with one more configuration, "Presenter", for the external-display role.
+    static func notesWithPresenter() throws -> [UInt8] {
+        let text = String(decoding: try F.manifest("Notes"), as: UTF8.self)
+        let anchor = "<key>UISceneConfigurations</key>\n\t\t<dict>\n"
+        let edited = text.replacingOccurrences(of: anchor, with: anchor + """
+            \t\t\t<key>\(externalDisplay)</key>
+            \t\t\t<array><dict><key>UISceneConfigurationName</key><string>Presenter</string></dict></array>
+
+            """)
+        precondition(edited != text, "the Notes fixture changed shape")
+        return Array(edited.utf8)
+    }
+
+    @Test("role external display: the session has that role and the role's configuration; a role without configurations is refused")
+    func externalDisplay() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try Self.notesWithPresenter())
+        _ = try await SceneServiceTests.firstSession(app)
+        let cli = try await fixture.connect()
+        let id = try await S.activate(cli, app: Self.notes, ["role": .string(Self.externalDisplay)])
+        #expect(try await S.property(cli, id, "Role") == .string(Self.externalDisplay))
+        #expect(try await S.property(cli, id, "Configuration") == .string("Presenter"),
+                "the app named no configuration: the role's first one")
+
+        let gallery = try await FakeSceneApp.start(fixture, "org.ferry.gallery", manifest: try F.manifest("Gallery"))
+        _ = try await SceneServiceTests.firstSession(gallery)
+        let failure = await F.failure { _ = try await S.activate(cli, app: "org.ferry.gallery", ["role": .string(Self.externalDisplay)]) }
+        #expect(failure?.name == "org.ferry.Error.InvalidArgument", "\(String(describing: failure))")
+        #expect(failure?.message.hasPrefix("options.role:") == true, "\(String(describing: failure))")
+        await gallery.quit()
+        await app.quit()
+        await cli.close()
+    }
+}
