@@ -217,14 +217,31 @@ extension SceneService {
         windowsChanged(since: before, notifying: true)
         rederive()
         if let app {
+            // What the placement moved (the scene beneath), to move back if the new scene fails.
+            let placed = desktop
             do {
                 try await connect(id, app: app, options: options)
             } catch {
-                if sessions[id] != nil, desktop.windows[id]?.isConnected != true { forget(id) }
+                if sessions[id] != nil, desktop.windows[id]?.isConnected != true {
+                    forget(id)
+                    undoPlacement(from: before, to: placed)
+                }
                 throw error
             }
         }
         return id
+    }
+
+    /// Gives the windows a failed new scene's placement moved their frames back, unless they
+    /// have moved again since.
+    private func undoPlacement(from before: Desktop, to placed: Desktop) {
+        try? changeDesktop { desktop in
+            for (id, window) in placed.windows {
+                guard let old = before.windows[id], old.frame != window.frame,
+                      desktop.windows[id]?.frame == window.frame else { continue }
+                _ = desktop.setFrame(id, old.frame)
+            }
+        }
     }
 
     /// Connects a session's scene in its running app: `ChooseConfiguration` (5 s; a name the

@@ -154,3 +154,28 @@ struct SceneRestoreRaceTests {
         await cli.close()
     }
 }
+
+/// A new scene that fails to connect leaves the desktop as it was.
+@Suite("ferryd scenes: a failed new scene")
+struct SceneFailedPlacementTests {
+    typealias F = FerrydFixture
+    typealias S = SceneBus
+
+    @Test("the scene beneath a failed half-screen placement gets its frame back")
+    func placementUndone() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let app = try await FakeSceneApp.start(fixture, SceneServiceTests.notes, manifest: try F.manifest("Notes"),
+                                               behaviour: .init(dieInConnect: 2))
+        let first = try await SceneServiceTests.firstSession(app)
+        let cli = try await fixture.connect()
+        let before = try S.frame(try #require(try await S.session(cli, first)))
+        let failure = await F.failure { _ = try await S.activate(cli, app: SceneServiceTests.notes, ["placement": "right"]) }
+        #expect(failure != nil, "the app died while connecting the new scene")
+        #expect(try S.frame(try #require(try await S.session(cli, first))) == before,
+                "the scene beneath is back where it was, not in the left half")
+        await cli.close()
+    }
+}
