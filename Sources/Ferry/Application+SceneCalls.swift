@@ -147,8 +147,15 @@ extension Application {
     }
 
     /// Saves every connected scene's state of the application registered through `client`, if
-    /// any: the hook for the flush/termination path (``FerryClient/flush()``).
-    static func saveScenes(of client: FerryClient) async {
-        await of(client)?.saveState()
+    /// any: the hook for the flush/termination path (``FerryClient/flush()``). Gives up after
+    /// `limit`: a broker that does not answer must not hold up the process's exit.
+    static func saveScenes(of client: FerryClient, limit: Duration = .seconds(5)) async {
+        guard let application = of(client) else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await application.saveState() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

@@ -131,10 +131,12 @@ public final class Application: Sendable {
     /// Asks every connected scene's delegate for its state restoration activity and stores it
     /// with the session. Failures are ignored (a scene whose broker is gone keeps its last state).
     ///
-    /// D-Bus: `org.ferry.SceneSession1.Update`, once per scene.
+    /// D-Bus: `org.ferry.SceneSession1.Update`, once per scene, all scenes at once.
     public func saveState() async {
-        for scene in connectedScenes {
-            try? await scene.saveState()
+        await withTaskGroup(of: Void.self) { group in
+            for scene in connectedScenes {
+                group.addTask { try? await scene.saveState() }
+            }
         }
     }
 

@@ -49,6 +49,20 @@ struct SceneDelegateFlowTests {
         }
     }
 
+    @Test("flushing on the way out saves every scene at once and gives up on a broker that does not answer")
+    func flushDoesNotHang() async throws {
+        try await SceneFixture.with { f in
+            for _ in 0..<3 { _ = try await f.broker.connect(try f.broker.newSession()) }
+            f.broker.state.withLock { $0.holdUpdates = true }
+            let started = ContinuousClock.now
+            try await f.client.flush()
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed < .seconds(15), "three unanswered saves took \(elapsed), not one limit of 5 s")
+            #expect(elapsed >= .seconds(4), "it waited for the broker first: \(elapsed)")
+            f.broker.state.withLock { $0.holdUpdates = false }
+        }
+    }
+
     @Test("no activity: the manifest's default configuration; a restored session connects from its restoration activity")
     func defaultAndRestoration() async throws {
         try await SceneFixture.with { f in

@@ -31,6 +31,8 @@ final class FakeBroker: Sendable {
         /// Connected (once) by the next ListSessions after it has taken its list, before it
         /// answers: a scene that connects while the app waits for a list without it.
         var connectDuringList: SceneSession?
+        /// Updates are taken but not answered (a broker that hangs).
+        var holdUpdates = false
     }
 
     let state = Mutex(State())
@@ -197,7 +199,11 @@ final class FakeBroker: Sendable {
         let interface = Interface("org.ferry.SceneSession1") {
             Method("Update", in: ["changes": "a{sv}"]) { [weak self] call in
                 let changes = try call.argument(0, as: [String: DBusValue].self)
-                self?.state.withLock { $0.updates.append((id, changes)) }
+                let hold = self?.state.withLock { s in
+                    s.updates.append((id, changes))
+                    return s.holdUpdates
+                } ?? false
+                if hold { try await Task.sleep(for: .seconds(60)) }
                 return []
             }
         }
