@@ -144,7 +144,7 @@ public final class PasteboardStore: Sendable {
     /// Runs `body` in a write transaction; after commit, deletes the blobs it returns (still on
     /// the queue, so no reader can be between finding a blob's row and opening its file).
     func writing<T>(_ body: (Database) throws -> (T, garbage: [String])) throws -> T {
-        try mappingErrors {
+        try FerryModelError.mappingStorageErrors("database") {
             try database.writeWithoutTransaction { db in
                 var output: T?
                 var garbage: [String] = []
@@ -168,16 +168,6 @@ public final class PasteboardStore: Sendable {
     /// this queue is the database's only connection (the directory lock keeps other processes
     /// out), so no write can interleave with a read.
     func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        try mappingErrors { try database.unsafeRead(body) }
-    }
-
-    private func mappingErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as FerryModelError {
-            throw error
-        } catch {
-            throw FerryModelError.storage("database error: \(error)")
-        }
+        try FerryModelError.mappingStorageErrors("database") { try database.unsafeRead(body) }
     }
 }

@@ -249,21 +249,11 @@ public final class SceneStore: Sendable {
 
     /// Runs `body` in a write transaction, committed (and synced) before this returns.
     func writing(_ body: (Database) throws -> Void) throws {
-        try mappingErrors { try database.write(body) }
+        try FerryModelError.mappingStorageErrors("scene database") { try database.write(body) }
     }
 
     /// Runs `body` on the queue; this queue is the database's only connection.
     func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        try mappingErrors { try database.unsafeRead(body) }
-    }
-
-    private func mappingErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as FerryModelError {
-            throw error
-        } catch {
-            throw FerryModelError.storage("scene database error: \(error)")
-        }
+        try FerryModelError.mappingStorageErrors("scene database") { try database.unsafeRead(body) }
     }
 }

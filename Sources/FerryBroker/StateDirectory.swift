@@ -63,4 +63,16 @@ extension FerryModelError.Code {
 
 extension FerryModelError {
     static func storage(_ message: String) -> FerryModelError { FerryModelError(.storageFailed, message) }
+
+    /// Runs `body` against a store's database: a model error passes through, anything else (a
+    /// GRDB or SQLite error) becomes `.storageFailed` ("`what` error: …").
+    static func mappingStorageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FerryModelError {
+            throw error
+        } catch {
+            throw storage("\(what) error: \(error)")
+        }
+    }
 }
