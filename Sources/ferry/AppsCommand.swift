@@ -20,28 +20,15 @@ struct AppsCommand: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
-    struct Entry: Encodable {
-        var appID: String
-        var name: String
-        var state: String
-        var scenes: Int
-        var pid: Int64
-        var showsScenes: Bool
-        var supportsMultipleScenes: Bool
-    }
-
     struct Report: Encodable {
-        var apps: [Entry]
+        var apps: [SceneCommand.App]
     }
 
     func run() async throws {
         try await reportingFailures {
             let apps = try await SceneCommand.Broker.connect(bus).apps()
             if json {
-                return try printJSON(Report(apps: apps.map {
-                    Entry(appID: $0.appID, name: $0.name, state: $0.state, scenes: $0.scenes, pid: $0.pid,
-                          showsScenes: $0.showsScenes, supportsMultipleScenes: $0.supportsMultipleScenes)
-                }))
+                return try printJSON(Report(apps: apps))
             }
             if apps.isEmpty { return }
             let rows = [["APP", "NAME", "STATE", "SCENES", "PID"]]

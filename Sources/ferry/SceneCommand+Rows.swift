@@ -2,8 +2,8 @@ import DBus
 import FerryModel
 
 extension SceneCommand {
-    /// One app of `Broker1.ListApps`, as `ferry apps` shows it.
-    struct App: Sendable, Equatable {
+    /// One app of `Broker1.ListApps`, as `ferry apps` shows it (its JSON object, too).
+    struct App: Sendable, Equatable, Encodable {
         var appID: String
         var name: String
         /// Its highest scene state's name (`foregroundActive` … `unattached`).
