@@ -138,8 +138,10 @@ public struct BrokerService: Sendable {
                 return [.array(of: "a{sv}", described)]
             }
             Method("Pasteboard", in: ["name": "s", "options": "a{sv}"], out: ["path": "o"]) { call in
-                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
-                return [.objectPath(try await pasteboards.pasteboardPath(named: try call.argument(0, as: String.self)))]
+                let caller = try await resolveCaller(call)
+                try AppRegistry.checkSameUser(caller, ownUID: pasteboards.ownUID)
+                return [.objectPath(try await pasteboards.pasteboardPath(named: try call.argument(0, as: String.self),
+                                                                         caller: caller.uniqueName))]
             }
             Method("RemovePasteboard", in: ["name": "s"]) { call in
                 try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)

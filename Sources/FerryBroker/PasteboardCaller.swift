@@ -32,12 +32,12 @@ struct PasteboardCaller: Sendable {
     }
 }
 
-/// The items of a write that contained a sensitive item: kept in memory only (the store records
-/// only that the pasteboard changed), served until the next change of that pasteboard, gone
-/// after a restart.
+/// Items held in memory only, never in the store: those of a write that contained a sensitive
+/// item (the store records only that the pasteboard changed; served until the next change of
+/// that pasteboard), and a drag pasteboard's (see ``DragPasteboard``). Gone after a restart.
 struct VolatileContent: Sendable {
-    /// The pasteboard's change count when these items became current; they are current only while
-    /// the store's change count is still this.
+    /// The pasteboard's change count when these items became current; for a sensitive write they
+    /// are current only while the store's change count is still this.
     var changeCount: UInt64
     /// The items, as the store would describe them (held bytes are `.inline`).
     var items: [StoredItem]
@@ -54,6 +54,35 @@ struct VolatileContent: Sendable {
     /// The earliest expiration date among the items.
     var nextExpiration: Date? {
         items.compactMap(\.options.expirationDate).min()
+    }
+
+    /// The bytes held, in all.
+    var heldBytes: Int {
+        bytes.values.reduce(0) { total, byType in byType.values.reduce(total) { $0 + $1.count } }
+    }
+
+    /// Hands the bytes of a promise to the broker (`Fulfill`): the representation becomes held.
+    /// - Returns: false when no item here has that id.
+    /// - Throws: `FerryModelError` `.notFound` (no such type), `.permissionDenied` (another app's
+    ///   promise), `.unavailable` (dropped already), `.invalidArgument` (not a promise).
+    mutating func fulfill(item: UUID, type: ContentType, data: Data, from owner: String) throws -> Bool {
+        guard let i = items.firstIndex(where: { $0.id == item }) else { return false }
+        guard let r = items[i].representations.firstIndex(where: { $0.contentType == type }) else {
+            throw FerryModelError(.notFound, "item \(item) has no \(type.identifier) representation")
+        }
+        switch items[i].representations[r].storage {
+        case .promised(let holder) where holder == owner:
+            items[i].representations[r].storage = .inline
+            items[i].representations[r].size = Int64(data.count)
+            bytes[item, default: [:]][type] = data
+            return true
+        case .promised:
+            throw FerryModelError(.permissionDenied, "\(type.identifier) of item \(item) was not promised by \(owner)")
+        case .unavailable:
+            throw FerryModelError(.unavailable, "the promise of \(type.identifier) was already dropped")
+        case .inline, .blob:
+            throw FerryModelError(.invalidArgument, "\(type.identifier) of item \(item) is not a promise")
+        }
     }
 
     /// Marks the representations promised by `owner` unavailable. Returns whether any were.

@@ -21,12 +21,13 @@ extension PasteboardService {
         Interface(Self.interfaceName) {
             Property("Version", "u", get: { _ in .uint32(Self.version) })
             Property("Name", "s", get: { _ in .string(name) })
-            Property("ChangeCount", "t", get: { _ in .uint64(try self.store.changeCount(of: name)) })
+            Property("ChangeCount", "t", get: { _ in .uint64(try self.changeCount(of: name)) })
             Method("SetItems", in: ["items": "aa{sv}", "options": "a{sv}"], out: ["change_count": "t", "item_ids": "as"]) { call in
                 try await self.setItems(call, pasteboard: name)
             }
             Method("Items", out: ["items": "aa{sv}"], execution: .connectionThread) { call in
                 let caller = try await self.resolve(call)
+                try self.checkDragAccess(name, caller, .metadataReader)
                 let snapshot = try await self.snapshot(name)
                 return [PasteboardMetadata.items(snapshot.items, sensitive: snapshot.volatile?.sensitive ?? [], for: caller)]
             }
@@ -39,33 +40,34 @@ extension PasteboardService {
                 try await self.read(call, pasteboard: name)
             }
             Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"], execution: .connectionThread) { call in
-                try await self.finishTransfer(call)
+                try await self.finishTransfer(call, pasteboard: name)
             }
             Method("Fulfill", in: ["item_id": "s", "type": "s", "data": "v"]) { call in
                 try await self.fulfill(call)
                 return []
             }
             Method("Clear", out: ["change_count": "t"]) { call in
-                _ = try await self.resolve(call)
+                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "Clear")
                 let count = try self.store.clear(name)
                 await self.didChange(name, changeCount: count)
                 return [.uint64(count)]
             }
             Method("History", out: ["entries": "aa{sv}"]) { call in
                 let caller = try await self.resolve(call)
+                try self.refuseOnDragPasteboard(name, caller, "History")
                 try Self.requireHistory(name)
                 let entries = try self.store.history()
                 return [.array(element: "a{sv}", elements: entries.map { PasteboardMetadata.historyEntry($0, for: caller) })]
             }
             Method("RestoreHistory", in: ["index": "u"], out: ["change_count": "t"]) { call in
-                _ = try await self.resolve(call)
+                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "RestoreHistory")
                 try Self.requireHistory(name)
                 let count = try self.store.restoreHistory(Int(try call.argument(0, as: UInt32.self)))
                 await self.didChange(name, changeCount: count)
                 return [.uint64(count)]
             }
             Method("ClearHistory") { call in
-                _ = try await self.resolve(call)
+                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "ClearHistory")
                 try Self.requireHistory(name)
                 try self.store.clearHistory()
                 return []
@@ -98,8 +100,18 @@ extension PasteboardService {
         return PasteboardCaller(caller: caller, app: app)
     }
 
-    /// The pasteboard's change count and current items (in memory for a sensitive write).
+    /// The pasteboard's change count (a drag pasteboard's from memory).
+    nonisolated func changeCount(of name: String) throws -> UInt64 {
+        isDragPasteboard(name) ? try dragContent(name).changeCount : try store.changeCount(of: name)
+    }
+
+    /// The pasteboard's change count and current items (in memory for a sensitive write or a
+    /// drag pasteboard).
     nonisolated func snapshot(_ name: String) async throws -> PasteboardSnapshot {
+        if isDragPasteboard(name) {
+            let content = try dragContent(name)
+            return PasteboardSnapshot(changeCount: content.changeCount, items: content.items(at: Date()), volatile: content)
+        }
         let (cached, generation) = contentsCache.lookup(name, now: Date())
         let count: UInt64, items: [StoredItem]
         if let cached {
@@ -117,7 +129,18 @@ extension PasteboardService {
     /// `SetItems`: validates everything, then reads and writes off the caller's thread.
     nonisolated func setItems(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
+        let isDrag = try checkDragAccess(name, caller, .writer)
+        let options = BusDictionary(call.arguments.count > 1 ? try call.argument(1, as: VariantDictionary.self) : [:], path: "options")
+        let append = try options.bool("append") ?? false
+        if append && !isDrag {
+            throw FerryModelError(.invalidArgument, "append is only for a drag pasteboard while its drag runs",
+                                  keyPath: "options.append")
+        }
         let write = try PasteboardWrite(parsing: try call.argument(0, as: [VariantDictionary].self), writer: caller)
+        if isDrag {
+            let (count, ids) = try await setDragItems(write, append: append, pasteboard: name)
+            return [.uint64(count), .array(element: .string, elements: ids.map { .string($0.uuidString) })]
+        }
         let store = self.store
         let outcome = try await BlockingWork.run { try write.perform(on: store, pasteboard: name) }
         await didChange(name, changeCount: outcome.changeCount, volatile: outcome.volatile)
@@ -142,12 +165,21 @@ extension PasteboardService {
                 throw FerryModelError(.tooLarge, "\(bytes.count) bytes inline; at most \(PasteboardWrite.maximumInlineData) (send an fd)",
                                       keyPath: "data")
             }
+            if try fulfillDrag(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
             if try await fulfillVolatile(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
             try await BlockingWork.run {
                 try store.fulfillPromise(item: item, representation: type, data: .bytes(Data(bytes)), from: caller.uniqueName)
             }
         case .unixFD(let descriptor):
             try PasteboardWrite.checkReadable(descriptor, positional: false, keyPath: "data")
+            if let room = dragRoom(holding: item) {
+                let data = try await BlockingWork.run {
+                    try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: max(0, room),
+                                             timeout: store.descriptorTimeout, keyPath: "data")
+                }
+                _ = try fulfillDrag(item: item, type: type, data: data, from: caller.uniqueName)
+                return
+            }
             if await isVolatile(item) {
                 let data = try await BlockingWork.run {
                     try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: PasteboardWrite.maximumVolatileSize,

@@ -30,16 +30,18 @@ extension PasteboardService {
         return (descriptor, transfer)
     }
 
-    /// At most `limit` bytes of a promised representation, for pattern detection; nil when the
-    /// owner cannot serve them.
-    nonisolated func fetchPromised(owner: String, item: UUID, type: ContentType, limit: Int) async -> [UInt8]? {
+    /// At most `limit` bytes of a promised representation, for pattern detection (and the
+    /// broker's own reads of drag items); nil when the owner cannot serve them within `timeout`
+    /// (nil: the relay's).
+    nonisolated func fetchPromised(owner: String, item: UUID, type: ContentType, limit: Int,
+                                   timeout: Duration? = nil) async -> [UInt8]? {
         guard let (name, path) = await client(of: owner) else { return nil }
-        return try? await relay.fetch(owner: name, clientPath: path, itemID: item, type: type, limit: limit)
+        return try? await relay.fetch(owner: name, clientPath: path, itemID: item, type: type, limit: limit, timeout: timeout)
     }
 
     /// `FinishTransfer`: how many bytes the source wrote, once it has finished.
-    nonisolated func finishTransfer(_ call: MethodCall) async throws -> [DBusValue] {
-        _ = try await resolve(call)
+    nonisolated func finishTransfer(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
+        try checkDragAccess(name, try await resolve(call), .contentReader)
         let transfer = try call.argument(0, as: String.self)
         return [.uint64(try await relay.finish(transfer, caller: call.sender))]
     }

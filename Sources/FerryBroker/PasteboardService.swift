@@ -58,6 +58,9 @@ public actor PasteboardService {
     /// find none and need not wait for it).
     nonisolated let hasVolatileContent = Mutex<Set<String>>([])
     var announced: [String: UInt64] = [:]
+    /// The drag pasteboards, by name: who may use them and their items (memory only). A Mutex,
+    /// not actor state, so that access checks and reads need no hop to the actor.
+    nonisolated let drags = Mutex<[String: DragPasteboard]>([:])
 
     /// Makes the service; nothing is exported until ``exportAll()``.
     /// - Parameters:
@@ -105,10 +108,30 @@ public actor PasteboardService {
 
     /// The object path of the pasteboard `name`, creating (durably) and exporting it if needed.
     ///
+    /// A reserved name (``PasteboardName/reservedPrefix``) is never created: an existing drag
+    /// pasteboard's path is given to its writers and metadata readers (and to the broker itself,
+    /// `caller` nil); a reserved pasteboard an older store holds stays reachable.
+    ///
     /// D-Bus: `org.ferry.Broker1.Pasteboard`.
-    /// - Throws: `FerryModelError` `.invalidArgument` for a bad name.
-    public func pasteboardPath(named name: String) throws -> ObjectPath {
+    /// - Parameters:
+    ///   - name: the pasteboard's name.
+    ///   - caller: the caller's unique bus name; nil for the broker's own use.
+    /// - Throws: `FerryModelError` `.invalidArgument` for a bad name or a reserved one the caller
+    ///   cannot have.
+    public func pasteboardPath(named name: String, caller: String? = nil) throws -> ObjectPath {
         try PasteboardName.validate(name)
+        if PasteboardName.isReserved(name), !exported.contains(name) {
+            let allowed = drags.withLock { drags in
+                drags[name].map { drag in
+                    caller.map { drag.access.writers.contains($0) || drag.access.metadataReaders.contains($0) } ?? true
+                } ?? false
+            }
+            guard allowed else {
+                throw FerryModelError(.invalidArgument, "\"\(name)\": names starting with \"\(PasteboardName.reservedPrefix)\" are "
+                                      + "reserved for the broker's own pasteboards (a drag's is given to the parties of the drag)")
+            }
+            return try ObjectPath(PasteboardName.objectPath(name))
+        }
         if !exported.contains(name) {
             if try store.createPasteboard(name) { log("created pasteboard \(name)") }
         }
@@ -122,6 +145,9 @@ public actor PasteboardService {
     ///   for an unknown pasteboard.
     public func removePasteboard(_ name: String) throws {
         try PasteboardName.validate(name)
+        if PasteboardName.isReserved(name), !exported.contains(name) {
+            throw FerryModelError(.invalidArgument, "\"\(name)\" is one of the broker's own pasteboards: a drag's goes when its drag ends")
+        }
         let last = try store.changeCount(of: name)
         try store.removePasteboard(name)
         contentsCache.invalidate(name)
@@ -159,7 +185,7 @@ public actor PasteboardService {
         expiryWake.signal()
     }
 
-    private func announce(_ name: String, changeCount: UInt64) {
+    func announce(_ name: String, changeCount: UInt64) {
         if let last = announced[name], last >= changeCount { return }
         announced[name] = changeCount
         guard let path = try? ObjectPath(PasteboardName.objectPath(name)) else { return }
@@ -179,24 +205,9 @@ public actor PasteboardService {
     /// - Throws: `FerryModelError` as ``PasteboardStore/fulfillPromise(item:representation:data:from:now:)``.
     func fulfillVolatile(item: UUID, type: ContentType, data: Data, from owner: String) throws -> Bool {
         for (name, var content) in volatile {
-            guard let i = content.items.firstIndex(where: { $0.id == item }) else { continue }
-            guard let r = content.items[i].representations.firstIndex(where: { $0.contentType == type }) else {
-                throw FerryModelError(.notFound, "item \(item) has no \(type.identifier) representation")
-            }
-            switch content.items[i].representations[r].storage {
-            case .promised(let holder) where holder == owner:
-                content.items[i].representations[r].storage = .inline
-                content.items[i].representations[r].size = Int64(data.count)
-                content.bytes[item, default: [:]][type] = data
-                volatile[name] = content
-                return true
-            case .promised:
-                throw FerryModelError(.permissionDenied, "\(type.identifier) of item \(item) was not promised by \(owner)")
-            case .unavailable:
-                throw FerryModelError(.unavailable, "the promise of \(type.identifier) was already dropped")
-            case .inline, .blob:
-                throw FerryModelError(.invalidArgument, "\(type.identifier) of item \(item) is not a promise")
-            }
+            guard try content.fulfill(item: item, type: type, data: data, from: owner) else { continue }
+            volatile[name] = content
+            return true
         }
         return false
     }
@@ -250,6 +261,7 @@ public actor PasteboardService {
     /// Turns the promises of `owner` into unavailable markers, in the store and in memory.
     public func dropPromises(of owner: String) {
         defer { contentsCache.invalidateAll() }
+        dropDragPromises(of: owner)
         for name in Array(volatile.keys) {
             _ = volatile[name]?.dropPromises(of: owner)
         }

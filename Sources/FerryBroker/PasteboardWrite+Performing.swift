@@ -25,17 +25,7 @@ extension PasteboardWrite {
     /// - Throws: `FerryModelError` from reading the descriptors or from the store; nothing is
     ///   written then.
     func perform(on store: PasteboardStore, pasteboard: String) throws -> Outcome {
-        var items = self.items
-        // KDE's hint may come as an fd: read its few bytes to know whether the item is sensitive.
-        for i in items.indices {
-            for r in items[i].representations.indices where items[i].representations[r].isPasswordManagerHint {
-                if case .descriptor(let fd, let offset, let length) = items[i].representations[r].source {
-                    let bytes = try Self.read(fd, offset: offset, length: length, limit: 4096, timeout: store.descriptorTimeout,
-                                              keyPath: "items[\(i)].representations[\(r)].fd")
-                    items[i].representations[r].source = .bytes(bytes)
-                }
-            }
-        }
+        let items = try resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
         if items.contains(where: \.isSensitive) {
             return try performVolatile(items, on: store, pasteboard: pasteboard)
         }
@@ -57,56 +47,92 @@ extension PasteboardWrite {
         return Outcome(changeCount: changeCount, itemIDs: items.map(\.id), volatile: nil)
     }
 
+    /// The items with KDE's hint read when it came as an fd (its few bytes say whether the item
+    /// is sensitive).
+    private func resolvingPasswordManagerHints(timeout: Duration) throws -> [Item] {
+        var items = self.items
+        for i in items.indices {
+            for r in items[i].representations.indices where items[i].representations[r].isPasswordManagerHint {
+                if case .descriptor(let fd, let offset, let length) = items[i].representations[r].source {
+                    let bytes = try Self.read(fd, offset: offset, length: length, limit: 4096, timeout: timeout,
+                                              keyPath: "items[\(i)].representations[\(r)].fd")
+                    items[i].representations[r].source = .bytes(bytes)
+                }
+            }
+        }
+        return items
+    }
+
     /// A write with a sensitive item: every held byte is read into memory (at most
     /// ``maximumVolatileSize`` in all), and the store only records the change.
     private func performVolatile(_ items: [Item], on store: PasteboardStore, pasteboard: String) throws -> Outcome {
+        var content = try Self.readIntoMemory(items, writer: writer, limit: Self.maximumVolatileSize,
+                                              timeout: store.descriptorTimeout,
+                                              limitReason: "a write with a sensitive item is kept in memory")
+        let placeholders = content.items.map { item in
+            var options = item.options
+            options.sensitive = true
+            return NewItem(id: item.id, options: options, representations: item.representations.map { representation in
+                switch representation.storage {
+                case .promised(let owner):
+                    NewRepresentation(contentType: representation.contentType,
+                                      data: .promised(owner: owner, estimatedSize: representation.size))
+                case .inline, .blob, .unavailable:
+                    NewRepresentation(contentType: representation.contentType, data: .bytes(Data()))
+                }
+            })
+        }
+        content.changeCount = try store.write(placeholders, to: pasteboard)
+        return Outcome(changeCount: content.changeCount, itemIDs: items.map(\.id), volatile: content)
+    }
+
+    /// The write's items held in memory, never in the store (a drag pasteboard's): every held
+    /// byte read (at most `limit` in all), promises kept as promises. The change count is left 0.
+    ///
+    /// Blocks like ``perform(on:pasteboard:)``.
+    /// - Throws: `FerryModelError` `.tooLarge` past `limit`, and as reading the descriptors does.
+    func performInMemory(limit: Int, timeout: Duration, limitReason: String) throws -> VolatileContent {
+        try Self.readIntoMemory(try resolvingPasswordManagerHints(timeout: timeout), writer: writer, limit: limit,
+                                timeout: timeout, limitReason: limitReason)
+    }
+
+    /// Reads every held byte of `items` into memory (at most `limit` in all; `limitReason` says
+    /// why, in the TooLarge message) and describes the items as the store would (held bytes
+    /// `.inline`, promises `.promised` by the writer).
+    private static func readIntoMemory(_ items: [Item], writer: PasteboardCaller, limit: Int, timeout: Duration,
+                                       limitReason: String) throws -> VolatileContent {
         var total = 0
         var bytes: [UUID: [ContentType: Data]] = [:]
         var stored: [StoredItem] = []
-        var placeholders: [NewItem] = []
         for (i, item) in items.enumerated() {
             var representations: [StoredRepresentation] = []
-            var newRepresentations: [NewRepresentation] = []
             for (r, representation) in item.representations.enumerated() {
                 let keyPath = "items[\(i)].representations[\(r)]"
-                var data: Data?
+                let data: Data
                 switch representation.source {
                 case .bytes(let inline): data = inline
                 case .descriptor(let fd, let offset, let length):
-                    data = try Self.read(fd, offset: offset, length: length, limit: Self.maximumVolatileSize - total,
-                                         timeout: store.descriptorTimeout, keyPath: keyPath + ".fd")
-                case .promised: data = nil
-                }
-                if let data {
-                    total += data.count
-                    guard total <= Self.maximumVolatileSize else {
-                        throw FerryModelError(.tooLarge, "a write with a sensitive item is kept in memory: at most \(Self.maximumVolatileSize) bytes",
-                                              keyPath: keyPath)
-                    }
-                    bytes[item.id, default: [:]][representation.contentType] = data
-                    representations.append(StoredRepresentation(contentType: representation.contentType, visibility: representation.visibility,
-                                                                size: Int64(data.count), storage: .inline))
-                    newRepresentations.append(NewRepresentation(contentType: representation.contentType, data: .bytes(Data())))
-                } else {
-                    guard case .promised(let size) = representation.source else { continue }
+                    data = try Self.read(fd, offset: offset, length: length, limit: max(0, limit - total),
+                                         timeout: timeout, keyPath: keyPath + ".fd")
+                case .promised(let size):
                     representations.append(StoredRepresentation(contentType: representation.contentType, visibility: representation.visibility,
                                                                 size: size, storage: .promised(owner: writer.uniqueName)))
-                    newRepresentations.append(NewRepresentation(contentType: representation.contentType,
-                                                                data: .promised(owner: writer.uniqueName, estimatedSize: size)))
+                    continue
                 }
+                total += data.count
+                guard total <= limit else {
+                    throw FerryModelError(.tooLarge, "\(limitReason): at most \(limit) bytes in all", keyPath: keyPath)
+                }
+                bytes[item.id, default: [:]][representation.contentType] = data
+                representations.append(StoredRepresentation(contentType: representation.contentType, visibility: representation.visibility,
+                                                            size: Int64(data.count), storage: .inline))
             }
             var options = item.options
             options.sensitive = item.isSensitive
             stored.append(StoredItem(id: item.id, options: options, sourceAppID: writer.appID, suggestedName: item.suggestedName,
                                      representations: representations))
-            var volatileOptions = item.options
-            volatileOptions.sensitive = true
-            placeholders.append(NewItem(id: item.id, options: volatileOptions, representations: newRepresentations))
         }
-        let changeCount = try store.write(placeholders, to: pasteboard)
-        let sensitive = Set(items.filter(\.isSensitive).map(\.id))
-        return Outcome(changeCount: changeCount, itemIDs: items.map(\.id),
-                       volatile: VolatileContent(changeCount: changeCount, items: stored, sensitive: sensitive, bytes: bytes))
+        return VolatileContent(changeCount: 0, items: stored, sensitive: Set(items.filter(\.isSensitive).map(\.id)), bytes: bytes)
     }
 
     /// Reads a descriptor's bytes (or a range of them) into memory, at most `limit` bytes.

@@ -9,6 +9,14 @@ public enum PasteboardName {
     public static let general = "general"
     /// The object path under which every pasteboard lives.
     public static let pathPrefix = "/org/ferry/Pasteboard"
+    /// Names starting with this are the broker's own pasteboards (drag pasteboards,
+    /// `org.ferry.drag.<n>`): nobody else may create one.
+    public static let reservedPrefix = "org.ferry."
+
+    /// Whether `name` is reserved for the broker's own pasteboards (starts with ``reservedPrefix``).
+    public static func isReserved(_ name: String) -> Bool {
+        name.hasPrefix(reservedPrefix)
+    }
 
     /// Checks a name.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the problem.

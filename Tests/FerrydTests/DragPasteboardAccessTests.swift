@@ -1,0 +1,150 @@
+import DBus
+import FerryBroker
+import FerryModel
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// Who may use a drag pasteboard, reserved names, the methods it lacks, and its removal.
+@Suite("ferryd: drag pasteboard access")
+struct DragPasteboardAccessTests {
+    typealias F = FerrydFixture
+    typealias B = DragBroker
+
+    static let text = F.item([F.representation("public.utf8-plain-text", "dragged")])
+
+    @Test("each role may do only its part: outsiders are PermissionDenied; writes stop once the drop starts")
+    func roles() async throws {
+        let broker = try await DragBroker.start()
+        let source = try await broker.fixture.connect()
+        let entered = try await broker.fixture.connect()
+        let performer = try await broker.fixture.connect()
+        let outsider = try await broker.fixture.connect()
+        let (s, e, p) = (source.uniqueName.rawValue, entered.uniqueName.rawValue, performer.uniqueName.rawValue)
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, e], contentReaders: [s]))
+        try await B.setItems(source, [Self.text])
+
+        // The outsider: nothing at all, with a message naming the drag.
+        let patterns: [DBusValue] = [.array(element: .string, elements: [.string("number")])]
+        for (member, body) in [("Items", []), ("DetectPatterns", patterns),
+                               ("Read", [.uint32(0), .string("public.text"), .variantDictionary(["user-action": .boolean(true)])]),
+                               ("FinishTransfer", [.string("x")]), ("Clear", []), ("History", [])] as [(MemberName, [DBusValue])] {
+            let refused = await F.failure { _ = try await F.pasteboard(outsider, member, body, at: B.path) }
+            #expect(refused?.name == "org.ferry.Error.PermissionDenied", "\(member)")
+            #expect(refused?.message.contains("only the parties of drag 1 may") == true, "\(member): \(refused?.message ?? "")")
+        }
+        let outsiderWrite = await F.failure { try await B.setItems(outsider, [Self.text]) }
+        #expect(outsiderWrite?.name == "org.ferry.Error.PermissionDenied")
+
+        // An entered target: metadata, not content; no writes.
+        #expect(try await F.items(entered, at: B.path).count == 1)
+        #expect(try await F.pasteboard(entered, "DetectPatterns", patterns, at: B.path)[0].get([[String]].self) == [[]])
+        let early = await F.failure { _ = try await F.read(entered, 0, "public.text", at: B.path) }
+        #expect(early?.name == "org.ferry.Error.PermissionDenied", "reading before the drop is refused")
+        let notWriter = await F.failure { try await B.setItems(entered, [Self.text]) }
+        #expect(notWriter?.name == "org.ferry.Error.PermissionDenied")
+        // The properties stay readable to the user's own connections.
+        #expect(try await B.property(outsider, "ChangeCount") == .uint64(1))
+
+        // The drop: writes stop, the performer may read (only while it is a content reader).
+        broker.pasteboards.updateDragAccess(B.name) { access in
+            access.acceptsWrites = false
+            access.contentReaders.insert(p)
+        }
+        let late = await F.failure { try await B.setItems(source, [Self.text], append: true) }
+        #expect(late?.name == "org.ferry.Error.PermissionDenied")
+        #expect(late?.message.contains("drop has started") == true)
+        #expect(try await F.read(performer, 0, "public.text", at: B.path).bytes() == Array("dragged".utf8))
+        broker.pasteboards.updateDragAccess(B.name) { $0.contentReaders.remove(p) }
+        let after = await F.failure { _ = try await F.read(performer, 0, "public.text", at: B.path) }
+        #expect(after?.name == "org.ferry.Error.PermissionDenied")
+        broker.pasteboards.updateDragAccess("org.ferry.drag.99") { $0.contentReaders.insert(p) }  // unknown: nothing
+
+        for connection in [source, entered, performer, outsider] { await connection.close() }
+        await broker.stop()
+    }
+
+    @Test("Clear and the history methods are InvalidArgument on a drag pasteboard")
+    func noHistory() async throws {
+        let broker = try await DragBroker.start()
+        let source = try await broker.fixture.connect()
+        let s = source.uniqueName.rawValue
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await B.setItems(source, [Self.text])
+        for (member, body) in [("Clear", []), ("History", []), ("RestoreHistory", [.uint32(0)]), ("ClearHistory", [])]
+            as [(MemberName, [DBusValue])] {
+            let refused = await F.failure { _ = try await F.pasteboard(source, member, body, at: B.path) }
+            #expect(refused?.name == "org.ferry.Error.InvalidArgument", "\(member)")
+        }
+        #expect(try await F.items(source, at: B.path).count == 1, "the items stay")
+        await source.close()
+        await broker.stop()
+    }
+
+    @Test("org.ferry.* names: a drag pasteboard's path to its writers and metadata readers only; users cannot create them")
+    func reservedNames() async throws {
+        let broker = try await DragBroker.start()
+        let source = try await broker.fixture.connect()
+        let entered = try await broker.fixture.connect()
+        let performerOnly = try await broker.fixture.connect()
+        let outsider = try await broker.fixture.connect()
+        try await broker.createDrag(DragPasteboardAccess(writers: [source.uniqueName.rawValue],
+                                                         metadataReaders: [entered.uniqueName.rawValue],
+                                                         contentReaders: [performerOnly.uniqueName.rawValue]))
+        func pasteboard(_ connection: Connection, _ name: String) async throws -> ObjectPath {
+            try await F.call(connection, "Pasteboard", [.string(name), .variantDictionary([:])])[0].get(ObjectPath.self)
+        }
+        #expect(try await pasteboard(source, B.name) == B.path)
+        #expect(try await pasteboard(entered, B.name) == B.path)
+        for (connection, name) in [(outsider, B.name), (performerOnly, B.name), (source, "org.ferry.mine"),
+                                   (source, "org.ferry.drag.2")] {
+            let refused = await F.failure { _ = try await pasteboard(connection, name) }
+            #expect(refused?.name == "org.ferry.Error.InvalidArgument", "\(name)")
+        }
+        #expect(try await F.call(source, "ListPasteboards")[0].get([String].self) == ["general"], "nothing was created")
+        #expect(try await pasteboard(source, "org.ferryish") == "/org/ferry/Pasteboard/org_2eferryish", "only the prefix is reserved")
+        let remove = await F.failure { _ = try await F.call(source, "RemovePasteboard", [.string(B.name)]) }
+        #expect(remove?.name == "org.ferry.Error.InvalidArgument")
+
+        // The broker itself makes only org.ferry.drag.<n>, once each.
+        for name in ["org.ferry.drag.", "org.ferry.drag.x", "general", "notes"] {
+            await #expect(throws: FerryModelError.self, "\(name)") {
+                _ = try await broker.pasteboards.createDragPasteboard(name, access: DragPasteboardAccess())
+            }
+        }
+        await #expect(throws: FerryModelError.self) {
+            _ = try await broker.pasteboards.createDragPasteboard(B.name, access: DragPasteboardAccess())
+        }
+        for connection in [source, entered, performerOnly, outsider] { await connection.close() }
+        await broker.stop()
+    }
+
+    @Test("removing a drag pasteboard emits a last Changed, unexports it and forgets its items")
+    func removal() async throws {
+        let broker = try await DragBroker.start()
+        let source = try await broker.fixture.connect()
+        let s = source.uniqueName.rawValue
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await B.setItems(source, [Self.text])
+        try await B.setItems(source, [Self.text], append: true)
+        let changes = try await F.changes(source, at: B.path)
+        await broker.pasteboards.removeDragPasteboard(B.name)
+        #expect(try (await F.next(changes))?.body == [.uint64(3)])
+        let gone = await F.failure { _ = try await F.items(source, at: B.path) }
+        #expect(gone != nil && gone?.name.hasPrefix("org.ferry.Error") == false, "the object is gone: \(gone?.name ?? "")")
+        await #expect(throws: FerryModelError.self) { _ = try await broker.pasteboards.dragItems(B.name) }
+        let path = await F.failure {
+            _ = try await F.call(source, "Pasteboard", [.string(B.name), .variantDictionary([:])])
+        }
+        #expect(path?.name == "org.ferry.Error.InvalidArgument")
+        await broker.pasteboards.removeDragPasteboard(B.name)  // twice: nothing
+
+        // The same drag number can serve again (a new ferryd run counts from 1 again).
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s]))
+        #expect(try await F.items(source, at: B.path).isEmpty)
+        #expect(try await B.property(source, "ChangeCount") == .uint64(0))
+        changes.cancel()
+        await source.close()
+        await broker.stop()
+    }
+}
