@@ -2,7 +2,7 @@ import DBus
 import FerryModel
 import Synchronization
 
-/// Calls one running app's `org.ferry.Client1` scene methods strictly in order, one at a time:
+/// Calls one running app's `org.ferry.Client1` scene and drag methods strictly in order, one at a time:
 /// each call starts only when the previous one has been answered, has failed or has timed out.
 ///
 /// The queue never holds the broker up: callers await their own call (the scene service's actor
@@ -23,10 +23,16 @@ final class AppCallbacks: Sendable {
     private let connection: Connection
     private let log: @Sendable (String) -> Void
 
+    /// Calls take a ticket when they are made and run when their ticket is served: in the
+    /// order they were made, one at a time.
     private struct Queue {
-        /// The last call enqueued; the next one waits for it.
-        var tail: Task<[DBusValue], any Error>?
         var closed = false
+        /// The ticket the next call gets.
+        var nextTicket: UInt64 = 0
+        /// The ticket whose call may run now.
+        var serving: UInt64 = 0
+        /// Calls waiting for their ticket to be served.
+        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let queue = Mutex(Queue())
@@ -45,40 +51,74 @@ final class AppCallbacks: Sendable {
     /// - Throws: `FerryModelError` `.unavailable` once the queue is closed.
     @discardableResult
     func enqueue(_ member: MemberName, _ body: [DBusValue], timeout: Duration) throws -> Task<[DBusValue], any Error> {
-        let connection = self.connection, destination = self.destination, path = self.path
-        let appID = self.appID, log = self.log
-        return try queue.withLock { queue in
-            guard !queue.closed else {
-                throw FerryModelError(.unavailable, "\(appID) is not running")
-            }
-            let previous = queue.tail
-            let deadline = ContinuousClock.now + timeout
-            let task = Task<[DBusValue], any Error> {
-                _ = await previous?.result
-                let started = ContinuousClock.now
-                let remaining = deadline - started
-                do {
-                    guard remaining > .milliseconds(1) else { throw DBusError(.timeout, "waited behind earlier calls") }
-                    return try await connection.call(destination: destination, path: path, interface: Self.interfaceName,
-                                                     member: member, body: body, timeout: remaining)
-                } catch {
-                    let failure = Self.callError(error, member: member, appID: appID, timeout: timeout,
-                                                 elapsed: ContinuousClock.now - started, limit: remaining)
-                    log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
-                    throw failure
-                }
-            }
-            queue.tail = task
-            return task
+        let ticket = try takeTicket()
+        let deadline = ContinuousClock.now + timeout
+        return Task<[DBusValue], any Error> {
+            try await self.run(ticket, member, body, timeout: timeout, deadline: deadline)
         }
     }
 
-    /// Enqueues a call and waits for its reply.
+    /// Enqueues a call and waits for its reply. The call is made by the calling task itself (no
+    /// task of its own): a Move's DropUpdated then goes out from the connection's thread.
     /// - Returns: the reply's values.
     /// - Throws: `FerryModelError`: `.timeout` when the app did not answer within `timeout`,
     ///   `.unavailable` when it is gone or failed, or the `org.ferry.Error.*` it replied.
     func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration) async throws -> [DBusValue] {
-        try await enqueue(member, body, timeout: timeout).value
+        let ticket = try takeTicket()
+        return try await run(ticket, member, body, timeout: timeout, deadline: .now + timeout)
+    }
+
+    /// A place in the queue.
+    /// - Throws: `FerryModelError` `.unavailable` once the queue is closed.
+    private func takeTicket() throws -> UInt64 {
+        let appID = self.appID
+        return try queue.withLock { queue in
+            guard !queue.closed else { throw FerryModelError(.unavailable, "\(appID) is not running") }
+            defer { queue.nextTicket += 1 }
+            return queue.nextTicket
+        }
+    }
+
+    /// Waits for `ticket`'s turn, makes the call (within what is left until `deadline`), then
+    /// serves the next ticket.
+    private func run(_ ticket: UInt64, _ member: MemberName, _ body: [DBusValue], timeout: Duration,
+                     deadline: ContinuousClock.Instant) async throws -> [DBusValue] {
+        await waitForTurn(ticket)
+        defer { serveNext() }
+        let started = ContinuousClock.now
+        let remaining = deadline - started
+        do {
+            guard remaining > .milliseconds(1) else { throw DBusError(.timeout, "waited behind earlier calls") }
+            return try await connection.call(destination: destination, path: path, interface: Self.interfaceName,
+                                             member: member, body: body, timeout: remaining)
+        } catch {
+            let failure = Self.callError(error, member: member, appID: appID, timeout: timeout,
+                                         elapsed: ContinuousClock.now - started, limit: remaining)
+            log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
+            throw failure
+        }
+    }
+
+    /// Returns when `ticket` is served.
+    private func waitForTurn(_ ticket: UInt64) async {
+        if queue.withLock({ $0.serving == ticket }) { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = queue.withLock { queue -> Bool in
+                if queue.serving == ticket { return true }
+                queue.waiting[ticket] = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Serves the next ticket, resuming its call if it waits.
+    private func serveNext() {
+        let next = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+            queue.serving += 1
+            return queue.waiting.removeValue(forKey: queue.serving)
+        }
+        next?.resume()
     }
 
     /// Refuses new calls; those already queued still run (and fail fast once the app is gone).

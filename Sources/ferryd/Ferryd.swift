@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// `ferryd`: the Ferry broker. Owns `org.ferry.Broker` on the session bus and serves
-/// `org.ferry.Broker1` at `/org/ferry/Broker` and one `org.ferry.Pasteboard1` object per
-/// pasteboard under `/org/ferry/Pasteboard` until SIGTERM/SIGINT or until replaced.
+/// `org.ferry.Broker1` at `/org/ferry/Broker`, one `org.ferry.Pasteboard1` object per
+/// pasteboard under `/org/ferry/Pasteboard`, the scenes under `/org/ferry/Scenes` and the drags
+/// under `/org/ferry/Drag` until SIGTERM/SIGINT or until replaced.
 @main
 struct Ferryd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,6 +52,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: .hidden)
     var descriptorTimeout: Double = 30
 
+    // For tests: how long a drag may stay without a Move, Drop or Cancel (seconds).
+    @Option(help: .hidden)
+    var dragIdleTimeout: Double = 60
+
     func validate() throws {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
@@ -63,6 +68,9 @@ struct Ferryd: AsyncParsableCommand {
         }
         guard descriptorTimeout > 0, descriptorTimeout <= 86_400 else {
             throw ValidationError("--descriptor-timeout must be between 0 and 86400 seconds")
+        }
+        guard dragIdleTimeout > 0, dragIdleTimeout <= 86_400 else {
+            throw ValidationError("--drag-idle-timeout must be between 0 and 86400 seconds")
         }
     }
 
@@ -100,7 +108,11 @@ struct Ferryd: AsyncParsableCommand {
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     log: say)
+        let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
+                                ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
         let changes = try await service.startWatching()
+        // A drag whose source app or initiator leaves the bus ends at once.
+        let dragChanges = try await connection.nameOwnerChanges()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
         do {
@@ -112,6 +124,7 @@ struct Ferryd: AsyncParsableCommand {
             fail("cannot load the scene sessions: \(error)")
         }
         try service.export()
+        try await drags.start()
         let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
         let reply = try await connection.requestName(BrokerService.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
@@ -141,11 +154,21 @@ struct Ferryd: AsyncParsableCommand {
                 return nil
             }
             group.addTask { await pasteboards.runExpiry(); return nil }
+            group.addTask { await drags.runIdleTimeouts(); return nil }
+            group.addTask {
+                do {
+                    for try await change in dragChanges where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
+                        await drags.connectionClosed(change.name.rawValue)
+                    }
+                } catch {}
+                return nil
+            }
             var reason: String?
             while let next = await group.next() {
                 if let next { reason = next; break }
             }
             changes.cancel()
+            dragChanges.cancel()
             nameChanges.cancel()
             signals.finish()
             group.cancelAll()

@@ -7,14 +7,19 @@ import Testing
 @Suite("ferryd: the interface XML is the contract")
 struct BrokerContractTests {
     /// Every interface ferryd serves: its XML file, an object that serves it (nil: a scene
-    /// session's, made by registering a test app), how many members (methods, properties,
-    /// signals) the file declares, and its Version.
+    /// session's, made by registering a test app; ``dragSession``: a drag's, begun from that
+    /// app's scene), how many members (methods, properties, signals) the file declares, and its
+    /// Version.
     static let served: [(file: String, interface: String, path: ObjectPath?, members: Int, version: UInt32)] = [
         ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 10, 2),
         ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 14, 1),
         ("org.ferry.Scenes1.xml", "org.ferry.Scenes1", "/org/ferry/Scenes", 10, 1),
         ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),
+        ("org.ferry.DragManager1.xml", "org.ferry.DragManager1", "/org/ferry/Drag", 5, 1),
+        ("org.ferry.DragSession1.xml", "org.ferry.DragSession1", dragSession, 10, 1),
     ]
+    /// The first drag's object.
+    static let dragSession: ObjectPath = "/org/ferry/Drag/1"
 
     @Test("Introspect of each served object matches its services/interfaces/org.ferry.*.xml; Version as documented",
           arguments: served.indices)
@@ -26,14 +31,19 @@ struct BrokerContractTests {
         defer { daemon.stop() }
         var app: FakeSceneApp?
         let path: ObjectPath
-        if let servedPath {
+        let client = try await fixture.connect()
+        if let servedPath, servedPath != Self.dragSession {
             path = servedPath
         } else {
             let started = try await FakeSceneApp.start(fixture, "org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"))
             app = started
-            path = SceneBus.sessionPath(try await SceneServiceTests.firstSession(started))
+            let scene = try await SceneServiceTests.firstSession(started)
+            if servedPath == Self.dragSession {
+                path = try await DragBus.begin(client, scene: scene, ["items": "initiator"]).session
+            } else {
+                path = SceneBus.sessionPath(scene)
+            }
         }
-        let client = try await fixture.connect()
         let xml = try await client.call(destination: FerrydFixture.broker, path: path,
                                         interface: "org.freedesktop.DBus.Introspectable", member: "Introspect",
                                         body: [], timeout: .seconds(10))[0].get(String.self)

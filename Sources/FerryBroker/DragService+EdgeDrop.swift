@@ -1,0 +1,126 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import FerryModel
+import Synchronization
+
+extension DragService {
+    /// What an edge drop would open: the app, and the activity or URLs for its new scene's
+    /// connection options.
+    struct EdgeDropPlan: Sendable {
+        var appID: String
+        var activity: UserActivity?
+        var urls: [URL] = []
+    }
+
+    /// Whether an edge drop could open a scene for the drag's items now; found once per set of
+    /// items. Reading the first item's activity may ask the source app (a promised
+    /// representation): a Move waits for that at most 250 ms, then answers without the edge
+    /// while the answer is still found for the next moves.
+    func canOpenAtEdge(_ number: Int) async -> Bool {
+        guard let session = sessions[number] else { return false }
+        let items = session.isAppIcon ? [] : ((try? await pasteboards.dragItems(session.pasteboard)) ?? []).map(\.id)
+        if let check = sessions[number]?.edgeCheck, check.items == items { return check.possible == true }
+        sessions[number]?.edgeCheck = (items, nil)
+        let possible = await Self.within(Self.proposalTimeout) {
+            let possible = await self.edgeDropPlan(session).plan != nil
+            await self.foundEdgeCheck(number, items: items, possible: possible)
+            return possible
+        }
+        return possible ?? false
+    }
+
+    /// Keeps what ``canOpenAtEdge(_:)`` found, unless the items changed meanwhile.
+    private func foundEdgeCheck(_ number: Int, items: [UUID], possible: Bool) {
+        guard sessions[number]?.edgeCheck?.items == items else { return }
+        sessions[number]?.edgeCheck = (items, possible)
+    }
+
+    /// The app an edge drop opens, as the DragManager1 XML says: an app-icon drag's app; else
+    /// the app declaring the user activity of the first item carrying one (the source app
+    /// first, then the known apps by id); else the first app by id whose
+    /// `CFBundleDocumentTypes` accept a file item's type. Otherwise why none can.
+    func edgeDropPlan(_ session: DragSession) async -> (plan: EdgeDropPlan?, reason: String?) {
+        if session.isAppIcon { return (EdgeDropPlan(appID: session.sourceApp), nil) }
+        let items: [StoredItem]
+        do {
+            items = try await pasteboards.dragItems(session.pasteboard)
+        } catch {
+            return (nil, "the drag's items are gone")
+        }
+        guard !items.isEmpty else { return (nil, "the drag has no items") }
+        let manifests = await scenes.knownManifests
+        let byID = manifests.keys.sorted()
+        var reason: String?
+        if let index = items.firstIndex(where: { item in
+            item.representations.contains { $0.contentType.conforms(to: .userActivity) && $0.storage != .unavailable }
+        }) {
+            let activity = await readActivity(session, item: index)
+            if let activity {
+                let order = (manifests[session.sourceApp] != nil ? [session.sourceApp] : [])
+                    + byID.filter { $0 != session.sourceApp }
+                if let app = order.first(where: { manifests[$0]?.declaresActivityType(activity.activityType) == true }) {
+                    return (EdgeDropPlan(appID: app, activity: activity), nil)
+                }
+                reason = "no app declares the activity type \"\(activity.activityType)\" in NSUserActivityTypes"
+            } else {
+                reason = "the user activity of item \(index) cannot be read"
+            }
+        }
+        for (index, item) in items.enumerated()
+        where item.representations.contains(where: { $0.contentType.conforms(to: .fileURL) }) {
+            guard let bytes = try? await pasteboards.dragBytes(session.pasteboard, item: index, type: .fileURL, limit: 64 * 1024),
+                  let text = String(validating: bytes, as: UTF8.self),
+                  let url = URL(string: text), url.isFileURL else { continue }
+            var types = item.representations.map(\.contentType).filter {
+                !$0.conforms(to: .url) && !$0.conforms(to: .userActivity)
+            }
+            if !url.pathExtension.isEmpty, let type = ContentType(filenameExtension: url.pathExtension) { types.append(type) }
+            for type in types {
+                if let app = byID.first(where: { manifests[$0]?.opensDocuments(of: type) == true }) {
+                    return (EdgeDropPlan(appID: app, urls: [url]), nil)
+                }
+            }
+            reason = reason ?? "no app opens documents of type \(types.first?.identifier ?? "of \(url.lastPathComponent)")"
+        }
+        return (nil, reason ?? "no item carries a user activity or a file")
+    }
+
+    /// The user activity of an item (held or promised), nil when unreadable.
+    private func readActivity(_ session: DragSession, item: Int) async -> UserActivity? {
+        guard let bytes = try? await pasteboards.dragBytes(session.pasteboard, item: item, type: .userActivity,
+                                                           limit: Self.activityLimit) else { return nil }
+        return try? UserActivity(archivedData: Data(bytes))
+    }
+
+    /// The value of `operation`, or nil when it takes longer than `limit` (it goes on).
+    static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+        let task = Task { await operation() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let pending = FirstAnswer(continuation)
+            Task {
+                pending.resume(await task.value)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                pending.resume(nil)
+            }
+        }
+    }
+}
+
+/// A continuation resumed by the first of several answers; the others are dropped.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T?, Never>?>
+
+    init(_ continuation: CheckedContinuation<T?, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ value: T?) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
+    }
+}
