@@ -77,10 +77,10 @@ extension ClientObject {
         ]
     }
 
-    /// Runs a scene call for the broker only, with the client's application; a `FerryError` is
+    /// Runs a scene or drag call for the broker only, with the client's application; a `FerryError` is
     /// answered as its `org.ferry.Error.*` name.
-    private static func serving(_ client: FerryClient?, _ call: MethodCall,
-                                _ body: (Application) async throws(FerryError) -> [DBusValue]) async throws -> [DBusValue] {
+    static func serving(_ client: FerryClient?, _ call: MethodCall,
+                        _ body: (Application) async throws(FerryError) -> [DBusValue]) async throws -> [DBusValue] {
         guard let client else { throw DBusError(unavailable, "the client is gone") }
         guard await client.isBroker(call.sender) else {
             throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
@@ -95,14 +95,14 @@ extension ClientObject {
         }
     }
 
-    private static func string(_ value: DBusValue) throws(FerryError) -> String {
+    static func string(_ value: DBusValue) throws(FerryError) -> String {
         guard case .string(let text) = value.unwrappingVariants else {
             throw FerryError(.invalidArgument, "expected a string, found '\(value.signature)'")
         }
         return text
     }
 
-    private static func dictionary(_ value: DBusValue, what: String) throws(FerryError) -> [String: WireValue] {
+    static func dictionary(_ value: DBusValue, what: String) throws(FerryError) -> [String: WireValue] {
         do {
             return try [String: WireValue](dbusValue: value, keyPath: what)
         } catch {

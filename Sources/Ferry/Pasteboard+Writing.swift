@@ -26,19 +26,46 @@ extension Pasteboard {
     @discardableResult
     public func setItemProviders(_ providers: [ItemProvider], localOnly: Bool = false, expirationDate: Date? = nil,
                                  sensitive: Bool = false) async throws(FerryError) -> UInt64 {
+        try await write(providers, localOnly: localOnly, expirationDate: expirationDate, sensitive: sensitive,
+                        append: false, drag: false)
+    }
+
+    /// Writes the items of a drag on its drag pasteboard, added after the current ones when
+    /// `append` (`SetItems` option `append`): large representations are promised when the client
+    /// is registered (``DragPromises``). The drag pasteboard is not watched for `Changed`: its
+    /// promises are let go when the drag ends.
+    /// - Returns: the new change count.
+    /// - Throws: what ``setItemProviders(_:localOnly:expirationDate:sensitive:)`` throws.
+    @discardableResult
+    func writeDragItems(_ providers: [ItemProvider], append: Bool) async throws(FerryError) -> UInt64 {
+        try await write(providers, localOnly: false, expirationDate: nil, sensitive: false, append: append,
+                        drag: true)
+    }
+
+    /// `SetItems`, replacing or (`append`, drag pasteboards only) adding; promised providers are
+    /// kept for `ProvideRepresentation`. A `drag` write promises large representations and does
+    /// not watch `Changed` (other writes do, to let promised providers go once replaced).
+    private func write(_ providers: [ItemProvider], localOnly: Bool, expirationDate: Date?, sensitive: Bool,
+                       append: Bool, drag: Bool) async throws(FerryError) -> UInt64 {
         let client = try await client
         var encoder = ItemEncoder(canPromise: client.isRegistered)
         var encoded: [ItemEncoder.Encoded] = []
         for provider in providers {
+            // A drag's large representations are promised (the original provider serves them).
+            let provider = drag && client.isRegistered ? DragPromises.encodable(provider) : provider
             encoded.append(try await encoder.encode(provider, localOnly: localOnly, expirationDate: expirationDate,
                                                     sensitive: sensitive))
         }
         let promising = encoded.contains { !$0.promised.isEmpty }
-        if promising { await client.watchPromises(on: self) }
-        let reply = try await call("SetItems", [.array(of: "a{sv}", encoded.map(\.dictionary)),
-                                                [String: DBusValue]().dbusValue], timeout: .seconds(600))
+        if promising && !drag { await client.watchPromises(on: self) }
+        var options: [String: DBusValue] = [:]
+        if append { options["append"] = .boolean(true) }
+        let reply = try await call("SetItems", [.array(of: "a{sv}", encoded.map(\.dictionary)), options.dbusValue],
+                                   timeout: .seconds(600))
         guard reply.count == 2, case .uint64(let changeCount) = reply[0],
-              let ids = try? reply[1].get([String].self), ids.count == providers.count else {
+              let written = try? reply[1].get([String].self),
+              // An append may answer every item's id or only the new ones: the new ones are last.
+              case let ids = append ? Array(written.suffix(providers.count)) : written, ids.count == providers.count else {
             throw FerryError(.bus, "Pasteboard1.SetItems answered with an unexpected reply")
         }
         if promising {

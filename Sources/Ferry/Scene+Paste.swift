@@ -72,9 +72,10 @@ final class PasteReads: Sendable {
     /// The identifiers delivered, without repeats.
     var types: [String] { delivered.withLock { $0 } }
 
-    /// A provider for item `index` whose loaders read it from `pasteboard` as a user action,
-    /// only while the change count is still `changeCount`, noting each delivered type.
-    func provider(for item: PasteboardItem, index: Int, on pasteboard: Pasteboard, changeCount: UInt64) -> ItemProvider {
+    /// A provider for item `index` whose loaders read it from `pasteboard` as a user action
+    /// (a paste, or a drop's perform), only while the change count is still `changeCount` when
+    /// given, noting each delivered type.
+    func provider(for item: PasteboardItem, index: Int, on pasteboard: Pasteboard, changeCount: UInt64?) -> ItemProvider {
         var provider = ItemProvider()
         provider.suggestedName = item.metadata.suggestedName
         provider.preferredPresentationSize = item.metadata.preferredPresentationSize

@@ -1,12 +1,14 @@
 import FerryModel
 
 /// What an app does with one of its scenes (Apple's `UISceneDelegate` / `UIWindowSceneDelegate`,
-/// plus the scene's responder duties for paste). The library calls these in the order the broker
-/// drives the scene: ``scene(_:willConnectTo:options:)`` once, then activation-state changes,
-/// continued activities, refreshes and pastes, and ``sceneDidDisconnect(_:)`` last.
+/// plus the scene's responder duties for paste, and its drag and drop interactions). The library
+/// calls these in the order the broker drives the scene: ``scene(_:willConnectTo:options:)``
+/// once, then activation-state changes, continued activities, refreshes, pastes, drags and
+/// drops, and ``sceneDidDisconnect(_:)`` last.
 ///
-/// Every requirement but the connection has a default: nothing happens, no restoration activity,
-/// no paste configuration (the scene accepts nothing).
+/// Every requirement has a default: nothing happens, no restoration activity, no paste
+/// configuration (the scene accepts nothing), nothing to drag, and drops accepted by the paste
+/// configuration (copied, then pasted with ``scene(_:paste:)``).
 public protocol SceneDelegate: AnyObject, Sendable {
     /// The scene is about to be shown for `session` (Apple's `scene(_:willConnectTo:options:)`).
     /// `options` holds what to show (activities, URLs); empty when the scene is restored, then
@@ -33,6 +35,44 @@ public protocol SceneDelegate: AnyObject, Sendable {
     /// - Returns: a one-line summary of what was pasted, for the paste's result.
     /// - Throws: any error; the paste then fails with it (`FerryError` codes keep their name).
     func scene(_ scene: Scene, paste itemProviders: [ItemProvider]) async throws -> String
+
+    // MARK: Drag source (Apple's UIDragInteractionDelegate)
+
+    /// A drag starts from the scene: the items to drag (Apple's
+    /// `dragInteraction(_:itemsForBeginning:)`). ``DragItems/none`` means nothing to drag.
+    func scene(_ scene: Scene, itemsForBeginning request: DragRequest) async -> DragItems
+    /// A drag from this scene moved to `location` (desktop coordinates), where `operation` is
+    /// proposed.
+    func scene(_ scene: Scene, dragSessionDidMove id: String, to location: Point, operation: DropOperation) async
+    /// A drag from this scene ended (Apple's `dragInteraction(_:session:didEndWith:)`): with
+    /// `.move`, remove the original.
+    func scene(_ scene: Scene, dragSessionDidEnd end: DragEnd) async
+
+    // MARK: Drop target (Apple's UIDropInteractionDelegate)
+
+    /// Whether the scene can take the drag at all (Apple's `dropInteraction(_:canHandle:)`);
+    /// asked on every enter and update, so answer from the session alone, fast. As in UIKit, a
+    /// scene that never answered true hears nothing else of the drag (no enter, exit or end);
+    /// its proposal is forbidden, or cancel when it has no paste configuration (or an empty one).
+    func scene(_ scene: Scene, canHandle session: DropSession) -> Bool
+    /// The drag entered the scene and it can handle it.
+    func scene(_ scene: Scene, dropSessionDidEnter session: DropSession) async
+    /// The drag is over the scene (after entering, and at each move): the proposal. The broker
+    /// waits at most 250 ms for it; a move proposal is answered as copy when
+    /// `session.allowsMoveOperation` is false.
+    func scene(_ scene: Scene, dropSessionDidUpdate session: DropSession) async -> DropProposal
+    /// The drag left the scene (or was cancelled over it).
+    func scene(_ scene: Scene, dropSessionDidExit session: DropSession) async
+    /// The drop landed on the scene (Apple's `dropInteraction(_:performDrop:)`): load the items
+    /// now; their loaders read the drag pasteboard as a user action, only during this call.
+    /// - Returns: a one-line summary of what was done, for the drop's outcome.
+    /// - Throws: any error; the drag then ends as cancel with it as the reason.
+    func scene(_ scene: Scene, performDrop session: DropSession, operation: DropOperation,
+               itemProviders: [ItemProvider]) async throws -> String
+    /// After a performed drop, to the performing scene (Apple's `dropInteraction(_:concludeDrop:)`).
+    func scene(_ scene: Scene, concludeDrop session: DropSession) async
+    /// The drag ended (Apple's `dropInteraction(_:sessionDidEnd:)`), for every scene it entered.
+    func scene(_ scene: Scene, dropSessionDidEnd session: DropSession, operation: DropOperation) async
 }
 
 extension SceneDelegate {
@@ -55,4 +95,30 @@ extension SceneDelegate {
     public func scene(_ scene: Scene, paste itemProviders: [ItemProvider]) async throws -> String {
         throw FerryError(.unavailable, "the scene does not paste")
     }
+
+    /// Nothing to drag.
+    public func scene(_ scene: Scene, itemsForBeginning request: DragRequest) async -> DragItems { .none }
+    /// Does nothing.
+    public func scene(_ scene: Scene, dragSessionDidMove id: String, to location: Point, operation: DropOperation) async {}
+    /// Does nothing.
+    public func scene(_ scene: Scene, dragSessionDidEnd end: DragEnd) async {}
+    /// Whether the scene's paste configuration accepts some item's type.
+    public func scene(_ scene: Scene, canHandle session: DropSession) -> Bool {
+        pasteConfiguration(for: scene).map(session.canLoad) ?? false
+    }
+    /// Does nothing.
+    public func scene(_ scene: Scene, dropSessionDidEnter session: DropSession) async {}
+    /// Copy.
+    public func scene(_ scene: Scene, dropSessionDidUpdate session: DropSession) async -> DropProposal { .copy }
+    /// Does nothing.
+    public func scene(_ scene: Scene, dropSessionDidExit session: DropSession) async {}
+    /// Pastes the items: ``scene(_:paste:)``.
+    public func scene(_ scene: Scene, performDrop session: DropSession, operation: DropOperation,
+                      itemProviders: [ItemProvider]) async throws -> String {
+        try await self.scene(scene, paste: itemProviders)
+    }
+    /// Does nothing.
+    public func scene(_ scene: Scene, concludeDrop session: DropSession) async {}
+    /// Does nothing.
+    public func scene(_ scene: Scene, dropSessionDidEnd session: DropSession, operation: DropOperation) async {}
 }
