@@ -45,7 +45,7 @@ enum PictureStyle {
 
 extension DesktopPicture {
     /// What to draw, in order: the background, the screens, the scenes back to front, then the
-    /// edge zones over everything. (#6 adds the drag path as a last layer.)
+    /// edge zones over everything, then the drag's path (``dragLayer()``) on top.
     func layers() -> [PictureLayer] {
         let bounds = self.bounds
         var layers = [PictureLayer(kind: "background", clip: nil,
@@ -66,6 +66,7 @@ extension DesktopPicture {
                                fill: PictureStyle.edgeZone, stroke: nil))
         }
         if !zones.isEmpty { layers.append(PictureLayer(kind: "edge-zones", clip: nil, shapes: zones)) }
+        if let drag = dragLayer() { layers.append(drag) }
         return layers
     }
 

@@ -52,6 +52,16 @@ extension DesktopPicture {
                     let top = middle - (BitmapFont.capitalHeight * size) / 2
                     raster.text(text.string, x: mapping.x(text.x), top: top, size: size,
                                 bold: text.bold, clip: clip, text.color)
+                case .polyline(let points, let stroke):
+                    raster.strokePolyline(points.map(mapping.spot), thickness: max(1, stroke.width * scale), stroke.color)
+                case .circle(let center, let radius, let fill, let stroke):
+                    // Marks stay visible when the picture is small: at least 2 pixels across.
+                    let pixels = max(radius * scale, 2)
+                    if let fill { raster.fillDisc(center: mapping.spot(center), radius: pixels, fill) }
+                    if let stroke {
+                        raster.strokeCircle(center: mapping.spot(center), radius: pixels, thickness: max(1, stroke.width * scale),
+                                            stroke.color)
+                    }
                 }
             }
         }
@@ -74,6 +84,11 @@ struct PixelMapping {
     func y(_ value: Double) -> Int { Self.pixel((value - origin.y) * scale) }
 
     func length(_ value: Double) -> Int { Self.pixel(value * scale) }
+
+    /// A point in continuous pixel coordinates (not rounded).
+    func spot(_ point: Point) -> Raster.Spot {
+        Raster.Spot(x: (point.x - origin.x) * scale, y: (point.y - origin.y) * scale)
+    }
 
     /// Rounds to the nearest pixel; non-finite → 0; kept within ±2²⁰ beyond any raster.
     static func pixel(_ value: Double) -> Int {

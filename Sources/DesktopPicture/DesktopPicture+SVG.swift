@@ -12,7 +12,9 @@ extension DesktopPicture {
         out += " viewBox=\"\(Self.number(bounds.minX)) \(Self.number(bounds.minY)) "
         out += "\(Self.number(bounds.size.width)) \(Self.number(bounds.size.height))\">\n"
         out += "<title>Ferry desktop: \(screens.count) screen\(screens.count == 1 ? "" : "s"), "
-        out += "\(scenes.count) scene\(scenes.count == 1 ? "" : "s")</title>\n"
+        out += "\(scenes.count) scene\(scenes.count == 1 ? "" : "s")"
+        if let drag { out += ", the last drag (\(drag.steps.count) step\(drag.steps.count == 1 ? "" : "s"))" }
+        out += "</title>\n"
 
         let clipped = layers.indices.filter { layers[$0].clip != nil }
         if !clipped.isEmpty {
@@ -31,6 +33,10 @@ extension DesktopPicture {
                     out += Self.rectElement(rect, fill: fill, stroke: stroke) + "\n"
                 case .text(let text):
                     out += Self.textElement(text, clipID: layer.clip == nil ? nil : "clip\(index)") + "\n"
+                case .polyline(let points, let stroke):
+                    out += Self.polylineElement(points, stroke: stroke) + "\n"
+                case .circle(let center, let radius, let fill, let stroke):
+                    out += Self.circleElement(center: center, radius: radius, fill: fill, stroke: stroke) + "\n"
                 }
             }
             out += "</g>\n"
@@ -47,6 +53,19 @@ extension DesktopPicture {
                 element += " stroke-dasharray=\"\(stroke.dash.map(number).joined(separator: " "))\""
             }
         }
+        return element + "/>"
+    }
+
+    private static func polylineElement(_ points: [Point], stroke: PictureStroke) -> String {
+        let list = points.map { "\(number($0.x)),\(number($0.y))" }.joined(separator: " ")
+        return "<polyline points=\"\(list)\" fill=\"none\"" + paint(stroke.color, attribute: "stroke")
+            + " stroke-width=\"\(number(stroke.width))\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>"
+    }
+
+    private static func circleElement(center: Point, radius: Double, fill: PictureColor?, stroke: PictureStroke?) -> String {
+        var element = "<circle cx=\"\(number(center.x))\" cy=\"\(number(center.y))\" r=\"\(number(max(radius, 0)))\""
+        element += paint(fill, attribute: "fill")
+        if let stroke { element += paint(stroke.color, attribute: "stroke") + " stroke-width=\"\(number(stroke.width))\"" }
         return element + "/>"
     }
 

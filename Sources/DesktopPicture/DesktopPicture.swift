@@ -7,7 +7,7 @@ import FerryModel
 /// state: foregroundActive strong (blue title bar, thick outline), foregroundInactive normal,
 /// background faded, unattached ghosted (see-through: a dashed outline and a faint title bar).
 /// The left and right edge zones of every screen — where a drop opens a new scene — are shaded
-/// bands over everything.
+/// bands over everything. The last drag's path (``drag``), when there is one, is drawn on top.
 public struct DesktopPicture: Sendable {
     /// One scene to draw.
     public struct Scene: Sendable, Hashable {
@@ -54,16 +54,20 @@ public struct DesktopPicture: Sendable {
     public var edgeZone: Double
     /// The scenes, back to front (drawing order).
     public var scenes: [Scene]
+    /// A drag's path drawn over everything (``DragPath``), nil for none.
+    public var drag: DragPath?
 
     /// Makes a picture.
     /// - Parameters:
     ///   - screens: the screens' frames in desktop coordinates.
     ///   - edgeZone: the width of each screen's left and right edge zones.
     ///   - scenes: the scenes, back to front.
-    public init(screens: [Rect], edgeZone: Double, scenes: [Scene]) {
+    ///   - drag: a drag's path to draw over everything, nil for none.
+    public init(screens: [Rect], edgeZone: Double, scenes: [Scene], drag: DragPath? = nil) {
         self.screens = screens
         self.edgeZone = edgeZone
         self.scenes = scenes
+        self.drag = drag
     }
 
     /// The part of the desktop drawn: the smallest rectangle holding every screen (every scene

@@ -42,6 +42,10 @@ struct PictureText: Hashable {
 enum PictureShape: Hashable {
     case rect(Rect, fill: PictureColor?, stroke: PictureStroke?)
     case text(PictureText)
+    /// Connected straight segments with round joins and caps (the stroke's dash is ignored).
+    case polyline([Point], stroke: PictureStroke)
+    /// A disc of `radius` points around `center`, filled and/or outlined.
+    case circle(center: Point, radius: Double, fill: PictureColor?, stroke: PictureStroke?)
 }
 
 /// A group of shapes drawn together, optionally clipped (an SVG `<g class="…">`).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DesktopPicture
+import Ferry
 import FerryModel
 
 /// `ferry desktop`: the broker's desktop model — screens, edge zones, and every scene on them.
@@ -10,17 +11,23 @@ struct DesktopCommand: AsyncParsableCommand {
         discussion: """
             Without options, one paragraph per screen: its frame and edge zones, then its \
             scenes front to back (app, title, configuration, state, frame, the first 8 \
-            characters of the session).
+            characters of the session), then the last drag since ferryd started, if any.
 
             --svg and --png draw the desktop instead: the screens with their edge zones \
             shaded, every scene with a title bar (app — title), its configuration and its \
-            state (foregroundActive strong, background faded, unattached ghosted). The PNG is \
-            drawn at half scale. FILE '-' is standard output; a file is replaced only once \
-            it is complete. Nothing else is printed unless --json is given too.
+            state (foregroundActive strong, background faded, unattached ghosted), and the \
+            last drag's path on top: a mark per step coloured by the proposal there (cancel \
+            grey, forbidden red, copy green, move blue; a violet square where a drop would \
+            open a scene at an edge), a ring at the drop coloured by the outcome, and a \
+            label saying how it ended. The PNG is drawn at half scale. FILE '-' is standard \
+            output; a file is replaced only once it is complete. Nothing else is printed \
+            unless --json is given too.
 
             JSON keys: edgeZone, screens (array of objects with index, frame (x, y, width, \
             height) and scenes (front to back: app, persistentIdentifier, configuration, \
-            state, title, frame, stackIndex)).
+            state, title, frame, stackIndex)), lastDrag (null, or id, sourceApp, \
+            sourceSession, app, state, operation, target, newSession, reason and steps: \
+            array of objects with x, y, target and operation).
             """)
 
     @Option(name: .long, help: ArgumentHelp("Draw the desktop as SVG into this file.", valueName: "file"))
@@ -39,6 +46,8 @@ struct DesktopCommand: AsyncParsableCommand {
         var screens: [SceneCommand.Screen]
         var edgeZone: Double
         var sessions: [SceneCommand.Session]
+        /// The last drag since ferryd started (`DragManager1.LastDrag`).
+        var lastDrag: DragRecord? = nil
 
         /// The scenes on `screen`, front to back.
         func scenes(on screen: Int) -> [SceneCommand.Session] {
@@ -53,7 +62,35 @@ struct DesktopCommand: AsyncParsableCommand {
             return DesktopPicture(screens: screens.map(\.frame), edgeZone: edgeZone, scenes: drawn.map {
                 DesktopPicture.Scene(frame: $0.frame ?? Rect(x: 0, y: 0, width: 0, height: 0), appName: appNames[$0.app] ?? $0.app,
                                      title: $0.title ?? "", configuration: $0.configuration ?? "", state: $0.state)
-            })
+            }, drag: lastDrag.map { dragPath($0, appNames: appNames) })
+        }
+
+        /// The last drag as the picture draws it: its steps (an `edge:` target is an edge
+        /// step), the outcome once it ended, and ``dragSummary(_:appNames:)`` as the label.
+        func dragPath(_ record: DragRecord, appNames: [String: String]) -> DesktopPicture.DragPath {
+            DesktopPicture.DragPath(steps: record.steps.map {
+                DesktopPicture.DragPath.Step(location: $0.location, operation: $0.operation, isEdge: $0.target.hasPrefix("edge:"))
+            }, outcome: record.operation, label: dragSummary(record, appNames: appNames))
+        }
+
+        /// `drag 7: copy to Gallery/5E6F7A8B`, `drag 8: opened Notes/1A2B3C4D at the right edge`,
+        /// `drag 9: cancel — REASON`, `drag 10: dragging` (scenes named by app name when known).
+        func dragSummary(_ record: DragRecord, appNames: [String: String]) -> String {
+            func scene(_ identifier: String, app: String? = nil) -> String {
+                let app = app ?? sessions.first { $0.persistentIdentifier == identifier }?.app
+                return app.map { "\(appNames[$0] ?? $0)/\(identifier.prefix(8))" } ?? String(identifier.prefix(8))
+            }
+            var text = "drag \(record.id): "
+            guard let operation = record.operation else { return text + (record.state.isEmpty ? "running" : record.state) }
+            if let opened = record.newSession {
+                let edge = record.steps.last.flatMap { $0.target.hasPrefix("edge:") ? String($0.target.dropFirst(5)) : nil }
+                text += "opened \(scene(opened, app: record.app))" + (edge.map { " at the \($0) edge" } ?? "")
+            } else if operation.transfersItems {
+                text += operation.name + (record.target.map { " to \(scene($0))" } ?? "")
+            } else {
+                text += operation.name + (record.reason.map { " — \($0)" } ?? "")
+            }
+            return text.printableLine()
         }
 
         /// The text summary.
@@ -72,6 +109,11 @@ struct DesktopCommand: AsyncParsableCommand {
                      formatFrame($0.frame), String($0.persistentIdentifier.prefix(8))]
                 }
                 text += formatTable(rows).split(separator: "\n").map { "  " + $0 + "\n" }.joined()
+            }
+            if let lastDrag {
+                let from = lastDrag.sourceSession.map { "\(lastDrag.sourceApp)/\($0.prefix(8))" } ?? "the icon of \(lastDrag.sourceApp)"
+                let steps = "\(lastDrag.steps.count) step\(lastDrag.steps.count == 1 ? "" : "s")"
+                text += "\n" + "last \(dragSummary(lastDrag, appNames: [:])) (from \(from), \(steps))".printableLine() + "\n"
             }
             return text
         }
@@ -109,6 +151,47 @@ struct DesktopCommand: AsyncParsableCommand {
     struct Report: Encodable {
         var edgeZone: Double
         var screens: [ScreenJSON]
+        var lastDrag: DragJSON?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(edgeZone, forKey: .edgeZone)
+            try c.encode(screens, forKey: .screens)
+            try c.encode(lastDrag, forKey: .lastDrag)
+        }
+
+        enum CodingKeys: String, CodingKey { case edgeZone, screens, lastDrag }
+    }
+
+    /// `DragManager1.LastDrag` in JSON, absent values as null.
+    struct DragJSON: Encodable {
+        var record: DragRecord
+
+        struct Step: Encodable {
+            var x: Double
+            var y: Double
+            var target: String
+            var operation: String
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(record.id, forKey: .id)
+            try c.encode(record.sourceApp, forKey: .sourceApp)
+            try c.encode(record.sourceSession, forKey: .sourceSession)
+            try c.encode(record.app, forKey: .app)
+            try c.encode(record.state, forKey: .state)
+            try c.encode(record.operation?.name, forKey: .operation)
+            try c.encode(record.target, forKey: .target)
+            try c.encode(record.newSession, forKey: .newSession)
+            try c.encode(record.reason, forKey: .reason)
+            try c.encode(record.steps.map { Step(x: $0.location.x, y: $0.location.y, target: $0.target, operation: $0.operation.name) },
+                         forKey: .steps)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, sourceApp, sourceSession, app, state, operation, target, newSession, reason, steps
+        }
     }
 
     func validate() throws {
@@ -135,9 +218,12 @@ struct DesktopCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
+            let client = try await bus.connect()
+            let broker = SceneCommand.Broker(connection: client.connection)
             let (screens, edgeZone) = try await broker.desktop()
-            let snapshot = Snapshot(screens: screens, edgeZone: edgeZone, sessions: try await broker.sessions())
+            // A broker without the drag service (an older ferryd) simply has no last drag.
+            let snapshot = Snapshot(screens: screens, edgeZone: edgeZone, sessions: try await broker.sessions(),
+                                    lastDrag: (try? await client.lastDrag()) ?? nil)
             if svg != nil || png != nil {
                 var names: [String: String] = [:]
                 for app in try await broker.apps() where !app.name.isEmpty { names[app.appID] = app.name }
@@ -152,7 +238,7 @@ struct DesktopCommand: AsyncParsableCommand {
                         SceneJSON(app: $0.app, persistentIdentifier: $0.persistentIdentifier, configuration: $0.configuration,
                                   state: $0.state.name, title: $0.title, frame: FrameJSON($0.frame), stackIndex: $0.stackIndex)
                     })
-                })
+                }, lastDrag: snapshot.lastDrag.map(DragJSON.init))
                 return try printJSON(report)
             }
             try writeOut(snapshot.text())

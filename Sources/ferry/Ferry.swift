@@ -7,18 +7,22 @@ struct Ferry: AsyncParsableCommand {
         abstract: "Move items between apps.",
         discussion: """
             EXIT STATUS
-              0   success (for 'type conforms': the type conforms)
+              0   success (for 'type conforms': the type conforms; 'drag': the drop
+                  transferred the items or opened a scene)
               1   error: the bus or the broker failed, reading or writing failed
                   ('type conforms': the type does not conform; 'scene open': the app
-                  supports only one scene; 'paste --into': the scene declined)
-              2   not found: nothing to paste, nothing conforming to the type, no such
-                  item, history entry, pasteboard, app or scene session; an unknown or
-                  invalid type, MIME type or extension; a file that cannot be read
+                  supports only one scene; 'paste --into': the scene declined;
+                  'drag': the drop ended as cancel or forbidden)
+              2   not found: nothing to paste or drag, nothing conforming to the type,
+                  no such item, history entry, pasteboard, app or scene session; an
+                  unknown or invalid type, MIME type or extension; a file that cannot
+                  be read
               3   permission denied by the broker (paste policy)
               4   unavailable: the app that promised the data went away first; the app
-                  shows no scenes or the scene is not connected ('scene', 'paste --into')
+                  shows no scenes or the scene is not connected ('scene', 'paste --into',
+                  'drag'); a drag's source app went away before the drop
               5   timeout: the source sent nothing for too long, or an app did not
-                  answer a scene request or a paste into its scene in time
+                  answer a scene request, a paste into its scene or a drag in time
               64  usage error: bad or missing arguments, a bad pasteboard name, a
                   session prefix shorter than 4 characters or matching several
               69  no broker: no bus, or org.ferry.Broker neither running nor activatable
@@ -28,7 +32,7 @@ struct Ferry: AsyncParsableCommand {
         subcommands: [
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
-            AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self,
+            AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
         ])
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),

@@ -1,0 +1,129 @@
+import FerryModel
+
+extension DesktopPicture {
+    /// A drag's path for the picture: every location in order with the proposal there, and how
+    /// the drag ended (`org.ferry.DragManager1.LastDrag`).
+    ///
+    /// Drawn over everything: a polyline through the steps, a mark per step coloured by its
+    /// proposal (cancel grey, forbidden red, copy green, move blue; a step where a drop would
+    /// open a scene at a screen edge is a violet square), a ring round the drop point coloured by
+    /// the outcome, and ``label`` beside it.
+    public struct DragPath: Sendable, Hashable {
+        /// One location of the drag.
+        public struct Step: Sendable, Hashable {
+            /// Where, in desktop coordinates.
+            public var location: Point
+            /// The proposal there.
+            public var operation: DropOperation
+            /// Whether a drop here would open a new scene at a screen edge.
+            public var isEdge: Bool
+
+            /// Makes a step.
+            public init(location: Point, operation: DropOperation, isEdge: Bool = false) {
+                self.location = location
+                self.operation = operation
+                self.isEdge = isEdge
+            }
+        }
+
+        /// The locations in order: the beginning, each move, the drop.
+        public var steps: [Step]
+        /// How the drag ended; nil while it runs (the last step is then not marked as a drop).
+        public var outcome: DropOperation?
+        /// The text beside the drop point (or the last step), e.g. `drag 3: copy to Notes`; cut at
+        /// ``labelLimit`` characters.
+        public var label: String
+
+        /// Makes a drag path.
+        public init(steps: [Step], outcome: DropOperation?, label: String) {
+            self.steps = steps
+            self.outcome = outcome
+            self.label = label
+        }
+
+        /// The longest label drawn.
+        public static let labelLimit = 100
+    }
+}
+
+extension PictureStyle {
+    /// The colour of a step's mark (and the drop ring) for a proposal.
+    static func dragColor(for operation: DropOperation) -> PictureColor {
+        switch operation {
+        case .cancel: PictureColor(0x9AA0A6)
+        case .forbidden: PictureColor(0xE5484D)
+        case .copy: PictureColor(0x30A46C)
+        case .move: PictureColor(0x3E8BFF)
+        }
+    }
+
+    /// A step where a drop would open a scene at a screen edge.
+    static let dragEdge = PictureColor(0xB45CF0)
+    /// The path's dark casing and the marks' outline: visible on light scenes.
+    static let dragCasing = PictureColor(0x14141A)
+    /// The path itself: visible on the dark screens.
+    static let dragLine = PictureColor(0xF4F4F4)
+    static let dragMarkRadius = 8.0
+    static let dropRingRadius = 15.0
+    static let dragLabelBackground = PictureColor(0x14141A, alpha: 230)
+    static let dragLabelText = PictureColor(0xFFFFFF)
+    static let dragLabelSize = 13.0
+}
+
+extension DesktopPicture {
+    /// The drag layer (class `drag`), nil when there is no drag or no step with finite coordinates.
+    func dragLayer() -> PictureLayer? {
+        guard let drag else { return nil }
+        let steps = drag.steps.filter { $0.location.x.isFinite && $0.location.y.isFinite }
+        guard let last = steps.last else { return nil }
+        var shapes: [PictureShape] = []
+        let points = steps.map(\.location)
+        if points.count > 1 {
+            shapes.append(.polyline(points, stroke: PictureStroke(color: PictureStyle.dragCasing, width: 7)))
+            shapes.append(.polyline(points, stroke: PictureStroke(color: PictureStyle.dragLine, width: 3)))
+        }
+        let outline = PictureStroke(color: PictureStyle.dragCasing, width: 1.5)
+        let radius = PictureStyle.dragMarkRadius
+        for step in steps {
+            if step.isEdge {
+                let square = Rect(x: step.location.x - radius, y: step.location.y - radius, width: 2 * radius, height: 2 * radius)
+                shapes.append(.rect(square, fill: PictureStyle.dragEdge, stroke: outline))
+            } else {
+                shapes.append(.circle(center: step.location, radius: radius, fill: PictureStyle.dragColor(for: step.operation),
+                                      stroke: outline))
+            }
+        }
+        if let outcome = drag.outcome {
+            let ring = last.isEdge && outcome.transfersItems ? PictureStyle.dragEdge : PictureStyle.dragColor(for: outcome)
+            shapes.append(.circle(center: last.location, radius: PictureStyle.dropRingRadius, fill: nil,
+                                  stroke: PictureStroke(color: PictureStyle.dragCasing, width: 6)))
+            shapes.append(.circle(center: last.location, radius: PictureStyle.dropRingRadius, fill: nil,
+                                  stroke: PictureStroke(color: ring, width: 3)))
+        }
+        shapes += labelShapes(drag.label, near: last.location)
+        return PictureLayer(kind: "drag", clip: nil, shapes: shapes)
+    }
+
+    /// A dark box with the label in it, above and to the right of `anchor`, moved inside the
+    /// picture's bounds where it would stick out.
+    private func labelShapes(_ label: String, near anchor: Point) -> [PictureShape] {
+        var text = label
+        if text.count > DragPath.labelLimit { text = String(text.prefix(DragPath.labelLimit - 3)) + "..." }
+        guard !text.isEmpty else { return [] }
+        let bounds = self.bounds
+        let size = PictureStyle.dragLabelSize, padding = PictureStyle.padding
+        // Wide enough for the SVG's monospace font and the PNG's bitmap font at half scale.
+        let width = Double(text.count) * size * 0.95 + 2 * padding, height = size + 10
+        let gap = PictureStyle.dropRingRadius + 6
+        var x = anchor.x + gap
+        if x + width > bounds.maxX { x = anchor.x - gap - width }
+        x = max(x, bounds.minX)
+        var y = anchor.y - gap - height
+        if y < bounds.minY { y = anchor.y + gap }
+        let box = Rect(x: x, y: y, width: width, height: height)
+        return [
+            .rect(box, fill: PictureStyle.dragLabelBackground, stroke: nil),
+            .text(PictureText(string: text, x: x + padding, line: box, size: size, color: PictureStyle.dragLabelText, bold: true)),
+        ]
+    }
+}

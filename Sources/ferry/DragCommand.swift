@@ -1,0 +1,198 @@
+import ArgumentParser
+import Ferry
+import FerryModel
+
+/// `ferry drag`: a scripted drag — begin at a scene, move along a path printing the proposal at
+/// each step, drop, print the outcome. Or, with `--app`, the drag of an app's icon to a screen
+/// edge, which opens the app's default scene there.
+struct DragCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drag",
+        abstract: "Drag an item from a scene to another scene, a point or a screen edge.",
+        usage: """
+            ferry drag --from APP[/SESSION]
+                       (--to APP[/SESSION] | --at X,Y | --edge left|right)
+                       [--via X,Y]... [--item N | --text S | --file PATH]
+                       [--move] [--restricted] [--screen N] [--json] [--bus ADDRESS]
+            ferry drag --app APP --edge left|right [--screen N] [--via X,Y]...
+                       [--json] [--bus ADDRESS]
+            """,
+        discussion: """
+            The drag begins on the source scene (SESSION as for 'ferry \
+            scene': an identifier or a unique prefix of 4+ characters; without it, the app's \
+            front-most connected scene), moves through each --via point and on to the \
+            destination in steps of a quarter of each segment, and drops there. The \
+            destination is the --to scene (without a session: the app's front-most \
+            connected scene other than the source), the point --at, or the middle \
+            of that edge zone of the source scene's screen (--screen picks another). Write a \
+            negative coordinate as --at=-12,40. On a scene means its centre, or the point \
+            of it nearest the centre that no scene in front of it covers.
+
+            The source app provides the items (--item picks which of its things, as the app \
+            numbers them) unless --text or --file gives one: ferry then writes it and stays \
+            until the drop has been read. A --file item carries its content and a \
+            public.file-url, so an edge drop opens it in an app whose document types accept \
+            it. --move asks for a move (only inside the source app); --restricted keeps the \
+            drag to the source app's scenes.
+
+            --app drags an app's icon: no items; dropped at an edge of --screen (default \
+            screen 0) it opens the app's default configuration in that half of the screen.
+
+            Prints a line when the drag begins, one per move (the location, the scene under \
+            it as APP/SESSION-PREFIX or 'left edge'/'right edge' where a drop would open a \
+            scene, and the proposal: cancel, forbidden, copy or move) and the outcome: what \
+            the target read, the scene an edge drop opened, or why the drag was cancelled. \
+            With --json each is one JSON object on its own line with the keys event (begin, \
+            move or drop) and drag (its number); begin adds source, app, location (x, y) and \
+            pasteboard; move adds step, location, target, app, operation, precise and edge; \
+            drop adds operation, target, app, message, types, newSession and reason. Absent \
+            values are null.
+
+            Exit status 0 when the drop transferred the items (copy or move) or opened a \
+            scene; 1 when it ended as cancel or forbidden (the outcome line says why); 2 for \
+            an unknown app or session, nothing to drag or an unreadable --file; 4 when the \
+            source scene is not connected or the drag ended before the drop (its source app \
+            went away); 5 when the source app did not provide its items in time.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The source scene: an app, or APP/SESSION.", valueName: "app[/session]"))
+    var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drag this app's icon (only with --edge).", valueName: "app"))
+    var app: String?
+
+    @Option(name: .long, help: ArgumentHelp("Which of the source scene's things to drag (the app's numbering).", valueName: "n"))
+    var item: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Drag this text instead of what the source app provides.", valueName: "text"))
+    var text: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drag this file instead of what the source app provides.", valueName: "path"))
+    var file: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drop on this scene's centre.", valueName: "app[/session]"))
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drop at this point (desktop coordinates).", valueName: "x,y"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp("Drop in the middle of this edge zone: left or right.", valueName: "edge"))
+    var edge: String?
+
+    @Option(name: .long, help: ArgumentHelp("Pass through this point on the way (repeatable, in order).", valueName: "x,y"))
+    var via: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The screen whose edge --edge means (default: the source's; 0 for --app).",
+                                            valueName: "n"))
+    var screen: Int?
+
+    @Flag(name: .long, help: "Ask for a move (the source removes its original; only inside its app).")
+    var move = false
+
+    @Flag(name: .long, help: "Restrict the drag to the source app's scenes.")
+    var restricted = false
+
+    @Flag(name: .long, help: "Print one JSON object per line (keys are listed in the discussion).")
+    var json = false
+
+    @OptionGroup var bus: BusOptions
+
+    /// Where the drag goes.
+    enum Destination: Equatable {
+        case scene(String)
+        case point(Point)
+        case edge(ScenePlacement)
+    }
+
+    func validate() throws {
+        switch (from, app) {
+        case (nil, nil): throw ValidationError("Give --from APP[/SESSION] (or --app APP with --edge).")
+        case (.some, .some): throw ValidationError("--from and --app cannot be combined: --app drags an app's icon.")
+        default: break
+        }
+        if let from { _ = try Self.sceneArgument(from, option: "--from") }
+        if let to { _ = try Self.sceneArgument(to, option: "--to") }
+        if let app, app.isEmpty { throw ValidationError("--app needs an app id.") }
+        let destinations = [to.map { _ in "--to" }, at.map { _ in "--at" }, edge.map { _ in "--edge" }].compactMap { $0 }
+        if destinations.count > 1 { throw ValidationError("\(destinations.joined(separator: " and ")) cannot be combined: give one destination.") }
+        if let edge, ScenePlacement(rawValue: edge) == nil { throw ValidationError("--edge must be left or right, not '\(edge)'.") }
+        if app != nil {
+            guard edge != nil else { throw ValidationError("--app needs --edge left|right: an app's icon does something only at an edge.") }
+            for (name, given) in [("--item", item != nil), ("--text", text != nil), ("--file", file != nil), ("--move", move),
+                                  ("--restricted", restricted)] where given {
+                throw ValidationError("\(name) does not apply to --app (an app's icon carries no items).")
+            }
+        } else if destinations.isEmpty {
+            throw ValidationError("Give a destination: --to APP[/SESSION], --at X,Y or --edge left|right.")
+        }
+        if text != nil, file != nil { throw ValidationError("--text and --file cannot be combined: give one item.") }
+        if item != nil, text != nil || file != nil { throw ValidationError("--item picks what the source app provides; drop it with --text or --file.") }
+        if let item, item < 0 || item > Int(UInt32.max) { throw ValidationError("--item must be 0 or more, not \(item).") }
+        if let screen, screen < 0 { throw ValidationError("--screen must be 0 or more, not \(screen).") }
+        if screen != nil, edge == nil { throw ValidationError("--screen applies only with --edge.") }
+        if let file, file.isEmpty { throw ValidationError("--file needs a path.") }
+        if let at { _ = try Self.point(at, option: "--at") }
+        for point in via { _ = try Self.point(point, option: "--via") }
+    }
+
+    /// The destination the arguments name (after ``validate()``).
+    var destination: Destination? {
+        if let to { return .scene(to) }
+        if let at, let point = try? Self.point(at, option: "--at") { return .point(point) }
+        if let edge, let placement = ScenePlacement(rawValue: edge) { return .edge(placement) }
+        return nil
+    }
+
+    /// `X,Y` as a point: two finite numbers separated by a comma (spaces around them allowed).
+    /// - Throws: `ValidationError` naming `option`.
+    static func point(_ text: String, option: String) throws -> Point {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            String(part.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        }
+        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
+            throw ValidationError("\(option) needs X,Y (two numbers, e.g. 640,360), not '\(text)'.")
+        }
+        return Point(x: x, y: y)
+    }
+
+    /// `APP[/SESSION]` split as `paste --into` splits it, the error naming `option`.
+    /// - Throws: `ValidationError` for an empty app or session.
+    static func sceneArgument(_ text: String, option: String) throws -> (app: String, session: String?) {
+        do {
+            return try PasteIntoScene.parse(text)
+        } catch {
+            throw ValidationError("\(option) needs APP or APP/SESSION, not '\(text)'.")
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let items = try readItems()
+            let via = try via.map { try Self.point($0, option: "--via") }
+            let client = try await bus.connect()
+            let run = DragRun(client: client, json: json)
+            let outcome: DragOutcome
+            if let app, let edge, let placement = ScenePlacement(rawValue: edge) {
+                outcome = try await run.iconDrag(app: app, edge: placement, screen: screen ?? 0, via: via)
+            } else if let from, let destination {
+                // Items over 1 MiB are promised: ferry serves them itself, as a registered tool.
+                if items.contains(where: \.needsPromises) { try await client.registerCommandLineTool() }
+                let options = DragOptions(allowsMove: move, restrictedToApp: restricted, item: item,
+                                          providers: items.isEmpty ? nil : try items.map { try $0.provider(lazy: false) })
+                outcome = try await run.drag(from: from, to: destination, screen: screen, via: via, options: options)
+            } else {
+                throw CLIFailure(.usage, "give --from APP[/SESSION] and a destination, or --app APP --edge left|right")
+            }
+            // A drop that transferred nothing: its outcome line said why; the status says so too.
+            if !(outcome.operation.transfersItems || outcome.newSession != nil) { throw ExitCode(ExitStatus.failure.rawValue) }
+        }
+    }
+
+    /// The item `--text` or `--file` gives (none: the source app provides).
+    /// - Throws: `CLIFailure` (status 2) for a file that cannot be read.
+    func readItems() throws -> [CopyItem] {
+        if let text { return [CopyItem(representations: [(.utf8PlainText, CopySource.text(text))])] }
+        guard let file else { return [] }
+        return [try Self.fileItem(file)]
+    }
+}
