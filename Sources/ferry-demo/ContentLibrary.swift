@@ -16,7 +16,8 @@ final class ContentLibrary: Sendable {
     let kind: DemoKind
     /// `<state dir>/notes` or `<state dir>/photos`.
     let directory: URL
-    private let lock = Mutex(())
+    /// Serializes writes to the library (and its attachments).
+    let lock = Mutex(())
 
     /// Opens the library in `stateDirectory`, copying the app's `Content/` items there when the
     /// library folder does not exist yet (the first run).
@@ -69,7 +70,7 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    private static func fileName(_ id: String, _ kind: DemoKind) -> String {
+    static func fileName(_ id: String, _ kind: DemoKind) -> String {
         kind == .notes ? "\(id).txt" : id
     }
 
@@ -140,7 +141,7 @@ final class ContentLibrary: Sendable {
     }
 
     /// Writes `data` as item `id`, atomically (a temporary file renamed over it).
-    private func write(_ data: Data, to id: String) throws(DemoFailure) {
+    func write(_ data: Data, to id: String) throws(DemoFailure) {
         do {
             try data.write(to: url(of: id), options: .atomic)
         } catch {

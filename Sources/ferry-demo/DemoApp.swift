@@ -18,6 +18,10 @@ final class DemoApp: Sendable {
     let library: ContentLibrary
     let states: SceneStateStore
     let stateDirectory: URL
+    /// The drags and drops in flight.
+    let drags = DragBook()
+    /// Print every drag move and every drop update (`--verbose`), not only changes.
+    let verbose: Bool
 
     /// Which demo app this is.
     var kind: DemoKind { folder.kind }
@@ -26,8 +30,9 @@ final class DemoApp: Sendable {
 
     /// Prepares the state directory: the content copied on first run, the `scenes/` folder.
     /// - Throws: `DemoFailure` when the state directory cannot be set up.
-    init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter) throws(DemoFailure) {
+    init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter, verbose: Bool = false) throws(DemoFailure) {
         self.folder = folder
+        self.verbose = verbose
         self.printer = printer
         self.stateDirectory = stateDirectory
         do {

@@ -57,10 +57,11 @@ enum DemoKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The types a scene accepts on paste: `public.plain-text`, `public.image`.
+    /// The types a scene accepts on paste and drop: Notes `public.plain-text` and `public.image`
+    /// (an image becomes an attachment of the note), Gallery `public.image`.
     var pasteConfiguration: PasteConfiguration {
         switch self {
-        case .notes: PasteConfiguration(acceptableTypes: [.plainText])
+        case .notes: PasteConfiguration(acceptableTypes: [.plainText, .image])
         case .gallery: PasteConfiguration(acceptableTypes: [.image])
         }
     }

@@ -21,7 +21,9 @@ struct FerryDemo: AsyncParsableCommand {
             line per event on standard output (--json: one JSON object per line), then READY once \
             registered. Notes keeps its notes, Gallery its photos, in the state directory (copied \
             from FOLDER/Content on first run), and each scene's state in \
-            <state dir>/scenes/<persistent id>.plist. SIGTERM or SIGINT saves every scene and exits.
+            <state dir>/scenes/<persistent id>.plist. Its scenes are drag sources (a note, a photo) \
+            and drop targets (Notes: text and images, an image becoming an attachment; Gallery: \
+            images), printing drag-* and drop-* events. SIGTERM or SIGINT saves every scene and exits.
 
             EXIT STATUS
               0   stopped by SIGTERM or SIGINT after saving
@@ -40,6 +42,9 @@ struct FerryDemo: AsyncParsableCommand {
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
+    @Flag(help: "Also print a drag-moved event for every move of a drag from this app, and every drop-updated (not only changes).")
+    var verbose = false
+
     @Option(help: ArgumentHelp("Where the app keeps its content and scene state (default: $XDG_STATE_HOME/ferry-demo/<bundle id>).",
                                valueName: "dir"))
     var stateDir: String?
@@ -57,7 +62,7 @@ struct FerryDemo: AsyncParsableCommand {
             let stateDirectory = stateDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? folder.defaultStateDirectory(environment: ProcessInfo.processInfo.environment)
             let app = try DemoApp(folder: folder, stateDirectory: stateDirectory,
-                                  printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json))
+                                  printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json), verbose: verbose)
             try await app.run(bus: bus, signals: signals)
         } catch {
             writeToStandardError("ferry-demo: error: \(error.message)\n")

@@ -46,12 +46,13 @@ final class DemoHarness: Sendable {
         stateDirectory(name).appendingPathComponent("scenes/\(session).plist")
     }
 
-    /// Starts `ferry-demo Fixtures/Apps/<name> --json` on this bus and waits for READY.
-    func startDemo(_ name: String = "Notes") async throws -> DemoProcess {
+    /// Starts `ferry-demo Fixtures/Apps/<name> --json` (plus `extra` arguments) on this bus and
+    /// waits for READY.
+    func startDemo(_ name: String = "Notes", _ extra: [String] = []) async throws -> DemoProcess {
         let process = try await ServiceProcess(
             try BuiltProducts.executable("ferry-demo"),
             [TestPaths.fixtures.appendingPathComponent("Apps/\(name)").path, "--bus", bus.address, "--json",
-             "--state-dir", stateDirectory(name).path],
+             "--state-dir", stateDirectory(name).path] + extra,
             environment: bus.environment())
         return DemoProcess(process)
     }

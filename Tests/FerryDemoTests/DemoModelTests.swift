@@ -31,7 +31,7 @@ struct DemoModelTests {
         var hostile = try UserActivity(activityType: "org.ferry.notes.open-note")
         hostile.userInfo = ["noteID": "../../etc/passwd"]
         #expect(notes.kind.item(in: hostile) == nil)
-        #expect(notes.kind.pasteConfiguration.acceptableTypeIdentifiers == ["public.plain-text"])
+        #expect(notes.kind.pasteConfiguration.acceptableTypeIdentifiers == ["public.plain-text", "public.image"])
         #expect(gallery.kind.pasteConfiguration.accepts([ContentType.png]))
     }
 

@@ -1,0 +1,40 @@
+import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension DemoApp {
+    /// The item provider a drag of `item` carries (nil when there is no such item):
+    /// - Notes: the note's text as `public.utf8-plain-text`, then the `org.ferry.notes.open-note`
+    ///   activity (`noteID` in userInfo, as opening the note does); suggested name: the note's id.
+    /// - Gallery: the photo's bytes in its own format (`public.png`, `public.jpeg`; Ferry does not
+    ///   transcode), loaded only when read — so promised, not sent, when large — then the
+    ///   `org.ferry.gallery.view-photo` activity; suggested name: the file name without extension.
+    func dragProvider(for item: String) -> ItemProvider? {
+        guard library.contains(item) else { return nil }
+        var provider = ItemProvider()
+        switch kind {
+        case .notes:
+            guard let text = library.text(of: item) else { return nil }
+            provider.registerDataRepresentation(for: .utf8PlainText, data: Data(text.utf8))
+            provider.suggestedName = item
+        case .gallery:
+            let url = library.url(of: item)
+            let ext = url.pathExtension
+            guard let type = ContentType(filenameExtension: ext), type.conforms(to: .image) else { return nil }
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int).flatMap { $0 }
+            provider.registerDataRepresentation(for: type, estimatedSize: size.map(Int64.init)) { progress in
+                let data = try Data(contentsOf: url)
+                progress.completedUnitCount = Int64(data.count)
+                return data
+            }
+            let stem = url.deletingPathExtension().lastPathComponent
+            provider.suggestedName = stem.isEmpty ? item : stem
+        }
+        // The activity is built from constants and a checked id; it always validates.
+        try? provider.registerObject(kind.activity(for: item, appName: appName))
+        return provider
+    }
+}
