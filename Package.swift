@@ -80,6 +80,7 @@ let package = Package(
         .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench", "BenchReport"],
                           swiftSettings: strictness),
         .executableTarget(name: "scene-bench", dependencies: ["DBus", "BenchReport"], swiftSettings: strictness),
+        .executableTarget(name: "drag-bench", dependencies: ["DBus", "CDBusBench", "BenchReport"], swiftSettings: strictness),
 
         // The demo apps (Fixtures/Apps/Notes, Fixtures/Apps/Gallery) on the client library's scene API.
         .executableTarget(

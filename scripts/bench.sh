@@ -68,6 +68,9 @@ TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench
 # scene-bench starts its own bus and ferryd (a desktop of 200 apps must not share the other's).
 echo "running scene-bench…" >&2
 "$bin/scene-bench" >>"$results" || { status=$?; echo "scene-bench failed (status $status)" >&2; }
+# drag-bench (P5) starts its own bus and ferryd too.
+echo "running drag-bench…" >&2
+"$bin/drag-bench" >>"$results" || { status=$?; echo "drag-bench failed (status $status)" >&2; }
 
 python3 scripts/bench-table.py <"$results"
 echo "took $(( $(date +%s) - started )) s" >&2

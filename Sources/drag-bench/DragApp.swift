@@ -1,0 +1,245 @@
+import BenchReport
+import DBus
+import Synchronization
+
+/// One benchmark app on a bus connection of its own, registered with scenes=true, exporting a
+/// raw `org.ferry.Client1` (version 3) on the connection's own thread: scene calls accepted at
+/// once, `DropEntered`/`DropUpdated` answered ("copy", false) at once, `ProvideDragItems` by
+/// writing one small text item to the drag pasteboard, every other drag call acknowledged.
+///
+/// The handlers stamp when each proposal call arrived, so the benchmark (in the same process,
+/// on the same clock) can split a Move's round trip into the leg to the target and the leg back.
+final class DragApp: Sendable {
+    let appID: String
+    let connection: Connection
+    /// The broker's unique name: the caller the Client1 object answers.
+    let broker: BusName
+    /// The benchmark's relay (the floor measurement), which it answers too.
+    let relay: BusName
+    /// What the Client1 object has seen.
+    let log = CallLog()
+
+    /// Counts and stamps of incoming Client1 calls (shared with the handlers).
+    final class CallLog: Sendable {
+        /// Persistent ids of the scenes connected (and not disconnected), in connection order.
+        let scenes = Mutex<[String]>([])
+        let entered = Atomic<Int>(0)
+        let updated = Atomic<Int>(0)
+        let exited = Atomic<Int>(0)
+        let provided = Atomic<Int>(0)
+        let ended = Atomic<Int>(0)
+        /// `now()` (µs, bit pattern) when the last DropEntered/DropUpdated arrived.
+        let lastProposalCall = Atomic<UInt64>(0)
+        /// Every Client1 call received.
+        let calls = Atomic<Int>(0)
+
+        /// DropEntered + DropUpdated so far.
+        var proposals: Int { entered.load(ordering: .relaxed) + updated.load(ordering: .relaxed) }
+        /// When the last proposal call arrived (µs on `now()`'s clock).
+        var lastProposalTime: Double { Double(bitPattern: lastProposalCall.load(ordering: .acquiring)) }
+        var sceneIDs: [String] { scenes.withLock { $0 } }
+    }
+
+    static let brokerName: BusName = "org.ferry.Broker"
+    static let clientPath: ObjectPath = "/org/ferry/bench/Client"
+    static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
+    static let notFound: ErrorName = "org.ferry.Error.NotFound"
+    /// What the source app puts on the drag pasteboard.
+    static let itemText = Array("drag-bench: one small item".utf8)
+
+    /// Connects `appID` to the bus at `address` and exports its Client1, answering the broker
+    /// and `relay`.
+    init(appID: String, address: String, relay: BusName) async throws {
+        self.appID = appID
+        self.relay = relay
+        connection = try await Connection(address: address)
+        guard let owner = try await connection.owner(of: Self.brokerName) else {
+            throw Spawn.Failure(description: "nobody owns \(Self.brokerName) on the private bus")
+        }
+        broker = owner
+        try connection.export(clientInterface(), at: Self.clientPath)
+    }
+
+    /// D-Bus: `org.ferry.Broker1.RegisterApp` with scenes=true.
+    func register() async throws {
+        _ = try await connection.call(
+            destination: Self.brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "RegisterApp",
+            body: [.string(appID), .bytes(Self.manifest(appID: appID)), .objectPath(Self.clientPath),
+                   ["scenes": DBusValue.boolean(true)].dbusValue],
+            timeout: .seconds(30))
+    }
+
+    /// D-Bus: `org.ferry.Scenes1.RequestActivation` for a new session taking the `placement`
+    /// half of the screen ("left"/"right"); returns its persistent id.
+    func openScene(placement: String, requestingScene: String? = nil) async throws -> String {
+        var options: [String: DBusValue] = ["placement": .string(placement)]
+        if let requestingScene { options["requestingScene"] = .string(requestingScene) }
+        let reply = try await connection.call(
+            destination: Self.brokerName, path: "/org/ferry/Scenes", interface: "org.ferry.Scenes1",
+            member: "RequestActivation", body: [.string(appID), .string(""), options.dbusValue],
+            timeout: .seconds(30))
+        guard reply.count == 2 else { throw Spawn.Failure(description: "RequestActivation replied \(reply.count) values") }
+        return try reply[1].get(String.self)
+    }
+
+    /// Waits at most `seconds` until at least `count` scenes are connected.
+    func waitForScenes(_ count: Int, seconds: Double) async throws {
+        let deadline = now() + seconds * 1e6
+        while log.sceneIDs.count < count {
+            guard now() < deadline else {
+                throw Spawn.Failure(description: "\(appID): \(log.sceneIDs.count) of \(count) scenes connected")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// D-Bus: `org.ferry.Pasteboard1.SetItems` of the one small item on `pasteboard` (the
+    /// option append when `append`).
+    static func writeItem(on connection: Connection, pasteboard: ObjectPath) async throws {
+        let representation: [String: DBusValue] = ["type": .string("public.utf8-plain-text"), "data": .bytes(itemText)]
+        let item: [String: DBusValue] = ["representations": .array(of: .variant, [.variant(representation.dbusValue)])]
+        _ = try await connection.call(
+            destination: brokerName, path: pasteboard, interface: "org.ferry.Pasteboard1", member: "SetItems",
+            body: [.array(of: .variantDictionary, [item.dbusValue]), [String: DBusValue]().dbusValue],
+            timeout: .seconds(10))
+    }
+
+    private func clientInterface() -> Interface {
+        let broker = self.broker, relay = self.relay, log = self.log
+        @Sendable func fromBroker(_ call: MethodCall) throws {
+            log.calls.add(1, ordering: .relaxed)
+            guard call.sender == broker || call.sender == relay else {
+                throw DBusError(Self.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+            }
+        }
+        @Sendable func propose(_ call: MethodCall, entering: Bool) throws -> [DBusValue] {
+            log.lastProposalCall.store(now().bitPattern, ordering: .releasing)
+            try fromBroker(call)
+            if entering { log.entered.add(1, ordering: .relaxed) } else { log.updated.add(1, ordering: .relaxed) }
+            return [.string("copy"), .boolean(false)]
+        }
+        return Interface("org.ferry.Client1") {
+            Property("Version", "u", get: { _ in .uint32(3) })
+            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
+                   out: ["size": "t"], execution: .connectionThread) { call in
+                try? call.argument(2, as: FileDescriptor.self).close()
+                try fromBroker(call)
+                throw DBusError(Self.notFound, "drag-bench promises nothing")
+            }
+            Method("ChooseConfiguration", in: ["session": "a{sv}", "options": "a{sv}"], out: ["configuration": "s"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                return [.string("Default")]
+            }
+            Method("ConnectScene", in: ["session": "a{sv}", "options": "a{sv}"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                let session = try call.argument(0, as: [String: DBusValue].self)
+                let id = try session.value(forKey: "persistentIdentifier", as: String.self)
+                log.scenes.withLock { $0.append(id) }
+                return []
+            }
+            Method("DisconnectScene", in: ["persistent_id": "s", "options": "a{sv}"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                let id = try call.argument(0, as: String.self)
+                log.scenes.withLock { $0.removeAll { $0 == id } }
+                return []
+            }
+            for (name, inputs) in Self.acknowledged {
+                Method(name, in: inputs, execution: .connectionThread) { call in
+                    try fromBroker(call)
+                    return []
+                }
+            }
+            Method("PerformPaste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"],
+                   out: ["result": "a{sv}"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                let result: [String: DBusValue] = [
+                    "accepted": .boolean(false), "configuration": [String]().dbusValue,
+                    "reason": .string("drag-bench accepts no pastes"), "message": .string(""),
+                ]
+                return [result.dbusValue]
+            }
+            Method("ProvideDragItems", in: ["drag": "s", "persistent_id": "s", "pasteboard": "o", "options": "a{sv}"],
+                   out: ["result": "a{sv}"]) { call in
+                try fromBroker(call)
+                try await Self.writeItem(on: call.connection, pasteboard: try call.argument(2, as: ObjectPath.self))
+                log.provided.add(1, ordering: .relaxed)
+                let result: [String: DBusValue] = [
+                    "count": .uint32(1), "allowsMove": .boolean(true), "restrictedToApp": .boolean(false),
+                ]
+                return [result.dbusValue]
+            }
+            Method("DropEntered", in: ["drag": "s", "persistent_id": "s", "info": "a{sv}"],
+                   out: ["operation": "s", "precise": "b"], execution: .connectionThread) { call in
+                try propose(call, entering: true)
+            }
+            Method("DropUpdated", in: ["drag": "s", "persistent_id": "s", "info": "a{sv}"],
+                   out: ["operation": "s", "precise": "b"], execution: .connectionThread) { call in
+                try propose(call, entering: false)
+            }
+            Method("DropExited", in: ["drag": "s", "persistent_id": "s"], execution: .connectionThread) { call in
+                try fromBroker(call)
+                log.exited.add(1, ordering: .relaxed)
+                return []
+            }
+            Method("PerformDrop", in: ["drag": "s", "persistent_id": "s", "info": "a{sv}"], out: ["result": "a{sv}"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                let result: [String: DBusValue] = ["message": .string("drag-bench read nothing"), "types": [String]().dbusValue]
+                return [result.dbusValue]
+            }
+            Method("DragEnded", in: ["drag": "s", "persistent_id": "s", "operation": "s", "info": "a{sv}"],
+                   execution: .connectionThread) { call in
+                try fromBroker(call)
+                log.ended.add(1, ordering: .relaxed)
+                return []
+            }
+        }
+    }
+
+    /// Client1 methods answered with an empty reply and nothing else.
+    static let acknowledged: [(MemberName, KeyValuePairs<String, Signature>)] = [
+        ("SceneChanged", ["persistent_id": "s", "changes": "a{sv}"]),
+        ("ContinueActivity", ["persistent_id": "s", "activity": "a{sv}"]),
+        ("RefreshScene", ["persistent_id": "s"]),
+        ("DiscardSceneSessions", ["persistent_ids": "as"]),
+        ("ConcludeDrop", ["drag": "s", "persistent_id": "s"]),
+        ("DropEnded", ["drag": "s", "persistent_id": "s", "operation": "s"]),
+    ]
+
+    /// A minimal valid Info.plist for `appID`: multiple scenes, one "Default" window configuration.
+    static func manifest(appID: String) -> [UInt8] {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+              <key>CFBundleIdentifier</key>
+              <string>\(appID)</string>
+              <key>CFBundleName</key>
+              <string>Drag bench \(appID.split(separator: ".").last ?? "")</string>
+              <key>UIApplicationSceneManifest</key>
+              <dict>
+                <key>UIApplicationSupportsMultipleScenes</key>
+                <true/>
+                <key>UISceneConfigurations</key>
+                <dict>
+                  <key>UIWindowSceneSessionRoleApplication</key>
+                  <array>
+                    <dict>
+                      <key>UISceneConfigurationName</key>
+                      <string>Default</string>
+                      <key>UISceneDelegateClassName</key>
+                      <string>BenchSceneDelegate</string>
+                    </dict>
+                  </array>
+                </dict>
+              </dict>
+            </dict>
+            </plist>
+
+            """
+        return Array(xml.utf8)
+    }
+}

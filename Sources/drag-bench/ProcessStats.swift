@@ -1,0 +1,52 @@
+import BenchReport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// CPU time (user + system) of a process, in ms.
+enum CPUTime {
+    /// Another process's, from /proc/<pid>/stat (clock-tick resolution).
+    static func of(_ pid: pid_t) throws -> Double {
+        guard let stat = Spawn.readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
+            throw Spawn.Failure(description: "cannot read /proc/\(pid)/stat (did it exit?)")
+        }
+        // After "(comm)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw Spawn.Failure(description: "cannot parse /proc/\(pid)/stat")
+        }
+        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// This process's, from getrusage.
+    static func ofSelf() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1000 + Double(t.tv_usec) / 1000 }
+        return ms(usage.ru_utime) + ms(usage.ru_stime)
+    }
+}
+
+/// Context switches of a process: the sum over its threads (/proc/<pid>/task/*/status), each
+/// switch a thread going to sleep (voluntary) or being preempted (involuntary).
+enum ContextSwitches {
+    static func of(_ pid: pid_t) -> (voluntary: Int, involuntary: Int) {
+        var voluntary = 0, involuntary = 0
+        guard let folder = opendir("/proc/\(pid)/task") else { return (0, 0) }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.first?.isNumber == true, let status = Spawn.readFile("/proc/\(pid)/task/\(name)/status") else { continue }
+            for line in status.split(separator: "\n") {
+                if line.hasPrefix("voluntary_ctxt_switches:") {
+                    voluntary += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    involuntary += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+                }
+            }
+        }
+        return (voluntary, involuntary)
+    }
+}
