@@ -8,8 +8,9 @@ import Synchronization
 /// The queue never holds the broker up: callers await their own call (the scene service's actor
 /// is free meanwhile), and an app that leaves the bus fails its calls at once (the bus answers
 /// for it). A call's timeout counts from when it is enqueued, so time spent waiting behind a
-/// hung app's earlier calls counts too: nobody waits longer than the documented timeout. After
-/// ``close()`` new calls fail with `Unavailable`.
+/// hung app's earlier calls counts too: nobody waits longer than its own timeout, even behind
+/// an earlier call with a longer one (a call whose deadline passes, or whose task is cancelled,
+/// while it waits is never made). After ``close()`` new calls fail with `Unavailable`.
 final class AppCallbacks: Sendable {
     /// D-Bus: the interface apps export.
     static let interfaceName: InterfaceName = "org.ferry.Client1"
@@ -31,8 +32,12 @@ final class AppCallbacks: Sendable {
         var nextTicket: UInt64 = 0
         /// The ticket whose call may run now.
         var serving: UInt64 = 0
-        /// Calls waiting for their ticket to be served.
-        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Calls waiting for their ticket to be served; resumed with true when it is, with false
+        /// when the caller gave up first.
+        var waiting: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        /// Tickets whose callers gave up before their turn (their deadline passed or their task
+        /// was cancelled): skipped when reached, their calls never made.
+        var abandoned: Set<UInt64> = []
     }
 
     private let queue = Mutex(Queue())
@@ -83,7 +88,12 @@ final class AppCallbacks: Sendable {
     /// serves the next ticket.
     private func run(_ ticket: UInt64, _ member: MemberName, _ body: [DBusValue], timeout: Duration,
                      deadline: ContinuousClock.Instant) async throws -> [DBusValue] {
-        await waitForTurn(ticket)
+        guard await waitForTurn(ticket, deadline: deadline) else {
+            let error: any Error = Task.isCancelled ? CancellationError() : DBusError(.timeout, "waited behind earlier calls")
+            let failure = Self.callError(error, member: member, appID: appID, timeout: timeout, elapsed: .zero, limit: .zero)
+            log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
+            throw failure
+        }
         defer { serveNext() }
         let started = ContinuousClock.now
         let remaining = deadline - started
@@ -99,26 +109,52 @@ final class AppCallbacks: Sendable {
         }
     }
 
-    /// Returns when `ticket` is served.
-    private func waitForTurn(_ ticket: UInt64) async {
-        if queue.withLock({ $0.serving == ticket }) { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = queue.withLock { queue -> Bool in
-                if queue.serving == ticket { return true }
-                queue.waiting[ticket] = continuation
-                return false
+    /// Returns true when `ticket` is served, or false when `deadline` passes or the task is
+    /// cancelled first (the ticket is then skipped when reached): a call never waits behind a
+    /// hung app's earlier, longer calls (a PerformDrop's 30 s) past its own timeout.
+    private func waitForTurn(_ ticket: UInt64, deadline: ContinuousClock.Instant) async -> Bool {
+        if queue.withLock({ $0.serving == ticket }) { return true }
+        let timer = Task {
+            do {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                self.giveUp(ticket)
+            } catch {}  // cancelled: the turn came first
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = queue.withLock { queue -> Bool? in
+                    if queue.serving == ticket { return true }
+                    if queue.abandoned.contains(ticket) { return false }
+                    queue.waiting[ticket] = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            giveUp(ticket)
         }
     }
 
-    /// Serves the next ticket, resuming its call if it waits.
+    /// Gives `ticket` up unless it is being served already or was served: its waiting call
+    /// resumes with false.
+    private func giveUp(_ ticket: UInt64) {
+        let waiting = queue.withLock { queue -> CheckedContinuation<Bool, Never>? in
+            guard queue.serving < ticket else { return nil }
+            queue.abandoned.insert(ticket)
+            return queue.waiting.removeValue(forKey: ticket)
+        }
+        waiting?.resume(returning: false)
+    }
+
+    /// Serves the next ticket not given up, resuming its call if it waits.
     private func serveNext() {
-        let next = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+        let next = queue.withLock { queue -> CheckedContinuation<Bool, Never>? in
             queue.serving += 1
+            while queue.abandoned.remove(queue.serving) != nil { queue.serving += 1 }
             return queue.waiting.removeValue(forKey: queue.serving)
         }
-        next?.resume()
+        next?.resume(returning: true)
     }
 
     /// Refuses new calls; those already queued still run (and fail fast once the app is gone).

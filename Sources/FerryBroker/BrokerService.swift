@@ -49,13 +49,16 @@ public struct BrokerService: Sendable {
     /// when the connection closes or the task is cancelled.
     ///
     /// Subscribe before exporting (call ``startWatching()``) so no disappearance is missed.
-    public func watch(_ changes: NameOwnerChanges) async {
+    /// - Parameter alsoClosed: told of every connection gone, after the services above (ferryd's
+    ///   drags: their scenes are no longer targets by then).
+    public func watch(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)? = nil) async {
         do {
             for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
                 let app = await registry.connectionClosed(change.name.rawValue)
                 if let app { announceUnregistered(app, reason: "disconnected") }
                 await scenes?.appDisconnected(uniqueName: change.name.rawValue)
                 await pasteboards.connectionClosed(change.name.rawValue, wasRegistered: app != nil)
+                await alsoClosed?(change.name.rawValue)
             }
         } catch {}
     }

@@ -37,6 +37,11 @@ public struct DragPasteboardAccess: Sendable, Hashable {
     func isParty(_ uniqueName: String) -> Bool {
         writers.contains(uniqueName) || metadataReaders.contains(uniqueName) || contentReaders.contains(uniqueName)
     }
+
+    /// Everyone playing a part in the drag (the pasteboard's change signals go to them only).
+    var parties: Set<String> {
+        writers.union(metadataReaders).union(contentReaders)
+    }
 }
 
 /// A drag pasteboard (`org.ferry.drag.<n>`): who may use it and its items, in memory only.

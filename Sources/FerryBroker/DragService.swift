@@ -204,7 +204,9 @@ public actor DragService {
         while !Task.isCancelled {
             let now = ContinuousClock.now
             var next = now + .seconds(3600)
-            for (number, session) in sessions where session.state == .dragging && !session.busy {
+            for number in sessions.keys.sorted() {
+                // Read afresh: ending an earlier drag awaited, and this one may have moved meanwhile.
+                guard let session = sessions[number], session.state == .dragging, !session.busy else { continue }
                 let deadline = session.lastActivity + idleTimeout
                 if deadline <= now {
                     await endAsCancel(number, reason: "nothing moved, dropped or cancelled it for \(Self.seconds(idleTimeout)) s")

@@ -50,13 +50,14 @@ extension PasteboardService {
         }
     }
 
-    /// Unexports a drag pasteboard and forgets its items, after a last `Changed`. Promised reads
-    /// in flight may fail; `FinishTransfer` of those already started still answers. No-op for an
-    /// unknown name.
+    /// Unexports a drag pasteboard and forgets its items, after a last `Changed` (to the drag's
+    /// parties). The relay forgets the promised reads started on it (``PromiseRelay/cancelTransfers(ofPasteboard:)``):
+    /// their `FinishTransfer` is NotFound from now on. No-op for an unknown name.
     /// - Parameter name: the drag pasteboard's name.
     public func removeDragPasteboard(_ name: String) {
         guard let gone = drags.withLock({ $0.removeValue(forKey: name) }) else { return }
-        announce(name, changeCount: gone.content.changeCount + 1)
+        relay.cancelTransfers(ofPasteboard: name)
+        announce(name, changeCount: gone.content.changeCount + 1, to: gone.access.parties)
         if let path = try? ObjectPath(PasteboardName.objectPath(name)) { connection.unexport(path) }
         announced[name] = nil
     }
@@ -193,8 +194,8 @@ extension PasteboardService {
 
     /// Announces a drag pasteboard's change unless it is gone meanwhile.
     private func announceDrag(_ name: String, changeCount: UInt64) {
-        guard drags.withLock({ $0[name] != nil }) else { return }
-        announce(name, changeCount: changeCount)
+        guard let parties = drags.withLock({ $0[name]?.access.parties }) else { return }
+        announce(name, changeCount: changeCount, to: parties)
     }
 
     /// `Fulfill` of a drag pasteboard's promise: the bytes become held (within 16 MiB in all).

@@ -20,8 +20,14 @@ extension PasteboardService {
     nonisolated func interface(for name: String) -> Interface {
         Interface(Self.interfaceName) {
             Property("Version", "u", get: { _ in .uint32(Self.version) })
-            Property("Name", "s", get: { _ in .string(name) })
-            Property("ChangeCount", "t", get: { _ in .uint64(try self.changeCount(of: name)) })
+            Property("Name", "s", get: { call in
+                try await self.checkDragProperty(call, pasteboard: name)
+                return .string(name)
+            })
+            Property("ChangeCount", "t", get: { call in
+                try await self.checkDragProperty(call, pasteboard: name)
+                return .uint64(try self.changeCount(of: name))
+            })
             Method("SetItems", in: ["items": "aa{sv}", "options": "a{sv}"], out: ["change_count": "t", "item_ids": "as"]) { call in
                 try await self.setItems(call, pasteboard: name)
             }
@@ -74,6 +80,13 @@ extension PasteboardService {
             }
             Signal("Changed", ["change_count": "t"])
         }
+    }
+
+    /// A drag pasteboard's `Name` and `ChangeCount` are metadata: its metadata readers only.
+    /// Nothing to check (and no caller to resolve) on other pasteboards.
+    nonisolated func checkDragProperty(_ call: MethodCall, pasteboard name: String) async throws {
+        guard isDragPasteboard(name) else { return }
+        try checkDragAccess(name, try await resolve(call), .metadataReader)
     }
 
     static func requireHistory(_ name: String) throws {
@@ -177,7 +190,10 @@ extension PasteboardService {
                     try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: max(0, room),
                                              timeout: store.descriptorTimeout, keyPath: "data")
                 }
-                _ = try fulfillDrag(item: item, type: type, data: data, from: caller.uniqueName)
+                // The drag may have ended while the fd was read: then nothing was fulfilled.
+                guard try fulfillDrag(item: item, type: type, data: data, from: caller.uniqueName) else {
+                    throw FerryModelError(.notFound, "item \(identifier) is gone (its drag has ended)", keyPath: "item_id")
+                }
                 return
             }
             if await isVolatile(item) {

@@ -19,14 +19,14 @@ extension PasteboardService {
 
     /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves.
     /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
-    nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType,
-                                       reader: PasteboardCaller) async throws -> (FileDescriptor, String) {
+    nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, reader: PasteboardCaller,
+                                       pasteboard: String) async throws -> (FileDescriptor, String) {
         guard let (name, path) = await client(of: owner) else {
             throw FerryModelError(.unavailable, "the app that promised \(type.identifier) is gone without handing it over")
         }
         let readerName = try BusName(reader.uniqueName)
         let (descriptor, transfer) = try await relay.start(owner: name, clientPath: path, itemID: item, type: type,
-                                                           reader: readerName)
+                                                           reader: readerName, pasteboard: pasteboard)
         return (descriptor, transfer)
     }
 

@@ -43,7 +43,7 @@ extension PasteboardService {
         let item = snapshot.items[Int(index)]
         let representation = try Self.bestRepresentation(of: item, index: Int(index), conformingTo: requested, for: caller)
         let (data, size, transfer) = try await deliver(representation, of: item, volatile: snapshot.volatile,
-                                                       preferFD: preferFD, to: caller)
+                                                       preferFD: preferFD, to: caller, pasteboard: name)
         let record = PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
                                  pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0), pasteboard: name,
                                  itemIndex: Int(index), contentType: representation.contentType)
@@ -83,7 +83,8 @@ extension PasteboardService {
 
     /// The `data` variant's content, the size (-1 when unknown) and the transfer id ("" for held bytes).
     nonisolated func deliver(_ representation: StoredRepresentation, of item: StoredItem, volatile: VolatileContent?,
-                             preferFD: Bool, to caller: PasteboardCaller) async throws -> (DBusValue, Int64, String) {
+                             preferFD: Bool, to caller: PasteboardCaller,
+                             pasteboard name: String) async throws -> (DBusValue, Int64, String) {
         switch try source(of: representation, of: item, volatile: volatile) {
         case .bytes(let data):
             if data.count < Self.inlineReadLimit && !preferFD { return (.bytes([UInt8](data)), Int64(data.count), "") }
@@ -97,7 +98,8 @@ extension PasteboardService {
             return (.unixFD(descriptor), size, "")
         case .promised(let owner):
             let (descriptor, transfer) = try await startPromisedRead(owner: owner, item: item.id,
-                                                                     type: representation.contentType, reader: caller)
+                                                                     type: representation.contentType, reader: caller,
+                                                                     pasteboard: name)
             return (.unixFD(descriptor), representation.size ?? -1, transfer)
         }
     }

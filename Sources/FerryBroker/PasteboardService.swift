@@ -185,13 +185,32 @@ public actor PasteboardService {
         expiryWake.signal()
     }
 
-    func announce(_ name: String, changeCount: UInt64) {
+    /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`, to everyone, or only to
+    /// `recipients` (unique names: a drag pasteboard's parties, so that nobody else learns of its
+    /// changes).
+    func announce(_ name: String, changeCount: UInt64, to recipients: Set<String>? = nil) {
         if let last = announced[name], last >= changeCount { return }
         announced[name] = changeCount
         guard let path = try? ObjectPath(PasteboardName.objectPath(name)) else { return }
-        try? connection.emitPropertiesChanged(path: path, interface: Self.interfaceName,
-                                              changed: ["ChangeCount": .uint64(changeCount)])
-        try? connection.emit(path: path, interface: Self.interfaceName, member: "Changed", body: [.uint64(changeCount)])
+        guard let recipients else {
+            try? connection.emitPropertiesChanged(path: path, interface: Self.interfaceName,
+                                                  changed: ["ChangeCount": .uint64(changeCount)])
+            try? connection.emit(path: path, interface: Self.interfaceName, member: "Changed", body: [.uint64(changeCount)])
+            return
+        }
+        let properties: [DBusValue] = [
+            .string(Self.interfaceName.rawValue),
+            .dictionary(key: .string, value: .variant,
+                        entries: [DBusDictionaryEntry(key: .string("ChangeCount"), value: .variant(.uint64(changeCount)))]),
+            .array(element: .string, elements: []),
+        ]
+        for recipient in recipients.sorted() {
+            guard let destination = try? BusName(recipient) else { continue }
+            try? connection.emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                                 body: properties, destination: destination)
+            try? connection.emit(path: path, interface: Self.interfaceName, member: "Changed", body: [.uint64(changeCount)],
+                                 destination: destination)
+        }
     }
 
     /// The volatile items of `name`, when they are still current.

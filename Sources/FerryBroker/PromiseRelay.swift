@@ -42,6 +42,8 @@ public final class PromiseRelay: Sendable {
     struct Transfer {
         var reader: BusName
         var owner: BusName
+        /// The pasteboard read from, when the caller said (``cancelTransfers(ofPasteboard:)``).
+        var pasteboard: String?
         var task: Task<UInt64, any Error>
     }
 
@@ -82,16 +84,17 @@ public final class PromiseRelay: Sendable {
     ///   - itemID: the item's id, as the broker gave it in `SetItems`.
     ///   - type: the promised type.
     ///   - reader: the unique name of the reader; only it may `finish` the transfer.
+    ///   - pasteboard: the pasteboard read from, so that its transfers can be cancelled when it goes.
     /// - Returns: the pipe's read end and the transfer id.
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
     public func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
-                      reader: BusName) async throws -> (fd: FileDescriptor, transfer: String) {
+                      reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     timeout: timeout)
         let id = UUID().uuidString.lowercased()
         book.withLock { book in
             forgetExpired(&book)
-            book.transfers[id] = Transfer(reader: reader, owner: owner, task: task)
+            book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, task: task)
         }
         Task { [weak self] in
             _ = await task.result
@@ -158,6 +161,18 @@ public final class PromiseRelay: Sendable {
             task.cancel()
             throw FerryModelError(.unavailable, "reading \(type.identifier) from \(owner.rawValue) failed: \(message)")
         }
+    }
+
+    /// Cancels and forgets the transfers started on `pasteboard` (a drag pasteboard whose drag
+    /// ended): the broker stops waiting for their sources, and `finish` of them is NotFound. The
+    /// bytes a source still writes into a pipe it holds are beyond the broker's reach.
+    /// - Parameter pasteboard: the pasteboard's name, as passed to `start`.
+    public func cancelTransfers(ofPasteboard pasteboard: String) {
+        let cancelled = book.withLock { book in
+            let ids = book.transfers.compactMap { $0.value.pasteboard == pasteboard ? $0.key : nil }
+            return ids.compactMap { book.transfers.removeValue(forKey: $0) }
+        }
+        for transfer in cancelled { transfer.task.cancel() }
     }
 
     /// Cancels every transfer in flight (their readers see end of file, `finish` reports

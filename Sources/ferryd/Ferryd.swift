@@ -111,8 +111,6 @@ struct Ferryd: AsyncParsableCommand {
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
         let changes = try await service.startWatching()
-        // A drag whose source app or initiator leaves the bus ends at once.
-        let dragChanges = try await connection.nameOwnerChanges()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
         do {
@@ -139,7 +137,11 @@ struct Ferryd: AsyncParsableCommand {
         fflush(nil)
 
         let reason = await withTaskGroup(of: String?.self) { group in
-            group.addTask { await service.watch(changes); return "the bus connection closed" }
+            group.addTask {
+                // A drag whose source app or initiator leaves the bus ends at once.
+                await service.watch(changes, alsoClosed: { await drags.connectionClosed($0) })
+                return "the bus connection closed"
+            }
             group.addTask {
                 let me = connection.uniqueName.rawValue
                 do {
@@ -155,20 +157,11 @@ struct Ferryd: AsyncParsableCommand {
             }
             group.addTask { await pasteboards.runExpiry(); return nil }
             group.addTask { await drags.runIdleTimeouts(); return nil }
-            group.addTask {
-                do {
-                    for try await change in dragChanges where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
-                        await drags.connectionClosed(change.name.rawValue)
-                    }
-                } catch {}
-                return nil
-            }
             var reason: String?
             while let next = await group.next() {
                 if let next { reason = next; break }
             }
             changes.cancel()
-            dragChanges.cancel()
             nameChanges.cancel()
             signals.finish()
             group.cancelAll()

@@ -89,7 +89,7 @@ struct DragEdgeTests {
         let outcome = try await DragBus.drop(stage.tool, session)
         #expect(DragBus.string(outcome, "app") == "org.ferry.gallery")
         let newSession = DragBus.string(outcome, "newSession")
-        _ = try await stage.gallery.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.scene == newSession } }
+        let calls = try await stage.gallery.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.scene == newSession } }
         let connect = try #require(calls.first { $0.member == "ConnectScene" && $0.scene == newSession })
         let options = try VariantDictionary(dbusValue: connect.arguments[1].unwrappingVariants)
         #expect(try options.value(forKey: "urls", as: [String].self) == [url])

@@ -48,6 +48,8 @@ final class FakeDragApp: Sendable {
         var restricts = false
         /// PerformDrop fails with this error name instead of reading.
         var performFailure: String?
+        /// PerformDrop reads and answers only after this long.
+        var performDelay: Duration?
         /// DropEntered tries Items and Read on the drag pasteboard (recorded in ``probes``).
         var probeOnEnter = false
     }
@@ -233,6 +235,7 @@ final class FakeDragApp: Sendable {
                 if let failure = self.settings.withLock({ $0.performFailure }) {
                     throw DBusError(try ErrorName(failure), "the test app refuses the drop")
                 }
+                if let delay = self.settings.withLock({ $0.performDelay }) { try await Task.sleep(for: delay) }
                 let pasteboard = (try? call.argument(2, as: VariantDictionary.self).value(forKey: "pasteboard", as: String.self)) ?? ""
                 let read = await self.tryRead(pasteboard)
                 self.probe("Read during PerformDrop: \(read)")

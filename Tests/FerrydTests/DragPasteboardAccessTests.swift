@@ -43,8 +43,18 @@ struct DragPasteboardAccessTests {
         #expect(early?.name == "org.ferry.Error.PermissionDenied", "reading before the drop is refused")
         let notWriter = await F.failure { try await B.setItems(entered, [Self.text]) }
         #expect(notWriter?.name == "org.ferry.Error.PermissionDenied")
-        // The properties stay readable to the user's own connections.
-        #expect(try await B.property(outsider, "ChangeCount") == .uint64(1))
+        // Its properties are metadata too: the outsider learns neither its name nor its changes.
+        for property in ["ChangeCount", "Name"] {
+            let refused = await F.failure { _ = try await B.property(outsider, property) }
+            #expect(refused?.name == "org.ferry.Error.PermissionDenied", "\(property)")
+        }
+        let all = await F.failure {
+            _ = try await outsider.call(destination: F.broker, path: B.path, interface: "org.freedesktop.DBus.Properties",
+                                        member: "GetAll", body: [.string("org.ferry.Pasteboard1")], timeout: .seconds(10))
+        }
+        #expect(all?.name == "org.ferry.Error.PermissionDenied")
+        #expect(try await B.property(entered, "ChangeCount") == .uint64(1))
+        #expect(try await B.property(outsider, "Version", at: F.general) == .uint32(1), "other pasteboards stay open")
 
         // The drop: writes stop, the performer may read (only while it is a content reader).
         broker.pasteboards.updateDragAccess(B.name) { access in
@@ -61,6 +71,40 @@ struct DragPasteboardAccessTests {
         broker.pasteboards.updateDragAccess("org.ferry.drag.99") { $0.contentReaders.insert(p) }  // unknown: nothing
 
         for connection in [source, entered, performer, outsider] { await connection.close() }
+        await broker.stop()
+    }
+
+    @Test("a drag pasteboard's change signals reach its parties only")
+    func signalsToPartiesOnly() async throws {
+        let broker = try await DragBroker.start()
+        let source = try await broker.fixture.connect()
+        let outsider = try await broker.fixture.connect()
+        let s = source.uniqueName.rawValue
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        // Every Changed of every pasteboard the bus routes to each connection, in the order emitted.
+        let rule = MatchRule(sender: F.broker, interface: F.pasteboardInterface, member: "Changed")
+        let partySignals = try await source.subscribe(to: rule)
+        let outsiderSignals = try await outsider.subscribe(to: rule)
+
+        try await B.setItems(source, [Self.text])
+        let (general, _) = try await B.setItems(source, [Self.text], at: F.general)
+        #expect(try (await F.next(partySignals))?.path == B.path)
+        #expect(try (await F.next(partySignals))?.path == F.general)
+        // Emitted after the drag's signal: had the outsider been sent that one, it would come first.
+        let first = try await F.next(outsiderSignals)
+        #expect(first?.path == F.general)
+        #expect(try first?.body == [.uint64(general)])
+
+        await broker.pasteboards.removeDragPasteboard(B.name)
+        let (afterRemoval, _) = try await B.setItems(source, [Self.text], at: F.general)
+        #expect(try (await F.next(partySignals))?.path == B.path, "the last Changed reaches the party")
+        let next = try await F.next(outsiderSignals)
+        #expect(next?.path == F.general, "and not the outsider")
+        #expect(try next?.body == [.uint64(afterRemoval)])
+
+        partySignals.cancel()
+        outsiderSignals.cancel()
+        for connection in [source, outsider] { await connection.close() }
         await broker.stop()
     }
 

@@ -208,6 +208,29 @@ struct DragPasteboardTests {
         await broker.stop()
     }
 
+    @Test("the promised reads of a drag are forgotten when its pasteboard goes: FinishTransfer is NotFound after")
+    func transfersGoWithTheDrag() async throws {
+        let broker = try await DragBroker.start()
+        let photo = F.pattern(100_000, seed: 4)
+        let source = try await broker.app("org.ferry.notes", serving: ["public.png": photo])
+        let target = try await broker.app("org.ferry.gallery", manifest: "Gallery")
+        let (s, t) = (source.uniqueName.rawValue, target.uniqueName.rawValue)
+        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
+        try await B.setItems(source, [F.item([F.promised("public.png", estimatedSize: 100_000)])])
+        let first = try await F.read(target, 0, "public.png", at: B.path)
+        let second = try await F.read(target, 0, "public.png", at: B.path)
+        #expect(try await first.bytes() == photo)
+        #expect(try await second.bytes() == photo)
+        // Finished during the drag (on any pasteboard object: a transfer is the reader's).
+        #expect(try await F.pasteboard(target, "FinishTransfer", [.string(first.transfer)], at: F.general) == [.uint64(100_000)])
+
+        await broker.pasteboards.removeDragPasteboard(B.name)
+        let late = await F.failure { _ = try await F.pasteboard(target, "FinishTransfer", [.string(second.transfer)], at: F.general) }
+        #expect(late?.name == "org.ferry.Error.NotFound", "\(late?.name ?? "answered")")
+        for connection in [source, target] { await connection.close() }
+        await broker.stop()
+    }
+
     @Test("append adds items on a drag pasteboard only; 16 MiB held in all at most")
     func appendAndLimit() async throws {
         let broker = try await DragBroker.start()
