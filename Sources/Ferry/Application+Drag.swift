@@ -8,7 +8,9 @@ import Foundation
 
 /// What the broker's `org.ferry.Client1` drag and drop calls do to the app, as scene delegate
 /// calls (UIDragInteraction / UIDropInteraction delegates). The broker calls one app in order,
-/// one call at a time, so these never overlap; `Moved` signals of drags from this app reach
+/// one call at a time, so these do not overlap — unless a call outlives the broker's timeout
+/// (250 ms for DropEntered/DropUpdated), after which the next one comes in while it still runs.
+/// `Moved` signals of drags from this app reach
 /// ``SceneDelegate/scene(_:dragSessionDidMove:to:operation:)`` from a watch of their own.
 extension Application {
     static let dragSessionInterface: InterfaceName = "org.ferry.DragSession1"
@@ -16,11 +18,12 @@ extension Application {
     // MARK: Source
 
     /// `ProvideDragItems`: the delegate's `itemsForBeginning`, written on the drag pasteboard
-    /// (large representations promised); then the drag's `Moved` signal is watched.
+    /// (large representations promised); then the drag's `Moved` signal from `broker` (the unique
+    /// name of the broker running the drag) is watched.
     /// - Returns: `count`, `allowsMove`, `restrictedToApp`.
     /// - Throws: `FerryError` from the write (`.tooLarge`, `.invalidArgument` for an empty item …).
-    func provideDragItems(_ drag: String, scene: Scene, pasteboard path: ObjectPath,
-                          request: DragRequest) async throws(FerryError) -> [String: DBusValue] {
+    func provideDragItems(_ drag: String, scene: Scene, pasteboard path: ObjectPath, request: DragRequest,
+                          broker: BusName?) async throws(FerryError) -> [String: DBusValue] {
         guard let name = PasteboardName.name(fromObjectPath: path.rawValue) else {
             throw FerryError(.invalidArgument, "pasteboard: \(path.rawValue) is not a pasteboard's object path")
         }
@@ -36,17 +39,21 @@ extension Application {
         }
         let pasteboard = Pasteboard(source: .client(client), name: name, path: path)
         try await pasteboard.writeDragItems(items.providers, append: false)
-        await watchDrag(drag, from: scene)
+        await watchDrag(drag, from: scene, broker: broker)
         return result
     }
 
     /// Starts delivering the drag's `Moved` signals to the source scene's delegate (subscribed
     /// before this returns). Without a subscription (a bad id, a closed connection) the drag
     /// still runs; its moves are just not heard.
-    func watchDrag(_ drag: String, from scene: Scene) async {
+    ///
+    /// `broker` is the unique name of the broker running the drag: a broker started later
+    /// numbers its drags from 1 again, and its drag with this number is someone else's.
+    func watchDrag(_ drag: String, from scene: Scene, broker: BusName?) async {
         guard drag.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), !drag.isEmpty,
               let path = try? ObjectPath("\(FerryClient.dragPath.rawValue)/\(drag)") else { return }
-        let rule = MatchRule(sender: FerryClient.brokerName, interface: Self.dragSessionInterface, member: "Moved", path: path)
+        let rule = MatchRule(sender: broker ?? FerryClient.brokerName, interface: Self.dragSessionInterface,
+                             member: "Moved", path: path)
         guard let subscription = try? await client.connection.subscribe(to: rule) else {
             drags.addSource(drag, scene: scene.persistentIdentifier, watch: nil, subscription: nil)
             return

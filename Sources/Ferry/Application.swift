@@ -33,6 +33,8 @@ public final class Application: Sendable {
     public let delegate: any ApplicationDelegate
     let scenes = Mutex<[String: Scene]>([:])
     let saves: SceneSaveQueue
+    /// The drags this app's scenes take part in, as source or as drop target.
+    let drags = DragTracker()
 
     /// The applications registered through each client (one per client), so the client's
     /// `org.ferry.Client1` finds them. An application lives as long as its process.

@@ -18,7 +18,7 @@ extension ClientObject {
                     }
                     let request = try dragRequest(drag, options: call.arguments[3])
                     let result = try await application.provideDragItems(drag, scene: scene, pasteboard: pasteboard,
-                                                                        request: request)
+                                                                        request: request, broker: call.sender)
                     return [result.dbusValue]
                 }
             }),

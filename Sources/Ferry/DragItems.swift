@@ -25,6 +25,12 @@ public struct DragRequest: Sendable, Hashable {
 }
 
 /// What a scene offers when a drag starts from it: the items and the drag's rules.
+///
+/// The rules apply when the broker asks (`ProvideDragItems`: another client, such as `ferry
+/// drag`, began the drag). When this app begins the drag itself
+/// (``FerryClient/beginDrag(fromScene:options:)``) the drag has already begun when its scene
+/// delegate is asked: ``allowsMoveOperation`` and ``restrictedToApp`` are then ignored, and
+/// the ``DragOptions`` given to `beginDrag` must say them.
 public struct DragItems: Sendable {
     /// The dragged items; empty means nothing to drag (the drag does not begin).
     public var providers: [ItemProvider]

@@ -86,7 +86,9 @@ public struct DragOutcome: Sendable, Hashable {
 
 /// A running drag this client began (the broker calls this client "the initiator"): move it,
 /// add items, drop or cancel. After the drop or cancel the session is gone and its calls are
-/// `.notFound`.
+/// `.notFound`. The broker also ends a drag by itself (its source app left, a minute without a
+/// call); items this client promised for it are kept until ``drop()`` or ``cancel()`` is called
+/// — call one even then (it fails with `.notFound`).
 ///
 /// D-Bus: `org.ferry.DragSession1` at `/org/ferry/Drag/<n>`.
 public final class DragSession: Sendable {
@@ -154,7 +156,15 @@ public final class DragSession: Sendable {
     ///
     /// D-Bus: `org.ferry.DragSession1.Drop`.
     public func drop() async throws(FerryError) -> DragOutcome {
-        let reply = try await call("Drop", timeout: .seconds(90))
+        let reply: [DBusValue]
+        do {
+            reply = try await call("Drop", timeout: .seconds(90))
+        } catch {
+            // Failed or not, the drag is over (`.notFound`: it ended already; the broker ends a
+            // drag it cannot drop): its promises go.
+            await retirePromises()
+            throw error
+        }
         await retirePromises()
         guard let value = reply.first else { throw FerryError(.bus, "DragSession1.Drop answered nothing") }
         return try Self.outcome(value)
@@ -166,11 +176,18 @@ public final class DragSession: Sendable {
     ///
     /// D-Bus: `org.ferry.DragSession1.Cancel`.
     public func cancel() async throws(FerryError) {
-        _ = try await call("Cancel")
+        do {
+            _ = try await call("Cancel")
+        } catch {
+            await retirePromises()  // `.notFound`: the drag ended already
+            throw error
+        }
         await retirePromises()
     }
 
     /// Lets the promised providers of this drag go (after their 60 s grace for reads in flight).
+    /// A drag the broker ends by itself (its source left, 60 s without a call) keeps them until
+    /// ``drop()`` or ``cancel()`` is called, which then fails with `.notFound`.
     func retirePromises() async {
         await client.promises.reconcile(path: pasteboardPath, live: [])
     }

@@ -70,18 +70,3 @@ final class DragTracker: Sendable {
         await source.watch?.value
     }
 }
-
-extension Application {
-    /// The trackers of the applications, one each, made on first use.
-    private static let trackers = Mutex<[ObjectIdentifier: DragTracker]>([:])
-
-    /// This application's drag tracker.
-    var drags: DragTracker {
-        Self.trackers.withLock { all in
-            if let tracker = all[ObjectIdentifier(self)] { return tracker }
-            let tracker = DragTracker()
-            all[ObjectIdentifier(self)] = tracker
-            return tracker
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import Synchronization
 
 extension FerryClient {
     static let dragPath: ObjectPath = "/org/ferry/Drag"
@@ -61,7 +62,9 @@ extension FerryClient {
                 throw error
             }
         }
-        if let application, let ownScene { await application.watchDrag(session.id, from: ownScene) }
+        if let application, let ownScene {
+            await application.watchDrag(session.id, from: ownScene, broker: state.withLock { $0.brokerOwner })
+        }
         return session
     }
 
@@ -107,7 +110,7 @@ extension FerryClient {
         let count: UInt32
         do {
             let result = try await application.provideDragItems(session.id, scene: scene, pasteboard: session.pasteboardPath,
-                                                                request: request)
+                                                                request: request, broker: state.withLock { $0.brokerOwner })
             if case .uint32(let written)? = result["count"] { count = written } else { count = 0 }
         } catch {
             try? await session.cancel()

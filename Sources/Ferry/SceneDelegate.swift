@@ -9,6 +9,14 @@ import FerryModel
 /// Every requirement has a default: nothing happens, no restoration activity, no paste
 /// configuration (the scene accepts nothing), nothing to drag, and drops accepted by the paste
 /// configuration (copied, then pasted with ``scene(_:paste:)``).
+///
+/// The calls that answer a drag's proposal — ``scene(_:canHandle:)``,
+/// ``pasteConfiguration(for:)`` (asked then too), ``scene(_:dropSessionDidEnter:)`` and
+/// ``scene(_:dropSessionDidUpdate:)`` — run on the client connection's own thread unless the
+/// delegate is isolated to an actor (`@MainActor`), so the proposal goes back without a thread
+/// hop. They must not block: awaiting is fine, bus calls included, but a blocking wait there
+/// holds up the connection's I/O — and a blocking wait for a bus reply never ends, since that
+/// reply is read by the very thread it blocks.
 public protocol SceneDelegate: AnyObject, Sendable {
     /// The scene is about to be shown for `session` (Apple's `scene(_:willConnectTo:options:)`).
     /// `options` holds what to show (activities, URLs); empty when the scene is restored, then
@@ -40,6 +48,12 @@ public protocol SceneDelegate: AnyObject, Sendable {
 
     /// A drag starts from the scene: the items to drag (Apple's
     /// `dragInteraction(_:itemsForBeginning:)`). ``DragItems/none`` means nothing to drag.
+    ///
+    /// When this app itself begins the drag (``FerryClient/beginDrag(fromScene:options:)`` on
+    /// one of its own scenes, without `providers`), the broker does not ask: the library calls
+    /// this after the drag has begun, and the returned ``DragItems/allowsMoveOperation`` and
+    /// ``DragItems/restrictedToApp`` change nothing — the ``DragOptions`` given to `beginDrag`
+    /// decide. Nothing to drag then cancels the drag and `beginDrag` throws `.notFound`.
     func scene(_ scene: Scene, itemsForBeginning request: DragRequest) async -> DragItems
     /// A drag from this scene moved to `location` (desktop coordinates), where `operation` is
     /// proposed.
@@ -51,20 +65,24 @@ public protocol SceneDelegate: AnyObject, Sendable {
     // MARK: Drop target (Apple's UIDropInteractionDelegate)
 
     /// Whether the scene can take the drag at all (Apple's `dropInteraction(_:canHandle:)`);
-    /// asked on every enter and update, so answer from the session alone, fast. As in UIKit, a
+    /// asked on every enter and update, on the connection's thread (see above), so answer from
+    /// the session alone, fast, without blocking. As in UIKit, a
     /// scene that never answered true hears nothing else of the drag (no enter, exit or end);
     /// its proposal is forbidden, or cancel when it has no paste configuration (or an empty one).
     func scene(_ scene: Scene, canHandle session: DropSession) -> Bool
-    /// The drag entered the scene and it can handle it.
+    /// The drag entered the scene and it can handle it. Runs before the first proposal, on the
+    /// connection's thread (see above): do not block.
     func scene(_ scene: Scene, dropSessionDidEnter session: DropSession) async
     /// The drag is over the scene (after entering, and at each move): the proposal. The broker
-    /// waits at most 250 ms for it; a move proposal is answered as copy when
-    /// `session.allowsMoveOperation` is false.
+    /// waits at most 250 ms for it (for the enter and this together) and counts no answer as
+    /// forbidden; a move proposal is answered as copy when `session.allowsMoveOperation` is
+    /// false. Runs on the connection's thread (see above): await, do not block.
     func scene(_ scene: Scene, dropSessionDidUpdate session: DropSession) async -> DropProposal
     /// The drag left the scene (or was cancelled over it).
     func scene(_ scene: Scene, dropSessionDidExit session: DropSession) async
     /// The drop landed on the scene (Apple's `dropInteraction(_:performDrop:)`): load the items
-    /// now; their loaders read the drag pasteboard as a user action, only during this call.
+    /// now; their loaders read the drag pasteboard as a user action, only during this call (a
+    /// provider kept and loaded later fails with an `.unavailable` error).
     /// - Returns: a one-line summary of what was done, for the drop's outcome.
     /// - Throws: any error; the drag then ends as cancel with it as the reason.
     func scene(_ scene: Scene, performDrop session: DropSession, operation: DropOperation,

@@ -106,6 +106,8 @@ struct DragBehaviour: Sendable {
     var performFailure: FerryError?
     /// A user activity each dragged item carries too (`org.ferry.user-activity`).
     var activity: UserActivity?
+    /// dropSessionDidUpdate reads the drag pasteboard's metadata over the bus first.
+    var readsMetadataOnUpdate = false
 }
 
 final class DragAppDelegate: ApplicationDelegate {
@@ -179,6 +181,14 @@ final class DragSceneDelegate: SceneDelegate {
 
     func scene(_ scene: Scene, dropSessionDidUpdate session: DropSession) async -> DropProposal {
         if behaviour.updateDelay > .zero { try? await Task.sleep(for: behaviour.updateDelay) }
+        if behaviour.readsMetadataOnUpdate, let client = scene.application?.client {
+            do {
+                let items = try await client.pasteboard(named: session.pasteboardName).items
+                events.add("metadata \(scene.persistentIdentifier) \(items.count) items")
+            } catch {
+                events.add("metadata \(scene.persistentIdentifier) failed: \(error)")
+            }
+        }
         events.add("update \(scene.persistentIdentifier) at=\(Int(session.location.x)),\(Int(session.location.y))")
         return behaviour.proposal
     }
@@ -397,6 +407,37 @@ struct DragSourceTests {
                 try await f.broker.callClient("DragEnded", [.string("7"), .string(scene), .string("sideways"),
                                                             [String: DBusValue]().dbusValue])
             } throws: { ($0 as? DBusError)?.name.rawValue == "org.ferry.Error.InvalidArgument" }
+        }
+    }
+
+    @Test("a drag's moves are heard from the broker running it only: a broker started later numbers its drags from 1 again")
+    func movesFromItsBrokerOnly() async throws {
+        var behaviour = DragBehaviour()
+        behaviour.texts = ["note"]
+        try await DragFixture.with(behaviour) { f in
+            let session = try f.broker.newSession()
+            try await f.broker.connect(session)
+            let scene = session.persistentIdentifier
+            _ = try await f.broker.callClient(
+                "ProvideDragItems", [.string("7"), .string(scene), .objectPath(f.board.path), [String: DBusValue]().dbusValue])
+            // The broker goes without ending its drag, and a new one takes over (knowing the scene).
+            try await f.broker.connection.releaseName("org.ferry.Broker")
+            let next = try await FakeBroker.start(on: f.bus, knowing: [session])
+            do {
+                try await next.eventually { next.app != nil }
+                // The new broker's drag 7 is not the one this scene began.
+                try next.connection.emit(path: "/org/ferry/Drag/7", interface: "org.ferry.DragSession1", member: "Moved",
+                                         body: [.structure([.double(9), .double(9)]), .string(""), .string("copy")])
+                // DragEnded returns once every Moved signal received before it has been delivered.
+                try await next.callClient("DragEnded", [.string("7"), .string(scene), .string("cancel"),
+                                                        [String: DBusValue]().dbusValue])
+                let seen = f.events.dragOf(scene).filter { $0.hasPrefix("moved") || $0.hasPrefix("dragEnd") }
+                #expect(seen == ["dragEnd \(scene) drag=7 cancel target=- new=-"])
+            } catch {
+                await next.connection.close()
+                throw error
+            }
+            await next.connection.close()
         }
     }
 
