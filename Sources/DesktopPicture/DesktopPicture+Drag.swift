@@ -105,7 +105,7 @@ extension DesktopPicture {
     }
 
     /// A dark box with the label in it, above and to the right of `anchor`, moved inside the
-    /// picture's bounds where it would stick out.
+    /// picture's bounds where it would stick out (also when `anchor` is far outside them).
     private func labelShapes(_ label: String, near anchor: Point) -> [PictureShape] {
         var text = label
         if text.count > DragPath.labelLimit { text = String(text.prefix(DragPath.labelLimit - 3)) + "..." }
@@ -117,9 +117,11 @@ extension DesktopPicture {
         let gap = PictureStyle.dropRingRadius + 6
         var x = anchor.x + gap
         if x + width > bounds.maxX { x = anchor.x - gap - width }
-        x = max(x, bounds.minX)
+        // A drop far outside the picture (a drag to --at 5000,5000) still shows its label, at the side.
+        x = max(min(x, bounds.maxX - width), bounds.minX)
         var y = anchor.y - gap - height
         if y < bounds.minY { y = anchor.y + gap }
+        y = max(min(y, bounds.maxY - height), bounds.minY)
         let box = Rect(x: x, y: y, width: width, height: height)
         return [
             .rect(box, fill: PictureStyle.dragLabelBackground, stroke: nil),

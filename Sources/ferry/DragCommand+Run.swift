@@ -143,7 +143,9 @@ struct DragRun {
 
     /// Where to drop on `scene` so that it, not a scene in front of it, is under the drag: its
     /// centre when nothing connected covers that, else the uncovered point of a 16 × 16 grid
-    /// over its frame nearest the centre (the centre when it is covered everywhere).
+    /// over its frame nearest the centre.
+    /// - Throws: `CLIFailure` `.unavailable` when scenes in front cover it everywhere: a drag can
+    ///   neither start from nor land on it (the user brings it to the front first).
     static func visiblePoint(of scene: SceneCommand.Session, among sessions: [SceneCommand.Session]) throws -> Point {
         let centre = try centre(of: scene)
         guard let frame = scene.frame else { return centre }
@@ -163,7 +165,11 @@ struct DragRun {
             }
         }
         let distance = { (point: Point) in (point.x - centre.x) * (point.x - centre.x) + (point.y - centre.y) * (point.y - centre.y) }
-        return candidates.filter(visible).min { distance($0) < distance($1) } ?? centre
+        guard let point = candidates.filter(visible).min(by: { distance($0) < distance($1) }) else {
+            throw CLIFailure(.unavailable, "the scene \(scene.app)/\(scene.persistentIdentifier.prefix(8)) is covered by scenes in "
+                             + "front of it: bring it to the front first (ferry scene activate \(scene.persistentIdentifier.prefix(8)))")
+        }
+        return point
     }
 
     /// The middle of `placement`'s edge zone on `screen`.

@@ -25,8 +25,10 @@ struct DragCommand: AsyncParsableCommand {
             destination is the --to scene (without a session: the app's front-most \
             connected scene other than the source), the point --at, or the middle \
             of that edge zone of the source scene's screen (--screen picks another). Write a \
-            negative coordinate as --at=-12,40. On a scene means its centre, or the point \
-            of it nearest the centre that no scene in front of it covers.
+            negative coordinate as --at=-12,40 (coordinates go from -10000000 to \
+            10000000). On a scene means its centre, or the point \
+            of it nearest the centre that no scene in front of it covers; a scene \
+            covered everywhere cannot be dragged from or onto (status 4).
 
             The source app provides the items (--item picks which of its things, as the app \
             numbers them) unless --text or --file gives one: ferry then writes it and stays \
@@ -51,7 +53,8 @@ struct DragCommand: AsyncParsableCommand {
             Exit status 0 when the drop transferred the items (copy or move) or opened a \
             scene; 1 when it ended as cancel or forbidden (the outcome line says why); 2 for \
             an unknown app or session, nothing to drag or an unreadable --file; 4 when the \
-            source scene is not connected or the drag ended before the drop (its source app \
+            source or --to scene is not connected or is covered everywhere, or the drag \
+            ended before the drop (its source app \
             went away); 5 when the source app did not provide its items in time.
             """)
 
@@ -143,7 +146,8 @@ struct DragCommand: AsyncParsableCommand {
         return nil
     }
 
-    /// `X,Y` as a point: two finite numbers separated by a comma (spaces around them allowed).
+    /// `X,Y` as a point: two numbers within ±``coordinateLimit`` separated by a comma (spaces
+    /// around them allowed).
     /// - Throws: `ValidationError` naming `option`.
     static func point(_ text: String, option: String) throws -> Point {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { part in
@@ -152,8 +156,14 @@ struct DragCommand: AsyncParsableCommand {
         guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
             throw ValidationError("\(option) needs X,Y (two numbers, e.g. 640,360), not '\(text)'.")
         }
+        guard abs(x) <= coordinateLimit, abs(y) <= coordinateLimit else {
+            throw ValidationError("\(option) is beyond the desktop: coordinates go from -10000000 to 10000000, not '\(text)'.")
+        }
         return Point(x: x, y: y)
     }
+
+    /// The largest coordinate the broker takes for a drag's location (`DragManager1`'s ±10,000,000).
+    static let coordinateLimit = 10_000_000.0
 
     /// `APP[/SESSION]` split as `paste --into` splits it, the error naming `option`.
     /// - Throws: `ValidationError` for an empty app or session.

@@ -95,6 +95,44 @@ struct DesktopPictureDragTests {
         #expect(long.texts.last?.hasSuffix("...") == true)
     }
 
+    @Test("a drop far outside every screen still has its label inside the picture", arguments: [
+        Point(x: 5000, y: 5000), Point(x: -5000, y: -5000), Point(x: 1e12, y: 1e12), Point(x: -1e300, y: 1e300),
+    ])
+    func farOffLabel(_ drop: Point) throws {
+        var picture = PictureFixtures.twoScreens
+        picture.drag = .init(steps: [.init(location: Point(x: 500, y: 500), operation: .copy), .init(location: drop, operation: .cancel)],
+                             outcome: .cancel, label: "drag 3: cancel")
+        let document = try SVGDocument(picture.svg())
+        let box = try #require(document.rects(inClass: "drag").last)
+        let x = Double(box["x"] ?? "") ?? -1, y = Double(box["y"] ?? "") ?? -1
+        let width = Double(box["width"] ?? "") ?? 0, height = Double(box["height"] ?? "") ?? 0
+        #expect(x >= 0 && x + width <= 3200 && y >= 0 && y + height <= 1080, "the label box at \(x),\(y) \(width)×\(height)")
+        #expect(document.texts.last == "drag 3: cancel")
+    }
+
+    @Test("10,000 steps, half of them far off, keep the SVG and PNG small and quick to draw")
+    func manySteps() throws {
+        let far = [Point(x: 1e12, y: -1e12), Point(x: -1e300, y: 1e300), Point(x: -50_000, y: 70_000), Point(x: 1e15, y: 3)]
+        let steps = (0..<10_000).map { index -> DesktopPicture.DragPath.Step in
+            let location = index % 2 == 0 ? Point(x: Double(index % 3200), y: Double(index % 1080)) : far[index / 2 % far.count]
+            return .init(location: location, operation: index % 3 == 0 ? .copy : .cancel, isEdge: index % 7 == 0)
+        }
+        var picture = PictureFixtures.twoScreens
+        picture.drag = .init(steps: steps, outcome: .cancel, label: "drag 9: cancel")
+        let clock = ContinuousClock()
+        var svg = ""
+        let svgTime = clock.measure { svg = picture.svg() }
+        var png: [UInt8] = []
+        let pngTime = try clock.measure { png = try picture.png(scale: 0.5) }
+        // Each step is one mark of about 100 bytes and two polyline points: about 1.5 MB.
+        #expect(svg.utf8.count < 3_000_000, "SVG of \(svg.utf8.count) bytes")
+        #expect(try SVGDocument(svg).rootAttributes["viewBox"] == "0 0 3200 1080", "far-off steps do not change the bounds")
+        #expect(png.count < 2_000_000, "PNG of \(png.count) bytes")
+        // Generous limits for a loaded 2-core debug build; the point is "not minutes".
+        #expect(svgTime < .seconds(20) && pngTime < .seconds(60), "SVG \(svgTime), PNG \(pngTime)")
+        print("10,000-step drag: SVG \(svg.utf8.count) bytes in \(svgTime), PNG \(png.count) bytes in \(pngTime)")
+    }
+
     @Test("PNG: the marks, the path between them and the drop ring have their colours (decoded by Python)")
     func pngPixels() async throws {
         let png = try PictureFixtures.withDrag.png(scale: 0.5)

@@ -155,6 +155,11 @@ struct DragCLITests {
             let opened = try await broker.ferry("scene", "open", "org.ferry.notes", "--placement", "right")
             #expect(opened.status == 0, "\(opened.summary)")
             let second = try #require(try await broker.sceneIDs("org.ferry.notes").first { $0 != first })
+            // The new scene and the one beneath it (Gallery's) now cover the first one everywhere:
+            // nothing can be dragged from it until it comes to the front.
+            let hidden = try await broker.ferry("drag", "--from", "org.ferry.notes/\(first.prefix(8))", "--to", "org.ferry.notes")
+            #expect(hidden.status == 4 && hidden.stderr.contains("covered by scenes in front of it"), "\(hidden.summary)")
+            #expect(try await broker.ferry("scene", "activate", first).status == 0)
 
             let move = try await broker.ferry("drag", "--from", "org.ferry.notes/\(first.prefix(8))", "--to", "org.ferry.notes", "--move")
             #expect(move.status == 0, "\(move.summary)")

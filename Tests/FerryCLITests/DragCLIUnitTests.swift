@@ -26,6 +26,9 @@ struct DragCLIUnitTests {
             (["drag", "--from", "a", "--at", "1,2,3"], "--at needs X,Y"),
             (["drag", "--from", "a", "--at", "nan,2"], "--at needs X,Y"),
             (["drag", "--from", "a", "--at", "1,inf"], "--at needs X,Y"),
+            (["drag", "--from", "a", "--at", "1e300,1"], "--at is beyond the desktop: coordinates go from -10000000 to 10000000, not '1e300,1'"),
+            (["drag", "--from", "a", "--at=-10000001,0"], "--at is beyond the desktop"),
+            (["drag", "--from", "a", "--at", "1,2", "--via", "0,1.7e308"], "--via is beyond the desktop"),
             (["drag", "--from", "a", "--at", "1,2", "--via", "3;4"], "--via needs X,Y"),
             (["drag", "--from", "a", "--edge", "top"], "--edge must be left or right, not 'top'"),
             (["drag", "--from", "a", "--at", "1,2", "--screen", "1"], "--screen applies only with --edge"),
@@ -60,6 +63,7 @@ struct DragCLIUnitTests {
     func parsing() throws {
         #expect(try DragCommand.point(" 10 , 20.5 ", option: "--at") == Point(x: 10, y: 20.5))
         #expect(try DragCommand.point("-12,1e3", option: "--at") == Point(x: -12, y: 1000))
+        #expect(try DragCommand.point("-1e7,10000000", option: "--at") == Point(x: -10_000_000, y: 10_000_000), "the limits themselves")
         let command = try DragCommand.parse(["--from", "org.ferry.notes/ABCD", "--via", "10,10", "--via", "20,20",
                                              "--at=-5,7", "--move", "--restricted", "--item", "3", "--json"])
         #expect(command.destination == .point(Point(x: -5, y: 7)))
@@ -79,7 +83,7 @@ struct DragCLIUnitTests {
                 "whole points in between, the end exact")
     }
 
-    @Test("a scene partly covered by one in front is dropped on at its uncovered point nearest the centre")
+    @Test("a scene partly covered by one in front is dropped on at its uncovered point nearest the centre; one covered everywhere is an error")
     func visiblePoint() throws {
         let back = SceneCommand.Session(persistentIdentifier: "BACK", app: "a", state: .foregroundInactive,
                                         frame: Rect(x: 0, y: 0, width: 960, height: 640), stackIndex: 2)
@@ -95,7 +99,11 @@ struct DragCLIUnitTests {
         #expect(point.x > 700 && back.frame?.contains(point) == true && abs(point.y - 320) <= 20, "\(point)")
         let covered = SceneCommand.Session(persistentIdentifier: "ALL", app: "e", state: .background,
                                            frame: Rect(x: -10, y: -10, width: 2000, height: 2000), stackIndex: 1)
-        #expect(try DragRun.visiblePoint(of: back, among: [back, covered]) == Point(x: 480, y: 320), "covered everywhere: the centre")
+        let error = #expect(throws: CLIFailure.self, "covered everywhere: nowhere to drag from or to") {
+            try DragRun.visiblePoint(of: back, among: [back, covered])
+        }
+        #expect(error?.status == .unavailable)
+        #expect(error?.message.contains("ferry scene activate BACK") == true, "\(error?.message ?? "")")
     }
 
     @Test("an edge point is the middle of that edge zone, at most half the screen; no zone is an error")
@@ -167,6 +175,28 @@ struct DragCLIUnitTests {
         #expect(DragCommand.absolutePath("/x/y") == "/x/y")
         #expect(DragCommand.absolutePath("./y") == FileManager.default.currentDirectoryPath + "/y")
         #expect(throws: CLIFailure.self) { try DragCommand.fileItem(folder.path) }
+    }
+
+    @Test("--file with a folder says drag; a FIFO is read once, whole, and sniffed from what was read")
+    func fileItemFolderAndFIFO() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-drag-fifo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try FerryCLI.runArray(["drag", "--from", "a", "--at", "1,2", "--file", folder.path] + noBus)
+        #expect(result.status == 2 && result.stderr == "ferry: cannot drag '\(folder.path)': it is a folder\n", "\(result.stderr)")
+
+        let fifo = folder.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // The writer writes and goes away at once: opening the FIFO a second time would wait forever.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "printf 'milk and eggs' > \"$0\"", fifo.path]
+        try writer.run()
+        defer { writer.waitUntilExit() }
+        let item = try DragCommand.fileItem(fifo.path)
+        #expect(item.representations.first?.type == .utf8PlainText, "sniffed: \(item.representations.map(\.type.identifier))")
+        let content = try #require(item.representations.first).source.load()
+        #expect(String(decoding: content, as: UTF8.self) == "milk and eggs", "nothing of it was lost to sniffing")
     }
 
     @Test("the lines: a move over a scene, an edge, nothing; the outcomes; the same as JSON with nulls")
