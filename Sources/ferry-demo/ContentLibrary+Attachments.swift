@@ -63,33 +63,78 @@ extension ContentLibrary {
         }
     }
 
-    /// Copies the attachments of note `source` to note `note` under the same names (a name the
-    /// target has already keeps the target's file), so a copied note's `[image: …]` lines still
-    /// name files.
-    /// - Returns: the names copied.
+    /// What ``copyAttachments(from:to:)`` did.
+    struct AttachmentCopy: Sendable, Equatable {
+        /// The files written in the target note's folder, by their names there.
+        var copied: [String] = []
+        /// Source name → the target's name of the same file, where they differ (`lake.png` →
+        /// `lake-2.png`: the target had another `lake.png`).
+        var renamed: [String: String] = [:]
+    }
+
+    /// Copies the attachments of note `source` to note `note`, so a copied note's `[image: …]`
+    /// lines still name its pictures: under the same name; when the target has another file of
+    /// that name, under a free one (`lake-2.png`), the copied text's lines then renamed with
+    /// ``renamingAttachmentLines(in:_:)``. A file the target already has with the same bytes
+    /// (the same note copied before) is not copied again.
+    /// - Returns: the names copied and renamed.
     @discardableResult
-    func copyAttachments(from source: String, to note: String) throws(DemoFailure) -> [String] {
-        guard source != note, Self.isValidID(note) else { return [] }
+    func copyAttachments(from source: String, to note: String) throws(DemoFailure) -> AttachmentCopy {
+        guard source != note, Self.isValidID(note) else { return AttachmentCopy() }
         let names = attachments(of: source)
-        guard !names.isEmpty else { return [] }
+        guard !names.isEmpty else { return AttachmentCopy() }
         let folder = attachmentFolder(of: note)
-        return try lock.withLock { _ throws(DemoFailure) -> [String] in
-            var copied: [String] = []
+        return try lock.withLock { _ throws(DemoFailure) -> AttachmentCopy in
+            var result = AttachmentCopy()
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                for name in names where !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) {
-                    try FileManager.default.copyItem(at: attachmentFolder(of: source).appendingPathComponent(name),
-                                                     to: folder.appendingPathComponent(name))
-                    copied.append(name)
+                for name in names {
+                    let file = attachmentFolder(of: source).appendingPathComponent(name)
+                    let bytes = try Data(contentsOf: file)
+                    let (base, ext) = Self.splitExtension(name)
+                    var candidate = name
+                    var n = 1
+                    while true {
+                        let target = folder.appendingPathComponent(candidate)
+                        if Self.isValidID(candidate), !FileManager.default.fileExists(atPath: target.path) {
+                            try FileManager.default.copyItem(at: file, to: target)
+                            result.copied.append(candidate)
+                            break
+                        }
+                        if Self.isValidID(candidate), (try? Data(contentsOf: target)) == bytes { break }
+                        n += 1
+                        candidate = ext.map { "\(base)-\(n).\($0)" } ?? "\(base)-\(n)"
+                        if n > 10_000 { throw DemoFailure(.failure, "no free name for \(name) in \(folder.path)") }
+                    }
+                    if candidate != name { result.renamed[name] = candidate }
                 }
+            } catch let failure as DemoFailure {
+                throw failure
             } catch {
                 throw DemoFailure(.failure, "cannot copy the attachments of \(source) to \(note): \(error)")
             }
-            return copied
+            return result
         }
     }
 
-    /// Deletes item `id`: a note with its attachments, or a photo.
+    /// `text` with each line that is exactly `[image: <old>]` made `[image: <new>]` for the
+    /// attachments ``copyAttachments(from:to:)`` renamed.
+    static func renamingAttachmentLines(in text: String, _ renamed: [String: String]) -> String {
+        guard !renamed.isEmpty else { return text }
+        var lines: [String: String] = [:]
+        for (old, new) in renamed { lines[attachmentLine(old)] = attachmentLine(new) }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { lines[String($0)] ?? String($0) }
+            .joined(separator: "\n")
+    }
+
+    /// `lake.png` → (`lake`, `png`); a name without a dot has no extension.
+    private static func splitExtension(_ name: String) -> (base: String, ext: String?) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, nil) }
+        return (String(name[..<dot]), String(name[name.index(after: dot)...]))
+    }
+
+    /// Deletes item `id`: a note with its attachments, or a photo with its renditions.
     /// - Returns: whether it existed.
     /// - Throws: `DemoFailure` when it exists but cannot be removed.
     @discardableResult
@@ -98,9 +143,8 @@ extension ContentLibrary {
         return try lock.withLock { _ throws(DemoFailure) -> Bool in
             do {
                 try FileManager.default.removeItem(at: url(of: id))
-                if kind == .notes, FileManager.default.fileExists(atPath: attachmentFolder(of: id).path) {
-                    try FileManager.default.removeItem(at: attachmentFolder(of: id))
-                }
+                let extras = kind == .notes ? attachmentFolder(of: id) : renditionFolder(of: id)
+                if FileManager.default.fileExists(atPath: extras.path) { try FileManager.default.removeItem(at: extras) }
                 return true
             } catch {
                 throw DemoFailure(.failure, "cannot delete \(id) from \(directory.path): \(error)")

@@ -10,8 +10,9 @@ import Glibc
 #endif
 
 /// A demo app's content, shared by all its scenes: the notes (`<state>/notes/<id>.txt`) or the
-/// photos (`<state>/photos/<id>`, the id being the file name), copied from the app folder's
-/// `Content/` on first run. Writes are serialized; each one replaces or appends to one file.
+/// photos (`<state>/photos/<id>`, the id being the file name, with their renditions beside them:
+/// ``renditions(of:)``), copied from the app folder's `Content/` on first run. Writes are
+/// serialized; each one replaces or appends to one file.
 final class ContentLibrary: Sendable {
     let kind: DemoKind
     /// `<state dir>/notes` or `<state dir>/photos`.
@@ -19,8 +20,8 @@ final class ContentLibrary: Sendable {
     /// Serializes writes to the library (and its attachments).
     let lock = Mutex(())
 
-    /// Opens the library in `stateDirectory`, copying the app's `Content/` items there when the
-    /// library folder does not exist yet (the first run).
+    /// Opens the library in `stateDirectory`, copying the app's `Content/` items (and Gallery's
+    /// `Content/Renditions/`) there when the library folder does not exist yet (the first run).
     /// - Throws: `DemoFailure` when the folders cannot be made or the content cannot be copied.
     init(kind: DemoKind, stateDirectory: URL, appFolder: URL) throws(DemoFailure) {
         self.kind = kind
@@ -29,18 +30,29 @@ final class ContentLibrary: Sendable {
         guard !files.fileExists(atPath: directory.path) else { return }
         // Copy into a temporary folder first and rename it: a run killed half-way copies again.
         let staging = stateDirectory.appendingPathComponent(".\(kind.contentFolder)-\(getpid())", isDirectory: true)
+        let renditionsStaging = stateDirectory.appendingPathComponent(".renditions-\(getpid())", isDirectory: true)
         do {
             try? files.removeItem(at: staging)
             try files.createDirectory(at: staging, withIntermediateDirectories: true)
             let source = appFolder.appendingPathComponent("Content", isDirectory: true)
             let names = (try? files.contentsOfDirectory(atPath: source.path)) ?? []
+            var copied: [String] = []
             for name in names.sorted() {
                 guard let id = Self.id(forFileNamed: name, kind: kind) else { continue }
                 try files.copyItem(at: source.appendingPathComponent(name), to: staging.appendingPathComponent(Self.fileName(id, kind)))
+                copied.append(id)
+            }
+            if kind == .gallery {
+                // The renditions go in place first: the photos folder is what says the copy is done.
+                try? files.removeItem(at: renditionsStaging)
+                try Self.stageRenditions(from: source, photos: copied, into: renditionsStaging)
+                try? files.removeItem(at: renditionsDirectory)
+                try files.moveItem(at: renditionsStaging, to: renditionsDirectory)
             }
             try files.moveItem(at: staging, to: directory)
         } catch {
             try? files.removeItem(at: staging)
+            try? files.removeItem(at: renditionsStaging)
             throw DemoFailure(.failure, "cannot set up \(directory.path): \(error)")
         }
     }
@@ -63,10 +75,7 @@ final class ContentLibrary: Sendable {
             let stem = String(name.dropLast(4))
             return isValidID(stem) ? stem : nil
         case .gallery:
-            let ext = name.split(separator: ".").last.map { String($0) } ?? ""
-            guard name.contains("."), isValidID(name),
-                  let type = ContentType(filenameExtension: ext), type.conforms(to: .image) else { return nil }
-            return name
+            return isValidID(name) && imageType(ofFileNamed: name) != nil ? name : nil
         }
     }
 
@@ -126,6 +135,8 @@ final class ContentLibrary: Sendable {
                 candidate = "\(base)-\(n)\(suffix)"
                 if n > 10_000 { throw DemoFailure(.failure, "no free name for a new item in \(directory.path)") }
             }
+            // A pasted or dropped photo has no renditions: none left by an earlier photo of its name.
+            if kind == .gallery { try? FileManager.default.removeItem(at: renditionFolder(of: candidate)) }
             try write(data, to: candidate)
             return candidate
         }

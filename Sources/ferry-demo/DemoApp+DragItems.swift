@@ -9,8 +9,9 @@ extension DemoApp {
     /// The item provider a drag of `item` carries (nil when there is no such item):
     /// - Notes: the note's text as `public.utf8-plain-text`, then the `org.ferry.notes.open-note`
     ///   activity (`noteID` in userInfo, as opening the note does); suggested name: the note's id.
-    /// - Gallery: the photo's bytes in its own format (`public.png`, `public.jpeg`; Ferry does not
-    ///   transcode), loaded only when read — so promised, not sent, when large — then the
+    /// - Gallery: the photo's bytes in its own format (`public.png` for `lake.png`), then each of
+    ///   its renditions in another format (``ContentLibrary/renditions(of:)``: `public.jpeg`), each
+    ///   loaded only when read — so promised, not sent, when large — then the
     ///   `org.ferry.gallery.view-photo` activity; suggested name: the file name without extension.
     func dragProvider(for item: String) -> ItemProvider? {
         guard library.contains(item) else { return nil }
@@ -21,14 +22,11 @@ extension DemoApp {
             provider.registerDataRepresentation(for: .utf8PlainText, data: Data(text.utf8))
             provider.suggestedName = item
         case .gallery:
+            guard let type = ContentLibrary.imageType(ofFileNamed: item) else { return nil }
             let url = library.url(of: item)
-            let ext = url.pathExtension
-            guard let type = ContentType(filenameExtension: ext), type.conforms(to: .image) else { return nil }
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int).flatMap { $0 }
-            provider.registerDataRepresentation(for: type, estimatedSize: size.map(Int64.init)) { progress in
-                let data = try Data(contentsOf: url)
-                progress.completedUnitCount = Int64(data.count)
-                return data
+            Self.registerFile(url, as: type, in: &provider)
+            for rendition in library.renditions(of: item) {
+                Self.registerFile(rendition.url, as: rendition.type, in: &provider)
             }
             let stem = url.deletingPathExtension().lastPathComponent
             provider.suggestedName = stem.isEmpty ? item : stem
@@ -36,5 +34,16 @@ extension DemoApp {
         // The activity is built from constants and a checked id; it always validates.
         try? provider.registerObject(kind.activity(for: item, appName: appName))
         return provider
+    }
+
+    /// Registers the bytes of the file at `url` as `type`, read only when asked for, with the
+    /// file's size as the estimate (the library promises a large one rather than sending it).
+    private static func registerFile(_ url: URL, as type: ContentType, in provider: inout ItemProvider) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int).flatMap { $0 }
+        provider.registerDataRepresentation(for: type, estimatedSize: size.map(Int64.init)) { progress in
+            let data = try Data(contentsOf: url)
+            progress.completedUnitCount = Int64(data.count)
+            return data
+        }
     }
 }

@@ -111,13 +111,16 @@ extension DemoSceneDelegate {
                 intake.summary = "\(current) is already here"
                 return
             }
-            var lines = texts
+            // The dragged note's attachments first: its lines name them as the target has them.
+            var copy = ContentLibrary.AttachmentCopy()
+            if let source = intake.sourceNote { copy = try library.copyAttachments(from: source, to: current) }
+            var lines = texts.map { ContentLibrary.renamingAttachmentLines(in: $0, copy.renamed) }
             for (image, name) in images {
                 let saved = try library.saveAttachment(image.data, type: image.contentType, suggestedName: name, toNote: current)
                 intake.attachments.append(saved)
                 lines.append(ContentLibrary.attachmentLine(saved))
             }
-            if let source = intake.sourceNote { intake.attachments += try library.copyAttachments(from: source, to: current) }
+            intake.attachments += copy.copied
             let text = lines.joined(separator: "\n")
             let length = try library.append(text, toNote: current)
             intake.summary = "appended \(text.utf8.count) bytes to \(current) (now \(length) bytes)"
@@ -126,6 +129,11 @@ extension DemoSceneDelegate {
             let body = texts.isEmpty ? "" : texts.joined(separator: "\n") + (texts.last?.hasSuffix("\n") == true ? "" : "\n")
             let note = try library.add(Data(body.utf8), suggestedName: suggestedName, fileExtension: nil)
             intake.note = note
+            var copy = ContentLibrary.AttachmentCopy()
+            if let source = intake.sourceNote {
+                copy = try library.copyAttachments(from: source, to: note)
+                if !copy.renamed.isEmpty { try library.write(Data(ContentLibrary.renamingAttachmentLines(in: body, copy.renamed).utf8), to: note) }
+            }
             var lines: [String] = []
             for (image, name) in images {
                 let saved = try library.saveAttachment(image.data, type: image.contentType, suggestedName: name, toNote: note)
@@ -133,7 +141,7 @@ extension DemoSceneDelegate {
                 lines.append(ContentLibrary.attachmentLine(saved))
             }
             if !lines.isEmpty { _ = try library.append(lines.joined(separator: "\n"), toNote: note) }
-            if let source = intake.sourceNote { intake.attachments += try library.copyAttachments(from: source, to: note) }
+            intake.attachments += copy.copied
             intake.summary = "new note \(note)"
                 + (intake.attachments.isEmpty ? "" : " with \(intake.attachments.joined(separator: ", "))")
         }

@@ -32,18 +32,68 @@ struct DemoDragModelTests {
         #expect(notes.dragProvider(for: "no-such-note") == nil && notes.dragProvider(for: "../etc/passwd") == nil)
     }
 
-    @Test("a photo's drag item: its bytes in its own format, loaded only when read, then the view-photo activity")
+    @Test("a photo's drag item: the original, then its rendition in the other format, each loaded only when read, then the view-photo activity")
     func photoItem() async throws {
         let (gallery, state) = try app("Gallery")
         defer { try? FileManager.default.removeItem(at: state) }
-        let provider = try #require(gallery.dragProvider(for: "beach.jpg"))
-        #expect(provider.registeredContentTypes == [.jpeg, .userActivity])
-        #expect(provider.suggestedName == "beach")
-        let first = try #require(provider.representations.first)
-        #expect(!first.isFile && first.estimatedSize == 852, "a loader with its size: the library promises it")
-        let image = try await provider.loadObject(ofClass: ImageItem.self)
-        #expect(image.data == (try Data(contentsOf: apps.appendingPathComponent("Gallery/Content/beach.jpg"))))
-        #expect(try await provider.loadUserActivity().userInfo["photoID"] == .string("beach.jpg"))
+        let content = apps.appendingPathComponent("Gallery/Content")
+        let beach = try #require(gallery.dragProvider(for: "beach.jpg"))
+        #expect(beach.registeredContentTypes == [.jpeg, .png, .userActivity])
+        #expect(beach.suggestedName == "beach")
+        #expect(beach.representations.prefix(2).map { $0.isFile } == [false, false], "loaders: the library promises large ones")
+        #expect(beach.representations.prefix(2).map(\.estimatedSize) == [852, 1831])
+        // A reader of public.image gets the original; one asking for PNG gets the rendition.
+        let image = try await beach.loadObject(ofClass: ImageItem.self)
+        let original = try Data(contentsOf: content.appendingPathComponent("beach.jpg"))
+        #expect(image.contentType == .jpeg && image.data == original)
+        let png = try await beach.loadData(for: .png)
+        #expect(png.data == (try Data(contentsOf: content.appendingPathComponent("Renditions/beach.jpg/beach.png"))))
+        #expect(try await beach.loadUserActivity().userInfo["photoID"] == .string("beach.jpg"))
+        let lake = try #require(gallery.dragProvider(for: "lake.png"))
+        #expect(lake.registeredContentTypes == [.png, .jpeg, .userActivity])
+        #expect(try await lake.loadData(for: .jpeg).data == (try Data(contentsOf: content.appendingPathComponent("Renditions/lake.png/lake.jpg"))))
+        #expect(try await lake.loadObject(ofClass: ImageItem.self).contentType == .png)
+    }
+
+    @Test("renditions: copied with the photos on the first run, never listed as photos; one per other type; a new photo has none; deleted with the photo")
+    func renditions() throws {
+        let (gallery, state) = try app("Gallery")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let library = gallery.library
+        #expect(library.ids == ["beach.jpg", "lake.png"], "the Renditions folder is not a photo")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.directory.path).sorted() == ["beach.jpg", "lake.png"])
+        #expect(library.renditions(of: "lake.png").map(\.name) == ["lake.jpg"])
+        #expect(library.renditions(of: "lake.png").map(\.type) == [.jpeg])
+        #expect(library.renditions(of: "beach.jpg").map(\.type) == [.png])
+        let folder = library.renditionFolder(of: "lake.png")
+        #expect(folder.path.hasPrefix(state.path) && library.renditions(of: "lake.png")[0].url == folder.appendingPathComponent("lake.jpg"))
+        // Only image files of a type other than the photo's own, one per type (by name), count.
+        for name in ["lake-copy.png", "lake-2.jpeg", "notes.txt", ".hidden.gif", "lake.webp"] {
+            try Data([1, 2, 3]).write(to: folder.appendingPathComponent(name))
+        }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub.gif"), withIntermediateDirectories: true)
+        #expect(library.renditions(of: "lake.png").map(\.name) == ["lake-2.jpeg", "lake.webp"])
+        #expect(library.renditions(of: "no-such.png").isEmpty && library.renditions(of: "../lake.png").isEmpty)
+
+        // A photo added later (a paste, a drop) has none, even where a folder of its name was left.
+        try FileManager.default.createDirectory(at: library.renditionFolder(of: "sea.png"), withIntermediateDirectories: true)
+        try Data([1]).write(to: library.renditionFolder(of: "sea.png").appendingPathComponent("sea.jpg"))
+        #expect(try library.add(Data([0x89, 0x50]), suggestedName: "sea", fileExtension: "png") == "sea.png")
+        #expect(library.renditions(of: "sea.png").isEmpty)
+        #expect(gallery.dragProvider(for: "sea.png")?.registeredContentTypes == [.png, .userActivity])
+
+        #expect(try library.delete("lake.png"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path) && library.ids == ["beach.jpg", "sea.png"])
+
+        // A later run keeps the library as it is: the renditions are not copied again.
+        let again = try ContentLibrary(kind: .gallery, stateDirectory: state, appFolder: apps.appendingPathComponent("Gallery"))
+        #expect(again.renditions(of: "lake.png").isEmpty && again.renditions(of: "beach.jpg").map(\.name) == ["beach.png"])
+
+        // Notes has none.
+        let (notes, notesState) = try app("Notes")
+        defer { try? FileManager.default.removeItem(at: notesState) }
+        #expect(notes.library.renditions(of: "groceries").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: notes.library.renditionsDirectory.path))
     }
 
     @Test("attachments: saved under the note with the type's extension, never replacing one; copied with a note; deleted with it")
@@ -59,14 +109,37 @@ struct DemoDragModelTests {
         #expect(throws: DemoFailure.self) { try library.saveAttachment(png, type: .png, suggestedName: nil, toNote: "../x") }
         #expect(library.attachments(of: "groceries") == ["------x-y.jpeg", "image.png", "lake-2.png", "lake.png"])
         #expect(ContentLibrary.attachmentLine("lake.png") == "[image: lake.png]")
-        #expect(try library.copyAttachments(from: "groceries", to: "meeting").count == 4)
-        #expect(try library.copyAttachments(from: "groceries", to: "meeting").isEmpty, "names the target has are kept")
+        #expect(try library.copyAttachments(from: "groceries", to: "meeting").copied.count == 4)
+        #expect(try library.copyAttachments(from: "groceries", to: "meeting") == .init(), "files the target has are not copied again")
         #expect(try library.delete("groceries"))
         #expect(!library.contains("groceries") && library.attachments(of: "groceries").isEmpty)
         #expect(!FileManager.default.fileExists(atPath: library.attachmentFolder(of: "groceries").path))
         #expect(try !library.delete("groceries"))
         #expect(library.attachments(of: "meeting").count == 4, "the copy's attachments stay")
         #expect(try !library.delete("../Info"))
+    }
+
+    @Test("a copied note's attachment whose name the target uses for another picture gets a free name, and its line follows; the move keeps it")
+    func attachmentNameClash() throws {
+        let (notes, state) = try app("Notes")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let library = notes.library
+        _ = try library.saveAttachment(Data([1]), type: .png, suggestedName: "lake", toNote: "groceries")
+        _ = try library.saveAttachment(Data([3]), type: .png, suggestedName: "sea", toNote: "groceries")
+        _ = try library.saveAttachment(Data([2]), type: .png, suggestedName: "lake", toNote: "meeting")
+        _ = try library.saveAttachment(Data([3]), type: .png, suggestedName: "sea", toNote: "meeting")
+        let copy = try library.copyAttachments(from: "groceries", to: "meeting")
+        #expect(copy.copied == ["lake-2.png"] && copy.renamed == ["lake.png": "lake-2.png"], "sea.png is the same picture: kept as it is")
+        let meeting = library.attachmentFolder(of: "meeting")
+        #expect(try Data(contentsOf: meeting.appendingPathComponent("lake.png")) == Data([2]), "the target's own picture stays")
+        #expect(ContentLibrary.renamingAttachmentLines(in: "milk\n[image: lake.png]\n[image: sea.png]\n", copy.renamed)
+                == "milk\n[image: lake-2.png]\n[image: sea.png]\n")
+        #expect(ContentLibrary.renamingAttachmentLines(in: "see [image: lake.png]", copy.renamed) == "see [image: lake.png]", "whole lines only")
+        // The same note copied again finds its pictures there: nothing new, the same renaming.
+        #expect(try library.copyAttachments(from: "groceries", to: "meeting") == .init(copied: [], renamed: ["lake.png": "lake-2.png"]))
+        // A move then deletes the original: the copy still has its picture.
+        #expect(try library.delete("groceries"))
+        #expect(try Data(contentsOf: meeting.appendingPathComponent("lake-2.png")) == Data([1]))
     }
 
     @Test("the drag book: the dragged item and a kept-in-place drop are reported once; proposals note changes")

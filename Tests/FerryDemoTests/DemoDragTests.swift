@@ -2,6 +2,7 @@ import Ferry
 import FerryModel
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Drag and drop between real `ferry-demo` processes through the real `ferryd` on a private bus,
@@ -10,6 +11,7 @@ import Testing
 struct DemoDragTests {
     static let openNote = "org.ferry.notes.open-note"
     static let lake = TestPaths.fixtures.appendingPathComponent("Apps/Gallery/Content/lake.png")
+    static let lakeJPEG = TestPaths.fixtures.appendingPathComponent("Apps/Gallery/Content/Renditions/lake.png/lake.jpg")
 
     @Test("a photo dragged from Gallery into a Notes Editor is copied: the note gets it as an attachment")
     func photoIntoNote() async throws {
@@ -34,8 +36,10 @@ struct DemoDragTests {
             #expect(outcome.operation == .copy && outcome.target == editor, "\(outcome)")
 
             let began = try await gallery.event("drag-began") { $0.session == grid }
-            #expect(began["photo"] == "lake.png" && began["types"] == "public.png,org.ferry.user-activity", "\(began)")
-            #expect(try await notes.event("drop-entered") { $0.session == editor }["operation"] == "copy")
+            #expect(began["photo"] == "lake.png" && began["types"] == "public.png,public.jpeg,org.ferry.user-activity", "\(began)")
+            let entered = try await notes.event("drop-entered") { $0.session == editor }
+            #expect(entered["operation"] == "copy" && entered["types"] == "public.png,public.jpeg,org.ferry.user-activity", "\(entered)")
+            // Notes reads public.image: it gets the original (PNG), not the JPEG rendition.
             let performed = try await notes.event("drop-performed") { $0.session == editor }
             #expect(performed["note"] == "groceries" && performed["attachments"] == "lake.png"
                     && performed["types"] == "public.png" && performed["operation"] == "copy", "\(performed)")
@@ -51,6 +55,42 @@ struct DemoDragTests {
             let at = (moved["at"] ?? "").split(separator: ",").compactMap { Double($0) }
             #expect(at == [over.x, over.y], "\(moved)")
             #expect(notes.all("drag-moved").isEmpty, "only with --verbose")
+        }
+    }
+
+    @Test("a photo dragged from Gallery offers its original PNG then its JPEG rendition; a target reading public.jpeg gets the JPEG")
+    func photoOffersItsRendition() async throws {
+        try await DemoHarness.with { h in
+            let gallery = try await h.startDemo("Gallery")
+            defer { gallery.process.stop() }
+            let grid = try await gallery.settled().session
+            let readerClient = try await h.dragClient()
+            do {
+                let reader = JPEGReaderApp()
+                let application = try await Application.register(client: readerClient, manifest: JPEGReaderApp.manifest, delegate: reader)
+                #expect(await h.eventually { application.connectedScenes.first != nil }, "the reader's first scene connects")
+                let scene = try #require(application.connectedScenes.first).persistentIdentifier
+                let over = try await h.visiblePoint(of: scene)
+                let (offered, outcome) = try await h.withDragClient { client in
+                    let drag = try await client.beginDrag(fromScene: grid, options: DragOptions(item: 2))
+                    // The initiator sees the drag pasteboard's metadata (never its bytes).
+                    let items = try await client.pasteboard(named: drag.pasteboardName).items
+                    let move = try await drag.move(to: over)
+                    #expect(move.proposal.operation == .copy && move.target == scene, "\(move)")
+                    return (items.map(\.contentTypes), try await drag.drop())
+                }
+                #expect(offered == [[.png, .jpeg, .userActivity]], "lake.png, then its JPEG rendition, then the activity")
+                #expect(outcome.operation == .copy && outcome.target == scene && outcome.types == ["public.jpeg"], "\(outcome)")
+                let jpeg = try Data(contentsOf: Self.lakeJPEG)
+                #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
+                #expect(reader.dropped.withLock { $0 } == [jpeg], "the target got the rendition's bytes")
+                let ended = try await gallery.event("drag-ended") { $0.session == grid }
+                #expect(ended["operation"] == "copy" && ended["photo"] == "lake.png", "\(ended)")
+            } catch {
+                await readerClient.close()
+                throw error
+            }
+            await readerClient.close()
         }
     }
 
@@ -129,6 +169,42 @@ struct DemoDragTests {
             #expect(ended["note"] == "groceries" && ended["target"] == target && ended["deleted"] != nil, "\(ended)")
             #expect(h.note("groceries") == nil, "the source deleted its original")
             #expect(h.note("meeting")?.hasSuffix(groceries) == true && h.note("meeting")!.count > afterCopy.count)
+        }
+    }
+
+    @Test("a note moved into one whose attachment has the same name brings its own picture under a free name, its line renamed")
+    func moveKeepsClashingAttachment() async throws {
+        try await DemoHarness.with { h in
+            let attachments = h.stateDirectory("Notes").appendingPathComponent("attachments")
+            for (note, byte) in [("groceries", UInt8(1)), ("meeting", 2)] {
+                try FileManager.default.createDirectory(at: attachments.appendingPathComponent(note), withIntermediateDirectories: true)
+                try Data([byte]).write(to: attachments.appendingPathComponent("\(note)/lake.png"))
+            }
+            let notes = try await h.startDemo()
+            defer { notes.process.stop() }
+            _ = try await notes.settled()
+            let groceriesFile = h.stateDirectory("Notes").appendingPathComponent("notes/groceries.txt")
+            let groceries = try #require(h.note("groceries")) + "[image: lake.png]\n"
+            try Data(groceries.utf8).write(to: groceriesFile)
+            let source = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "groceries")
+            _ = try await notes.event("saved") { $0.session == source }
+            let target = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "meeting")
+            _ = try await notes.event("saved") { $0.session == target }
+            let over = try await h.visiblePoint(of: target)
+            let outcome = try await h.withDragClient { client in
+                let drag = try await client.beginDrag(fromScene: source, options: DragOptions(allowsMove: true))
+                #expect(try await drag.move(to: over).proposal.operation == .move)
+                return try await drag.drop()
+            }
+            #expect(outcome.operation == .move && outcome.target == target, "\(outcome)")
+            let performed = try await notes.event("drop-performed") { $0.session == target }
+            #expect(performed["attachments"] == "lake-2.png", "\(performed)")
+            let ended = try await notes.event("drag-ended") { $0.session == source }
+            #expect(ended["deleted"] != nil, "\(ended)")
+            #expect(h.note("groceries") == nil)
+            #expect(h.note("meeting")?.hasSuffix("[image: lake-2.png]\n") == true, "\(h.note("meeting") ?? "")")
+            #expect(try Data(contentsOf: attachments.appendingPathComponent("meeting/lake-2.png")) == Data([1]), "the moved note's picture")
+            #expect(try Data(contentsOf: attachments.appendingPathComponent("meeting/lake.png")) == Data([2]), "the target's own picture")
         }
     }
 
