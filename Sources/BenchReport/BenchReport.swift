@@ -101,3 +101,13 @@ public func rounded(_ x: Double) -> String { String(Double(Int((x * 1000).rounde
 public func shortNumber(_ x: Double) -> String {
     x == x.rounded() ? String(Int(x)) : String(x)
 }
+
+/// The running benchmark's name (its executable's file name).
+public var benchProgram: String { String(Spawn.ownPath.split(separator: "/").last ?? "bench") }
+
+/// A note for the log (stderr), prefixed with the benchmark's name: the table script passes
+/// non-JSON lines through anyway.
+public func note(_ text: String) {
+    let line = Array("\(benchProgram): \(text)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}

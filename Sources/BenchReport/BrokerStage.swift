@@ -1,4 +1,3 @@
-import BenchReport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,20 +9,20 @@ import Glibc
 /// only this process has. However this process ends (normally, by an error, a crash, SIGKILL),
 /// the pipe closes and the shell stops every child it was told about and removes the scratch
 /// folder. `stop()` does the same in order and tells the shell it has nothing left to do.
-final class BrokerStage {
+public final class BrokerStage {
     /// The scratch folder: the bus socket, the bus config, ferryd's state and logs.
-    let scratch: String
+    public let scratch: String
     /// The private bus's address.
-    private(set) var address = ""
+    public private(set) var address = ""
     /// ferryd's pid, once started.
-    private(set) var ferrydPID: pid_t = 0
+    public private(set) var ferrydPID: pid_t = 0
     /// The bus daemon's pid, once started.
-    private(set) var busPID: pid_t = 0
+    public private(set) var busPID: pid_t = 0
     private var leashPID: pid_t = 0
     private var leashFD: Int32 = -1
 
     /// Starts the bus and ferryd; on failure stops whatever had started and throws.
-    static func start(ferryd: String) throws -> BrokerStage {
+    public static func start(ferryd: String) throws -> BrokerStage {
         let stage = try BrokerStage()
         do {
             try stage.startBus()
@@ -37,7 +36,7 @@ final class BrokerStage {
 
     private init() throws {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/scene-bench.XXXXXX".utf8CString)
+        var template = Array("\(base)/\(benchProgram).XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw Spawn.Failure(description: "mkdtemp in \(base) failed: errno \(errno)")
         }
@@ -72,7 +71,7 @@ final class BrokerStage {
             rm -rf "$1"
             """
         do {
-            leashPID = try Spawn.start(["/bin/sh", "-c", script, "scene-bench-leash", scratch],
+            leashPID = try Spawn.start(["/bin/sh", "-c", script, "\(benchProgram)-leash", scratch],
                                        stdin: .descriptor(fds[0]), stdout: .null, stderr: .null)
         } catch {
             close(fds[0]); close(fds[1])
@@ -134,14 +133,14 @@ final class BrokerStage {
     }
 
     /// The last lines of a log in the scratch folder.
-    func logTail(_ name: String, lines: Int = 20) -> String {
+    public func logTail(_ name: String, lines: Int = 20) -> String {
         let all = (Spawn.readFile("\(scratch)/\(name)") ?? "").split(separator: "\n")
         return all.suffix(lines).joined(separator: "\n")
     }
 
     /// Stops ferryd (SIGTERM, then SIGKILL after 10 s) and the bus, lets the leash go and removes
     /// the scratch folder. Safe to call twice.
-    func stop() {
+    public func stop() {
         if ferrydPID > 0 {
             let status = Spawn.stop(ferrydPID, grace: 10)
             if status != 0 { note("ferryd exited with status \(status); its log ends:\n\(logTail("ferryd.log"))") }
@@ -164,7 +163,7 @@ final class BrokerStage {
         if access(scratch, F_OK) == 0 { _ = try? Spawn.output(["rm", "-rf", scratch]) }
     }
 
-    /// A session-like bus config listening in `folder`, with limits far above 200 clients.
+    /// A session-like bus config listening in `folder`, with limits far above the clients a benchmark makes.
     static func busConfig(listening folder: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

@@ -1,12 +1,11 @@
-import BenchReport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// CPU time (user + system) of a process, in ms.
-enum CPUTime {
+public enum CPUTime {
     /// Another process's, from /proc/<pid>/stat (clock-tick resolution).
-    static func of(_ pid: pid_t) throws -> Double {
+    public static func of(_ pid: pid_t) throws -> Double {
         guard let stat = Spawn.readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
             throw Spawn.Failure(description: "cannot read /proc/\(pid)/stat (did it exit?)")
         }
@@ -19,7 +18,7 @@ enum CPUTime {
     }
 
     /// This process's, from getrusage.
-    static func ofSelf() -> Double {
+    public static func ofSelf() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1000 + Double(t.tv_usec) / 1000 }
@@ -29,8 +28,9 @@ enum CPUTime {
 
 /// Context switches of a process: the sum over its threads (/proc/<pid>/task/*/status), each
 /// switch a thread going to sleep (voluntary) or being preempted (involuntary).
-enum ContextSwitches {
-    static func of(_ pid: pid_t) -> (voluntary: Int, involuntary: Int) {
+public enum ContextSwitches {
+    /// The sums over the process's threads (zero when it is gone).
+    public static func of(_ pid: pid_t) -> (voluntary: Int, involuntary: Int) {
         var voluntary = 0, involuntary = 0
         guard let folder = opendir("/proc/\(pid)/task") else { return (0, 0) }
         defer { closedir(folder) }

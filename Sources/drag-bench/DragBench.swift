@@ -41,8 +41,8 @@ enum DragBench {
             note("\(error)\n\(Config.usage)")
             exit(64)
         }
-        let stage: DragStage
-        do { stage = try DragStage.start(ferryd: config.ferryd) } catch {
+        let stage: BrokerStage
+        do { stage = try BrokerStage.start(ferryd: config.ferryd) } catch {
             note("error: \(error)")
             exit(1)
         }
@@ -111,10 +111,4 @@ struct Config {
             }
         }
     }
-}
-
-/// A note for the log (stderr): the table script passes non-JSON lines through anyway.
-func note(_ text: String) {
-    let line = Array("drag-bench: \(text)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }

@@ -9,7 +9,7 @@ import Glibc
 /// one-second segments with the anchor between them, and reports.
 struct MoveBench {
     let config: Config
-    let stage: DragStage
+    let stage: BrokerStage
 
     static let bench = "P5"
 

@@ -86,9 +86,3 @@ struct Config {
         }
     }
 }
-
-/// A note for the log (stderr): the table script passes non-JSON lines through anyway.
-func note(_ text: String) {
-    let line = Array("scene-bench: \(text)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-}

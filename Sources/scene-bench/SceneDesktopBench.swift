@@ -245,27 +245,3 @@ struct Memory {
         peak = field("VmHWM")
     }
 }
-
-/// CPU time (user + system) of a process, in ms.
-enum CPUTime {
-    /// Another process's, from /proc/<pid>/stat (clock-tick resolution).
-    static func of(_ pid: pid_t) throws -> Double {
-        guard let stat = Spawn.readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
-            throw Spawn.Failure(description: "cannot read /proc/\(pid)/stat (did ferryd exit?)")
-        }
-        // After "(comm)": state is field 3; utime and stime are fields 14 and 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw Spawn.Failure(description: "cannot parse /proc/\(pid)/stat")
-        }
-        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// This process's, from getrusage.
-    static func ofSelf() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1000 + Double(t.tv_usec) / 1000 }
-        return ms(usage.ru_utime) + ms(usage.ru_stime)
-    }
-}
