@@ -60,7 +60,7 @@ if ! run "$bin/ferry" type conforms public.png public.text; then echo "   → pu
 # already running on this bus.
 if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
      org.freedesktop.DBus.NameHasOwner string:org.ferry.Broker 2>/dev/null | grep -q 'boolean true'; then
-  echo "(org.ferry.Broker already runs on this bus: skipping chapters 4 and 5; FERRY_PRIVATE_BUS=1 make demo runs them)"
+  echo "(org.ferry.Broker already runs on this bus: skipping chapters 4 to 6; FERRY_PRIVATE_BUS=1 make demo runs them)"
 else
   chapter "4. Pasteboards: copy in one process, quit it, paste in another — through ferryd"
   state="$logs/state"
@@ -140,7 +140,7 @@ else
   run ferry scene open org.ferry.gallery --activity org.ferry.gallery.view-photo --info photoID=lake.png
   echo "-- the same note again, with its target content: the Editor whose activation conditions prefer it continues it:"
   run ferry scene open org.ferry.notes --activity org.ferry.notes.open-note --info noteID=groceries --target-content groceries
-  echo "-- a paste action in each app's front scene: its paste configuration decides (Notes takes text, Gallery images):"
+  echo "-- a paste action in each app's front scene: its paste configuration decides (Notes takes text and images, Gallery only images):"
   run ferry copy --text "oat milk"
   run ferry paste --into org.ferry.notes
   run ferry paste --into org.ferry.gallery || echo "   → Gallery declined (exit $?)"
@@ -166,6 +166,33 @@ else
   else
     echo "demo: the scenes did not come back as they were:" >&2; diff "$logs/layout.before" "$logs/layout.after" >&2; exit 1
   fi
+
+  chapter "6. Drag and drop: a photo into a note, a note to the screen's edge"
+  notes_list=$(scene_of org.ferry.notes Default)
+  echo "-- the groceries Editor is closed (the note stays in Notes), and Notes' list comes to the front:"
+  run ferry scene close "$(scene_of org.ferry.notes Editor)"
+  run ferry scene activate "$notes_list"
+  echo "-- a photo dragged from Gallery's grid into Notes' list, in quarter steps; each line is the proposal of the"
+  echo "   scene under the pointer (over Gallery's own scene: cancel). Notes reads the photo only when the drop is performed:"
+  run ferry drag --from org.ferry.gallery --item 2 --to "org.ferry.notes/$notes_list"
+  echo "-- the new note over Gallery: Gallery takes only images, so the proposal is forbidden and nothing is dropped:"
+  run ferry drag --from "org.ferry.notes/$notes_list" --item 3 --to org.ferry.gallery || echo "   → exit $? (the drop ended as forbidden)"
+  echo "-- the note dragged to the right edge of the screen, where no scene takes it: the app that declares its"
+  echo "   org.ferry.notes.open-note activity opens a new scene in the right half (the scene beneath takes the left half):"
+  "$bin/ferry" drag --from "org.ferry.notes/$notes_list" --item 3 --edge right --json >"$logs/edge.json"
+  printf '\033[2m$ ferry drag --from org.ferry.notes/%s --item 3 --edge right --json\033[0m\n' "$notes_list"
+  cat "$logs/edge.json"
+  editor=$(python3 -c 'import json,sys; print([e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "drop"][0]["newSession"])' "$logs/edge.json")
+  "$bin/ferry" scenes --json | python3 -c '
+import json, sys
+scene = next(s for s in json.load(sys.stdin)["scenes"] if s["persistentIdentifier"] == sys.argv[1])
+print("   → the new scene:", scene["configuration"], "titled", repr(scene["title"]), "at", scene["frame"])
+assert scene["configuration"] == "Editor" and scene["title"].endswith("lake"), "the edge drop did not open the note"
+' "$editor"
+  run ferry scenes
+  run ferry desktop --svg "$out/desktop-drag.svg" --png "$out/desktop-drag.png"
+  echo "   → the desktop picture with the last drag's path and the proposal at each step: $out/desktop-drag.svg and .png"
+
   echo "-- what Notes printed, one line per event (its state: one file per scene under its state directory):"
   sed 's/^/   /' "$logs/Notes.log"
   ls "$logs/Notes/scenes" | sed 's/^/   /'
