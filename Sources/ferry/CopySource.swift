@@ -45,14 +45,24 @@ struct CopySource {
     }
 
     /// A named file: checked readable now, sniffed unless `sniff` is false (a `--type` was given).
-    /// - Throws: `CLIFailure` (status 2) when it is missing, unreadable or a folder.
-    static func file(_ path: String, sniff: Bool) throws -> CopySource {
+    /// A FIFO or a device is read now, once, and sniffed from what was read: opening it a second
+    /// time to sniff it would take its first bytes, or wait for a writer that has gone.
+    /// - Throws: `CLIFailure` (status 2) when it is missing, unreadable or a folder (`verb` says
+    ///   what could not be done with a folder).
+    static func file(_ path: String, sniff: Bool, verb: String = "copy") throws -> CopySource {
         guard !path.isEmpty, !path.utf8.contains(0) else { throw CLIFailure("cannot read '\(path)': invalid path") }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
         defer { close(fd) }
         guard let info = LinuxCalls.status(of: fd) else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
-        if LinuxCalls.isDirectory(info) { throw CLIFailure("cannot copy '\(path)': it is a folder") }
+        if LinuxCalls.isDirectory(info) { throw CLIFailure("cannot \(verb) '\(path)': it is a folder") }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var name = base
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { name = String(base[..<dot]) }
+        guard LinuxCalls.isRegularFile(info) else {
+            // A FIFO or a device: read it now, like standard input.
+            return try read(fd, name: "'\(path)'", sniff: sniff, suggestedName: name)
+        }
         var type: ContentType?
         if sniff {
             do {
@@ -61,14 +71,7 @@ struct CopySource {
                 throw CLIFailure(error.description)
             }
         }
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        var name = base
-        if let dot = base.lastIndex(of: "."), dot != base.startIndex { name = String(base[..<dot]) }
-        let size = LinuxCalls.isRegularFile(info) ? UInt64(max(0, info.st_size)) : 0
-        if !LinuxCalls.isRegularFile(info) {
-            // A FIFO or a device: read it now, like standard input.
-            return try read(fd, name: "'\(path)'", sniff: sniff, suggestedName: name)
-        }
+        let size = UInt64(max(0, info.st_size))
         return CopySource(bytes: .file(path: path, size: size), sniffed: type, suggestedName: name.isEmpty ? nil : name)
     }
 

@@ -16,33 +16,12 @@ extension DragCommand {
     /// URL — so an edge drop can open it in an app whose document types accept that type.
     /// - Throws: `CLIFailure` (status 2) when the file is missing, unreadable or a folder.
     static func fileItem(_ path: String) throws -> CopyItem {
-        let source = try fileSource(path)
+        let source = try CopySource.file(path, sniff: true, verb: "drag")
         let url = Array(fileURL(absolutePath(path)).utf8)
         return CopyItem(suggestedName: source.suggestedName, representations: [
             (source.sniffed ?? .data, source),
             (.fileURL, CopySource(bytes: .inline(url), sniffed: .fileURL, suggestedName: nil)),
         ])
-    }
-
-    /// The content of `path`, sniffed. A regular file is sniffed by name and content; a FIFO or a
-    /// device is read once (by ``CopySource/file(_:sniff:)``) and sniffed from what was read, since
-    /// opening it a second time to sniff it would take its first bytes, or wait for a writer that
-    /// has already gone.
-    static func fileSource(_ path: String) throws -> CopySource {
-        var info = stat()
-        // `stat` does not open the file, so it does not wait on a FIFO; errors are left to `CopySource`.
-        if !path.isEmpty, !path.utf8.contains(0), stat(path, &info) == 0 {
-            if (info.st_mode & S_IFMT) == S_IFDIR { throw CLIFailure("cannot drag '\(path)': it is a folder") }
-            if (info.st_mode & S_IFMT) != S_IFREG {
-                var source = try CopySource.file(path, sniff: false)
-                switch source.bytes {
-                case .inline(let bytes): source.sniffed = ContentType.sniff(data: bytes, filename: nil).type
-                case .file(let copy, _): source.sniffed = try? TypeDatabase.shared.sniff(fileAtPath: copy).type
-                }
-                return source
-            }
-        }
-        return try CopySource.file(path, sniff: true)
     }
 
     /// `path` made absolute against the current directory (not resolving links or `..`).
