@@ -145,6 +145,8 @@ struct SceneCLIUnitTests {
         #expect(lines[1] == #"org.evil  one\nfake-app  fake-title\tx\u{1B}[2J\r  1,2 3x4"#)
         #expect(!table.contains("\u{1B}") && !table.contains("\t") && !table.contains("\r"))
         #expect("a\u{2028}b\u{85}c".printableLine() == #"a\u{2028}b\u{85}c"#)
+        #expect("fdp.\u{202E}txt.exe".printableLine() == #"fdp.\u{202E}txt.exe"#, "a right-to-left override is shown, not obeyed")
+        #expect("👩\u{200D}💻 é".printableLine() == "👩\u{200D}💻 é", "joiners and accents stay")
         let long = String(repeating: "é", count: 500)
         let cut = long.printableLine(limit: tableTitleLimit)
         #expect(cut.count == tableTitleLimit && cut.hasSuffix("…"))
