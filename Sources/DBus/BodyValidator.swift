@@ -69,15 +69,50 @@ struct BodyValidator {
         case .unixFD: return .basic(UInt8(ascii: "h"))
         case .bytes: return bytesNode
         case .array(let element, _):
+            // An element of one type code parses to exactly this node: skip building the text.
+            if let node = singleCodeNode(element) { return .array(node) }
             return try SignatureParser.parseSingle("a" + element.rawValue)
         case .dictionary(let key, let value, _):
+            if let keyNode = singleCodeNode(key), case .basic(let keyCode) = keyNode,
+               let valueNode = singleCodeNode(value) {
+                return .dictionary(key: keyCode, value: valueNode)
+            }
             return try SignatureParser.parseSingle("a{" + key.rawValue + value.rawValue + "}")
         case .structure(let fields):
             guard !fields.isEmpty else { throw DBusError.invalidValue("a struct needs at least one field") }
+            if let node = flatStructureNode(fields) { return node }
             let text = "(" + fields.map(\.signature.rawValue).joined() + ")"
             return try SignatureParser.parseSingle(text)
         case .variant: return .variant
         }
+    }
+
+    /// The node of a signature that is one basic type code or `v`, nil for anything else (which
+    /// then goes through the parser).
+    private static func singleCodeNode(_ signature: Signature) -> TypeNode? {
+        let utf8 = signature.rawValue.utf8
+        guard utf8.count == 1, let code = utf8.first else { return nil }
+        if SignatureParser.isBasic(code) { return .basic(code) }
+        return code == UInt8(ascii: "v") ? .variant : nil
+    }
+
+    /// The node of a struct whose fields are all basic values or variants, such as `(dd)`: what
+    /// the parser gives for its text, which is at most 255 bytes (≤ 253 fields) and one struct
+    /// deep. Nil for any other struct (which then goes through the parser).
+    private static func flatStructureNode(_ fields: [DBusValue]) -> TypeNode? {
+        guard fields.count <= SignatureParser.maximumLength - 2 else { return nil }
+        var nodes: [TypeNode] = []
+        nodes.reserveCapacity(fields.count)
+        for field in fields {
+            switch field {
+            case .bytes, .array, .dictionary, .structure: return nil
+            default:
+                // A basic value or a variant: `node(of:)` cannot fail for those.
+                guard let node = try? node(of: field) else { return nil }
+                nodes.append(node)
+            }
+        }
+        return .structure(nodes)
     }
 
     private mutating func align(_ n: Int) { offset = (offset + n - 1) & ~(n - 1) }
@@ -135,7 +170,7 @@ struct BodyValidator {
                 try checkArrayLength(offset - start)
             }
         case (.dictionary(let key, let valueType, let entries), .dictionary(let keyCode, let valueNode)):
-            guard key.rawValue.utf8.elementsEqual([keyCode]), valueType.rawValue == valueNode.text
+            guard key.rawValue.utf8.count == 1, key.rawValue.utf8.first == keyCode, valueType.rawValue == valueNode.text
             else { throw mismatch(value, node) }
             align(4); offset += 4
             align(8)
@@ -152,7 +187,7 @@ struct BodyValidator {
             for (f, n) in zip(fields, nodes) { try check(f, n, depth: depth + 1) }
         case (.variant(let inner), .variant):
             let innerNode = try Self.node(of: inner)
-            offset += 1 + innerNode.text.utf8.count + 1
+            offset += 1 + Self.signatureLength(of: innerNode) + 1
             align(innerNode.alignment)
             try check(inner, innerNode, depth: depth + 1)
         default:

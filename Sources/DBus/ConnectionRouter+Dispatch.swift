@@ -9,34 +9,47 @@ extension ConnectionRouter {
     func dispatchCall(_ envelope: Envelope) {
         guard let connection else { return }
         let message = envelope.message
+        // libdbus validated the sender header field (a bus name) when it loaded the message.
         guard let rawPath = envelope.path, let member = envelope.member,
-              let sender = envelope.sender.flatMap(BusName.init(rawValue:)) else { return }
+              let sender = envelope.sender.map(BusName.init(unchecked:)) else { return }
         guard !closing else {
             return reply(to: envelope, DBusError(.failed, "the connection is closing"))
         }
         let path = ObjectPath(unchecked: rawPath)
         let registry = connection.objects
         let exported = registry.interfaces(at: path)
-        var candidates: [Interface]
-        if let exported {
-            candidates = [StandardInterfaces.introspectable, StandardInterfaces.properties,
-                          StandardInterfaces.peer] + exported
+        let standard: [Interface]
+        if exported != nil {
+            standard = StandardInterfaces.ofObject
         } else if registry.isNode(path) {
-            candidates = [StandardInterfaces.introspectable, StandardInterfaces.peer]
+            standard = StandardInterfaces.ofNode
         } else {
             return reply(to: envelope, DBusError(.unknownObject, "no object at path \(rawPath)"))
         }
-        if let name = envelope.interface {
-            candidates = candidates.filter { $0.name.rawValue == name }
-            if candidates.isEmpty {
-                let error = exported == nil
-                    ? DBusError(.unknownObject, "no object at path \(rawPath)")
-                    : DBusError(.unknownInterface, "no interface '\(name)' at object path \(rawPath)")
-                return reply(to: envelope, error)
+        // The candidates are the standard interfaces, then the exported ones, narrowed to the
+        // call's interface when it names one; the first that has the method serves it. Searched
+        // in place: this runs for every incoming call.
+        let wanted = envelope.interface
+        var named = false
+        var found: (Interface, Method)?
+        func search(_ list: [Interface]) {
+            for candidate in list where wanted == nil || candidate.name.rawValue == wanted {
+                named = true
+                if let method = candidate.method(member) {
+                    found = (candidate, method)
+                    return
+                }
             }
         }
-        guard let interface = candidates.first(where: { $0.method(member) != nil }),
-              let method = interface.method(member) else {
+        search(standard)
+        if found == nil, let exported { search(exported) }
+        if let name = envelope.interface, !named {
+            let error = exported == nil
+                ? DBusError(.unknownObject, "no object at path \(rawPath)")
+                : DBusError(.unknownInterface, "no interface '\(name)' at object path \(rawPath)")
+            return reply(to: envelope, error)
+        }
+        guard let (interface, method) = found else {
             let scope = envelope.interface.map { "interface '\($0)'" } ?? "any interface"
             return reply(to: envelope, DBusError(
                 .unknownMethod, "no method '\(member)' with signature '\(envelope.signature)' in "
@@ -57,8 +70,8 @@ extension ConnectionRouter {
                 let call = MethodCall(message: message, sender: sender, path: path, interface: interface.name,
                                       member: memberName, arguments: try message.body, connection: connection)
                 let values = try await method.handler(call)
-                let produced = values.map(\.signature.rawValue).joined()
-                guard produced == method.outputSignature else {
+                guard Self.signatures(of: values, equal: method.outputSignature) else {
+                    let produced = values.map(\.signature.rawValue).joined()
                     throw DBusError(.failed, "\(interface.name).\(member) returned '\(produced)', "
                         + "declared '\(method.outputSignature)'")
                 }
@@ -68,6 +81,20 @@ extension ConnectionRouter {
             }
             connection.finishHandler(reply: response)
         }
+    }
+
+    /// Whether the signatures of `values`, concatenated, are exactly `expected` — compared piece
+    /// by piece, without building the joined text (this runs for every reply).
+    static func signatures(of values: [DBusValue], equal expected: String) -> Bool {
+        let utf8 = expected.utf8
+        var index = utf8.startIndex
+        for value in values {
+            let part = value.signature.rawValue.utf8
+            guard let end = utf8.index(index, offsetBy: part.count, limitedBy: utf8.endIndex),
+                  utf8[index..<end].elementsEqual(part) else { return false }
+            index = end
+        }
+        return index == utf8.endIndex
     }
 
     private func reply(to envelope: Envelope, _ error: DBusError) {

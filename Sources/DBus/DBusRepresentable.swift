@@ -310,11 +310,15 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value
 
     /// A dictionary; entries are sorted by key so that the encoding is stable.
     public var dbusValue: DBusValue {
-        let entries = map { DBusDictionaryEntry(key: $0.key.dbusValue, value: $0.value.dbusValue) }
-            .map { (DBusValue.sortKey($0.key), $0) }
-            .sorted { $0.0 < $1.0 }
-            .map(\.1)
-        return .dictionary(key: Key.dbusSignature, value: Value.dbusSignature, entries: entries)
+        // One array of (sort key, entry), sorted in place: each sort key is made once.
+        var keyed: [(sortKey: String, entry: DBusDictionaryEntry)] = []
+        keyed.reserveCapacity(count)
+        for (key, value) in self {
+            let keyValue = key.dbusValue
+            keyed.append((DBusValue.sortKey(keyValue), DBusDictionaryEntry(key: keyValue, value: value.dbusValue)))
+        }
+        keyed.sort { $0.sortKey < $1.sortKey }
+        return .dictionary(key: Key.dbusSignature, value: Value.dbusSignature, entries: keyed.map(\.entry))
     }
 }
 

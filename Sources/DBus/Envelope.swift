@@ -7,7 +7,6 @@ struct Envelope: Sendable {
     var interface: String?
     var member: String?
     var sender: String?
-    var destination: String?
     var signature: String
     var noReplyExpected: Bool
     let message: Message
@@ -26,9 +25,13 @@ struct Envelope: Sendable {
         interface = dbus_message_get_interface(raw).map { String(cString: $0) }
         member = dbus_message_get_member(raw).map { String(cString: $0) }
         sender = dbus_message_get_sender(raw).map { String(cString: $0) }
-        destination = dbus_message_get_destination(raw).map { String(cString: $0) }
         signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
         noReplyExpected = dbus_message_get_no_reply(raw) != 0
+    }
+
+    /// The destination, read only when a match rule asks (method calls never need it).
+    var destination: String? {
+        message.withRaw { dbus_message_get_destination($0).map { String(cString: $0) } }
     }
 
     /// One top-level argument as text, for `argN` / `argNpath` matching.

@@ -78,6 +78,10 @@ public struct Method: Sendable {
     /// Where the handler's task runs.
     public let execution: Execution
     let handler: @Sendable (MethodCall) async throws -> [DBusValue]
+    /// The arguments' signatures joined, computed once: every incoming call is checked against it.
+    let inputSignature: String
+    /// The outputs' signatures joined, computed once: every reply is checked against it.
+    let outputSignature: String
 
     /// Where a method's handler runs.
     public enum Execution: Sendable {
@@ -111,10 +115,9 @@ public struct Method: Sendable {
         self.outputs = Argument.list(outputs)
         self.execution = execution
         self.handler = handler
+        inputSignature = self.inputs.map(\.signature.rawValue).joined()
+        outputSignature = self.outputs.map(\.signature.rawValue).joined()
     }
-
-    var inputSignature: String { inputs.map(\.signature.rawValue).joined() }
-    var outputSignature: String { outputs.map(\.signature.rawValue).joined() }
 }
 
 /// A property of an exported interface, served through `org.freedesktop.DBus.Properties`.

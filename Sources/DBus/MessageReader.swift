@@ -89,13 +89,13 @@ enum MessageReader {
             // Borrowed from the message: copy out.
             return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
         }
-        let full = try signature(&iter)
         if elementType == CDBUS_TYPE_DICT_ENTRY {
+            let full = try signature(&iter)
             // full is "a{kv}"
-            let utf8 = Array(full.utf8)
+            let utf8 = full.utf8
             guard utf8.count >= 5 else { throw malformed("dictionary signature '\(full)'") }
-            let key = Signature(unchecked: String(decoding: utf8[2..<3], as: UTF8.self))
-            let value = Signature(unchecked: String(decoding: utf8[3..<(utf8.count - 1)], as: UTF8.self))
+            let key = Signature(unchecked: String(decoding: utf8.dropFirst(2).prefix(1), as: UTF8.self))
+            let value = Signature(unchecked: String(decoding: utf8.dropFirst(3).dropLast(), as: UTF8.self))
             var entries: [DBusDictionaryEntry] = []
             while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
                 var pair = DBusMessageIter()
@@ -108,7 +108,14 @@ enum MessageReader {
             }
             return .dictionary(key: key, value: value, entries: entries)
         }
-        let element = Signature(unchecked: String(full.dropFirst()))
+        let element: Signature
+        if let code = UInt8(exactly: elementType), SignatureParser.isBasic(code) || code == UInt8(ascii: "v") {
+            // A basic or variant element: its signature is its one type code, so there is no
+            // need to ask libdbus for the signature (a malloc'd copy) and cut it.
+            element = Signature(unchecked: String(decoding: CollectionOfOne(code), as: UTF8.self))
+        } else {
+            element = Signature(unchecked: String(try signature(&iter).dropFirst()))
+        }
         var elements: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
             elements.append(try read(&sub))

@@ -15,7 +15,8 @@ enum NameRules {
 
     /// Interface and error names: two or more elements of `[A-Za-z_][A-Za-z0-9_]*`.
     static func checkDotted(_ name: String, kind: String) throws {
-        let bytes = Array(name.utf8)
+        // The UTF-8 view is walked in place: these checks run for every name literal evaluated.
+        let bytes = name.utf8
         guard !bytes.isEmpty else { throw fail(kind, name, "empty") }
         guard bytes.count <= maximumLength else {
             throw fail(kind, name, "longer than \(maximumLength) bytes")
@@ -44,7 +45,7 @@ enum NameRules {
 
     /// Member names: one element of `[A-Za-z_][A-Za-z0-9_]*`.
     static func checkMember(_ name: String) throws {
-        let bytes = Array(name.utf8)
+        let bytes = name.utf8
         guard let first = bytes.first else { throw fail("member name", name, "empty") }
         guard bytes.count <= maximumLength else {
             throw fail("member name", name, "longer than \(maximumLength) bytes")
@@ -61,7 +62,7 @@ enum NameRules {
     /// `[A-Za-z0-9_-]`, at least two, well-known elements not starting with a digit.
     static func checkBusName(_ name: String) throws {
         let kind = "bus name"
-        var bytes = Array(name.utf8)[...]
+        var bytes = Substring(name).utf8
         guard !bytes.isEmpty else { throw fail(kind, name, "empty") }
         guard bytes.count <= maximumLength else {
             throw fail(kind, name, "longer than \(maximumLength) bytes")

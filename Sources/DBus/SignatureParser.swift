@@ -44,7 +44,17 @@ indirect enum TypeNode: Sendable, Hashable {
 enum SignatureParser {
     static let maximumLength = 255
     static let maximumDepth = 32
-    static let basicCodes: Set<UInt8> = Set("ybnqiuxtdsogh".utf8)
+    /// Whether `code` is a basic type code (`ybnqiuxtdsogh`); a switch, cheaper than hashing.
+    static func isBasic(_ code: UInt8) -> Bool {
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "h"):
+            return true
+        default:
+            return false
+        }
+    }
 
     static func basicAlignment(_ code: UInt8) -> Int {
         switch code {
@@ -87,7 +97,7 @@ enum SignatureParser {
         guard i < b.count else { throw failure(text, "incomplete type") }
         let c = b[i]
         i += 1
-        if basicCodes.contains(c) { return .basic(c) }
+        if isBasic(c) { return .basic(c) }
         switch c {
         case UInt8(ascii: "v"):
             return .variant
@@ -103,7 +113,7 @@ enum SignatureParser {
                 }
                 guard i < b.count else { throw failure(text, "unterminated dict entry") }
                 let key = b[i]
-                guard basicCodes.contains(key) else {
+                guard isBasic(key) else {
                     throw failure(text, "a dict entry key must be a basic type")
                 }
                 i += 1

@@ -6,6 +6,10 @@ enum StandardInterfaces {
     static let propertiesName: InterfaceName = "org.freedesktop.DBus.Properties"
     static let peerName: InterfaceName = "org.freedesktop.DBus.Peer"
     static let names: Set<InterfaceName> = [introspectableName, propertiesName, peerName]
+    /// What an exported object answers besides its own interfaces, in dispatch order.
+    static let ofObject: [Interface] = [introspectable, properties, peer]
+    /// What a node without interfaces of its own (a parent of exported objects) answers.
+    static let ofNode: [Interface] = [introspectable, peer]
 
     /// `org.freedesktop.DBus.Introspectable`: the XML of the object at the call's path.
     static let introspectable = Interface(introspectableName) {
