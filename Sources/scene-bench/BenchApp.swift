@@ -48,7 +48,7 @@ final class BenchApp: Sendable {
     func register() async throws {
         _ = try await connection.call(
             destination: Self.brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "RegisterApp",
-            body: [.string(appID), .bytes(Self.manifest(appID: appID)), .objectPath(Self.clientPath),
+            body: [.string(appID), .bytes(benchManifest(appID: appID)), .objectPath(Self.clientPath),
                    ["scenes": DBusValue.boolean(true)].dbusValue],
             timeout: .seconds(30))
     }
@@ -125,40 +125,5 @@ final class BenchApp: Sendable {
                 return [result.dbusValue]
             }
         }
-    }
-
-    /// A minimal valid Info.plist for `appID`: multiple scenes, one "Default" window configuration.
-    static func manifest(appID: String) -> [UInt8] {
-        let xml = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-              <key>CFBundleIdentifier</key>
-              <string>\(appID)</string>
-              <key>CFBundleName</key>
-              <string>Bench \(appID.split(separator: ".").last ?? "")</string>
-              <key>UIApplicationSceneManifest</key>
-              <dict>
-                <key>UIApplicationSupportsMultipleScenes</key>
-                <true/>
-                <key>UISceneConfigurations</key>
-                <dict>
-                  <key>UIWindowSceneSessionRoleApplication</key>
-                  <array>
-                    <dict>
-                      <key>UISceneConfigurationName</key>
-                      <string>Default</string>
-                      <key>UISceneDelegateClassName</key>
-                      <string>BenchSceneDelegate</string>
-                    </dict>
-                  </array>
-                </dict>
-              </dict>
-            </dict>
-            </plist>
-
-            """
-        return Array(xml.utf8)
     }
 }
