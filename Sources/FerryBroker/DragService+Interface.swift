@@ -23,8 +23,9 @@ extension DragService {
         }
     }
 
-    /// `org.ferry.DragSession1` for a drag. Its properties never change, so they are answered
-    /// from the values captured here; Move runs on the connection's thread (P5).
+    /// `org.ferry.DragSession1` for a drag. Its fixed properties are answered from the values
+    /// captured here, the live ones (State, Location, Target, Operation) from the actor; Move
+    /// runs on the connection's thread (P5).
     nonisolated func sessionInterface(_ session: DragSession) -> Interface {
         let number = session.number, initiator = session.initiator
         let constants: [(MemberName, Signature, DBusValue)] = [
@@ -43,6 +44,13 @@ extension DragService {
             constants.map { name, signature, value in
                 InterfaceMember.property(Property(name, signature, get: { _ in value }))
             }
+            Property("State", "s", get: { _ in .string(try await self.live(number).state.rawValue) })
+            Property("Location", "(dd)", get: { _ in
+                let location = try await self.live(number).location
+                return .structure([.double(location.x), .double(location.y)])
+            })
+            Property("Target", "s", get: { _ in .string(try await self.live(number).current?.id ?? "") })
+            Property("Operation", "s", get: { _ in .string(try await self.live(number).proposal.operation.name) })
             Method("Move", in: ["location": "(dd)"], out: ["operation": "s", "precise": "b", "target": "s", "edge": "s"],
                    execution: .connectionThread) { call in
                 try await check(call)
@@ -60,5 +68,14 @@ extension DragService {
             }
             Signal("Moved", ["location": "(dd)", "target": "s", "operation": "s"])
         }
+    }
+}
+
+extension DragService {
+    /// A running drag, for its live properties.
+    /// - Throws: `FerryModelError` `.notFound` once it has ended.
+    func live(_ number: Int) throws -> DragSession {
+        guard let session = sessions[number] else { throw FerryModelError(.notFound, "drag \(number) has ended") }
+        return session
     }
 }

@@ -78,12 +78,17 @@ struct DragSessionTests {
         try await DragBus.cancel(stage.tool, session)
     }
 
-    @Test("a target proposing forbidden gets no PerformDrop; the drop ends as forbidden with a reason")
+    @Test("a target proposing forbidden gets no PerformDrop; the drop ends as forbidden with a reason; the live properties follow the drag")
     func forbidden() async throws {
         let stage = try await DragStage.start(gallery: .init(proposal: "forbidden"))
         defer { stage.stop() }
         let (session, _) = try await DragBus.begin(stage.tool, scene: stage.notesScene)
         #expect(try await DragBus.move(stage.tool, session, 1300, 400) == .init(operation: "forbidden", target: stage.galleryScene))
+        // The live properties say the same, read on demand.
+        #expect(try await DragBus.property(stage.tool, session, "State") == .string("dragging"))
+        #expect(try await DragBus.property(stage.tool, session, "Location") == .structure([.double(1300), .double(400)]))
+        #expect(try await DragBus.property(stage.tool, session, "Target") == .string(stage.galleryScene))
+        #expect(try await DragBus.property(stage.tool, session, "Operation") == .string("forbidden"))
         let outcome = try await DragBus.drop(stage.tool, session)
         #expect(DragBus.string(outcome, "operation") == "forbidden")
         #expect(DragBus.string(outcome, "reason").contains("refuses"))
