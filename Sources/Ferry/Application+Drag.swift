@@ -85,8 +85,18 @@ extension Application {
         if let scene = scene(for: identifier) {
             await scene.delegate.scene(scene, dragSessionDidEnd: end)
         }
-        // The drag pasteboard is gone: its promised providers may go (after reads in flight).
-        if let path = try? ObjectPath(PasteboardName.objectPath("org.ferry.drag.\(end.id)")) {
+        await releasePromises(ofDrag: end.id)
+    }
+
+    /// The broker that ran this app's drags is gone: they are forgotten (their `Moved` watches
+    /// stop) and the promised providers of those from its scenes go.
+    func forgetDrags() async {
+        for drag in drags.reset() { await releasePromises(ofDrag: drag) }
+    }
+
+    /// The drag's pasteboard is gone: its promised providers may go (after reads in flight).
+    private func releasePromises(ofDrag drag: String) async {
+        if let path = try? ObjectPath(PasteboardName.objectPath("org.ferry.drag.\(drag)")) {
             await client.promises.reconcile(path: path, live: [])
         }
     }

@@ -69,4 +69,18 @@ final class DragTracker: Sendable {
         source.subscription?.cancel()
         await source.watch?.value
     }
+
+    /// Forgets every drag (the broker that ran them is gone; a new one numbers drags from 1
+    /// again): the `Moved` watches stop. Returns the drags that came from this app's scenes.
+    func reset() -> [String] {
+        let sources = state.withLock { s -> [String: Source] in
+            defer { s = State() }
+            return s.sources
+        }
+        for source in sources.values {
+            source.subscription?.cancel()
+            source.watch?.cancel()
+        }
+        return Array(sources.keys)
+    }
 }

@@ -81,6 +81,8 @@ extension FerryClient {
                 do {
                     for try await change in changes {
                         guard let self else { break }
+                        // The drags of the broker that went away ended with it.
+                        await Application.of(self)?.forgetDrags()
                         let registration = self.state.withLock { s -> (String, [UInt8])? in
                             s.brokerOwner = change.newOwner
                             guard change.newOwner != nil, let appID = s.appID, let manifest = s.manifest else { return nil }

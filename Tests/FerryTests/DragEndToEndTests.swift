@@ -241,6 +241,24 @@ struct DragEndToEndTests {
         }
     }
 
+    @Test("the broker dies mid-drag: the source app forgets the drag and lets its promised items go")
+    func brokerDiesMidDrag() async throws {
+        var source = DragBehaviour()
+        source.texts = ["big"]
+        source.imageBytes = 3 << 20
+        try await DragStage.with(source: source, target: DragBehaviour()) { s in
+            let drag = try await s.tool.beginDrag(fromScene: s.sourceScene)
+            _ = try await drag.move(to: DragStage.overTarget)
+            #expect(await s.sourceClient.hasPendingPromises, "the 3 MiB image is promised by the source app")
+            let daemon = try #require(s.fixture.daemon)
+            daemon.send(SIGKILL)
+            _ = await daemon.waitForExit()
+            try await DragStage.eventually("the source to let the dead broker's drag go") {
+                await s.sourceClient.hasPendingPromises == false
+            }
+        }
+    }
+
     @Test("a target whose dropSessionDidUpdate awaits a bus call (the drag's metadata) answers in time, move after move")
     func updateAwaitingTheBus() async throws {
         var target = DragBehaviour()
