@@ -16,12 +16,10 @@ struct DemoDragTests {
     @Test("a photo dragged from Gallery into a Notes Editor is copied: the note gets it as an attachment")
     func photoIntoNote() async throws {
         try await DemoHarness.with { h in
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery", ["--verbose"])
-            defer { gallery.process.stop() }
-            _ = try await notes.settled()
-            let grid = try await gallery.settled().session
+            let apps = try await h.startNotesAndGallery(galleryArguments: ["--verbose"])
+            defer { apps.stop() }
+            let (notes, gallery) = (apps.notes, apps.gallery)
+            let grid = apps.grid
             let editor = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "groceries")
             _ = try await notes.event("saved") { $0.session == editor }
             let over = try await h.visiblePoint(of: editor)
@@ -103,12 +101,10 @@ struct DemoDragTests {
             var big = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
             big.append(Data((0..<(20 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }))
             try big.write(to: photos.appendingPathComponent("big.png"))
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery")
-            defer { gallery.process.stop() }
-            _ = try await notes.settled()
-            let grid = try await gallery.settled().session
+            let apps = try await h.startNotesAndGallery()
+            defer { apps.stop() }
+            let notes = apps.notes
+            let grid = apps.grid
             let editor = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "meeting")
             _ = try await notes.event("saved") { $0.session == editor }
             let over = try await h.visiblePoint(of: editor)
@@ -211,12 +207,11 @@ struct DemoDragTests {
     @Test("a note dragged onto Gallery is forbidden and nothing changes; a cancelled drag changes nothing either")
     func forbiddenAndCancel() async throws {
         try await DemoHarness.with { h in
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery")
-            defer { gallery.process.stop() }
-            let list = try await notes.settled().session
-            let grid = try await gallery.settled().session
+            let apps = try await h.startNotesAndGallery()
+            defer { apps.stop() }
+            let (notes, gallery) = (apps.notes, apps.gallery)
+            let list = apps.list
+            let grid = apps.grid
             let overGrid = try await h.visiblePoint(of: grid)
             let overList = try await h.visiblePoint(of: list)
 
@@ -300,12 +295,10 @@ struct DemoDragTests {
     @Test("the source killed mid-drag: the target hears the drag end as cancel within a second or so, nothing is dropped")
     func sourceKilledMidDrag() async throws {
         try await DemoHarness.with { h in
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery")
-            defer { gallery.process.stop() }
-            _ = try await notes.settled()
-            let grid = try await gallery.settled().session
+            let apps = try await h.startNotesAndGallery()
+            defer { apps.stop() }
+            let (notes, gallery) = (apps.notes, apps.gallery)
+            let grid = apps.grid
             let editor = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "meeting")
             _ = try await notes.event("saved") { $0.session == editor }
             let over = try await h.visiblePoint(of: editor)
@@ -331,12 +324,11 @@ struct DemoDragTests {
     @Test("a drag restricted to Gallery is invisible to Notes: cancel over its scene, which hears nothing")
     func restrictedDrag() async throws {
         try await DemoHarness.with { h in
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery")
-            defer { gallery.process.stop() }
-            let list = try await notes.settled().session
-            let grid = try await gallery.settled().session
+            let apps = try await h.startNotesAndGallery()
+            defer { apps.stop() }
+            let (notes, gallery) = (apps.notes, apps.gallery)
+            let list = apps.list
+            let grid = apps.grid
             let overList = try await h.visiblePoint(of: list)
             let outcome = try await h.withDragClient { client in
                 let drag = try await client.beginDrag(fromScene: grid, options: DragOptions(restrictedToApp: true))
@@ -353,12 +345,10 @@ struct DemoDragTests {
     @Test("make demo's path with `ferry drag`: a photo into Notes, then that note to the right edge opens an Editor of it")
     func ferryDragCommand() async throws {
         try await DemoHarness.with { h in
-            let notes = try await h.startDemo()
-            defer { notes.process.stop() }
-            let gallery = try await h.startDemo("Gallery")
-            defer { gallery.process.stop() }
-            let list = try await notes.settled().session
-            _ = try await gallery.settled()
+            let apps = try await h.startNotesAndGallery()
+            defer { apps.stop() }
+            let notes = apps.notes
+            let list = apps.list
             let ferry = try BuiltProducts.executable("ferry")
             let photo = try await ChildProcess.run(ferry, ["drag", "--from", "org.ferry.gallery", "--item", "2", "--to", "org.ferry.notes/\(list)"],
                                                    environment: h.bus.environment(), timeout: .seconds(30))

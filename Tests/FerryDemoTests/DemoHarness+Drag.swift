@@ -14,7 +14,42 @@ struct DesktopScene: Sendable {
     var stackIndex: Int
 }
 
+/// Notes and Gallery running, each with its first scene settled: Notes' list and Gallery's grid.
+struct NotesAndGallery {
+    let notes: DemoProcess
+    let gallery: DemoProcess
+    let list: String
+    let grid: String
+
+    /// Stops both apps.
+    func stop() {
+        notes.process.stop()
+        gallery.process.stop()
+    }
+}
+
 extension DemoHarness {
+    /// Starts Notes, then Gallery (with `galleryArguments`), and waits for each first scene.
+    func startNotesAndGallery(galleryArguments: [String] = []) async throws -> NotesAndGallery {
+        let notes = try await startDemo()
+        let gallery: DemoProcess
+        do {
+            gallery = try await startDemo("Gallery", galleryArguments)
+        } catch {
+            notes.process.stop()
+            throw error
+        }
+        do {
+            let list = try await notes.settled().session
+            let grid = try await gallery.settled().session
+            return NotesAndGallery(notes: notes, gallery: gallery, list: list, grid: grid)
+        } catch {
+            notes.process.stop()
+            gallery.process.stop()
+            throw error
+        }
+    }
+
     /// The default desktop: one 1920×1080 screen.
     static let screen = Rect(x: 0, y: 0, width: 1920, height: 1080)
 
