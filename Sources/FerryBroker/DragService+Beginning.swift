@@ -112,9 +112,9 @@ extension DragService {
 
         let number = nextNumber
         nextNumber += 1
-        let pasteboard = "\(PasteboardName.reservedPrefix)drag.\(number)"
+        let pasteboard = TransientPasteboard.Kind.drag.name(number)
         let parties = Set([caller.uniqueName] + (sourceUniqueName.map { [$0] } ?? []))
-        let pasteboardPath = try await pasteboards.createDragPasteboard(pasteboard, access: DragPasteboardAccess(
+        let pasteboardPath = try await pasteboards.createTransientPasteboard(pasteboard, access: TransientPasteboardAccess(
             writers: source == nil ? [] : parties, metadataReaders: parties,
             contentReaders: Set(sourceUniqueName.map { [$0] } ?? [])))
         var allowsMove = request.allowsMove && source != nil
@@ -126,7 +126,7 @@ extension DragService {
                 allowsMove = allowsMove && offered.allowsMove
                 restricted = restricted || offered.restrictedToApp
             } catch {
-                await pasteboards.removeDragPasteboard(pasteboard)
+                await pasteboards.removeTransientPasteboard(pasteboard)
                 throw error
             }
         }
@@ -144,7 +144,7 @@ extension DragService {
         do {
             try connection.export(sessionInterface(session), at: path)
         } catch {
-            await pasteboards.removeDragPasteboard(pasteboard)
+            await pasteboards.removeTransientPasteboard(pasteboard)
             throw error
         }
         sessions[number] = session

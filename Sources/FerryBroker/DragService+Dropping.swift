@@ -43,7 +43,7 @@ extension DragService {
         session.state = .performing
         sessions[number]?.state = .performing
         records[number]?.state = .performing
-        pasteboards.updateDragAccess(session.pasteboard) { $0.acceptsWrites = false }
+        pasteboards.updateTransientAccess(session.pasteboard) { $0.acceptsWrites = false }
         let target = session.offersEdge ? "edge:\(session.edgeZone?.rawValue ?? "")" : session.current?.id ?? ""
         records[number]?.append(DragRecord.Step(location: session.location, target: target,
                                                 operation: session.proposal.operation))
@@ -71,20 +71,20 @@ extension DragService {
         let items = await currentItems(session.number, fresh: true)
         let info = dropInfo(session, scene, items: items, at: session.location, operation: operation)
         let alreadyReader = scene.uniqueName == session.sourceUniqueName
-        pasteboards.updateDragAccess(session.pasteboard) { $0.contentReaders.insert(scene.uniqueName) }
+        pasteboards.updateTransientAccess(session.pasteboard) { $0.contentReaders.insert(scene.uniqueName) }
         let reply: [DBusValue]
         do {
             reply = try await scene.callbacks.call("PerformDrop", [.string(session.id), .string(scene.id), info],
                                                    timeout: Self.performTimeout)
         } catch {
             if !alreadyReader {
-                pasteboards.updateDragAccess(session.pasteboard) { $0.contentReaders.remove(scene.uniqueName) }
+                pasteboards.updateTransientAccess(session.pasteboard) { $0.contentReaders.remove(scene.uniqueName) }
             }
             let message = (error as? FerryModelError)?.message ?? "\(error)"
             return Ending(operation: .cancel, reason: "the drop failed in \(scene.appID): \(message)")
         }
         if !alreadyReader {
-            pasteboards.updateDragAccess(session.pasteboard) { $0.contentReaders.remove(scene.uniqueName) }
+            pasteboards.updateTransientAccess(session.pasteboard) { $0.contentReaders.remove(scene.uniqueName) }
         }
         var ending = Ending(operation: operation, target: scene.id)
         if reply.count == 1, let result = try? VariantDictionary(dbusValue: reply[0].unwrappingVariants) {
@@ -150,7 +150,7 @@ extension DragService {
             ], timeout: Self.noticeTimeout)
         }
         connection.unexport(session.path)
-        await pasteboards.removeDragPasteboard(session.pasteboard)
+        await pasteboards.removeTransientPasteboard(session.pasteboard)
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "DragEnded",
                              body: [.objectPath(session.path), .string(ending.operation.name)])
         var record = records.removeValue(forKey: number) ?? DragRecord(number: number, sourceApp: session.sourceApp,

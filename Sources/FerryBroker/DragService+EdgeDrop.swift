@@ -22,7 +22,7 @@ extension DragService {
     /// while the answer is still found for the next moves.
     func canOpenAtEdge(_ number: Int) async -> Bool {
         guard let session = sessions[number] else { return false }
-        let items = session.isAppIcon ? [] : ((try? await pasteboards.dragItems(session.pasteboard)) ?? []).map(\.id)
+        let items = session.isAppIcon ? [] : ((try? await pasteboards.transientItems(session.pasteboard)) ?? []).map(\.id)
         if let check = sessions[number]?.edgeCheck, check.items == items { return check.possible == true }
         sessions[number]?.edgeCheck = (items, nil)
         let possible = await Self.within(Self.proposalTimeout) {
@@ -47,7 +47,7 @@ extension DragService {
         if session.isAppIcon { return (EdgeDropPlan(appID: session.sourceApp), nil) }
         let items: [StoredItem]
         do {
-            items = try await pasteboards.dragItems(session.pasteboard)
+            items = try await pasteboards.transientItems(session.pasteboard)
         } catch {
             return (nil, "the drag's items are gone")
         }
@@ -72,7 +72,7 @@ extension DragService {
         }
         for (index, item) in items.enumerated()
         where item.representations.contains(where: { $0.contentType.conforms(to: .fileURL) }) {
-            guard let bytes = try? await pasteboards.dragBytes(session.pasteboard, item: index, type: .fileURL, limit: 64 * 1024),
+            guard let bytes = try? await pasteboards.transientBytes(session.pasteboard, item: index, type: .fileURL, limit: 64 * 1024),
                   let text = String(validating: bytes, as: UTF8.self),
                   let url = URL(string: text), url.isFileURL else { continue }
             var types = item.representations.map(\.contentType).filter {
@@ -91,7 +91,7 @@ extension DragService {
 
     /// The user activity of an item (held or promised), nil when unreadable.
     private func readActivity(_ session: DragSession, item: Int) async -> UserActivity? {
-        guard let bytes = try? await pasteboards.dragBytes(session.pasteboard, item: item, type: .userActivity,
+        guard let bytes = try? await pasteboards.transientBytes(session.pasteboard, item: item, type: .userActivity,
                                                            limit: Self.activityLimit) else { return nil }
         return try? UserActivity(archivedData: Data(bytes))
     }

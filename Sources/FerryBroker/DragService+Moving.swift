@@ -20,7 +20,7 @@ extension DragService {
         if let under {
             let entering = session.current?.id != under.id
             if entering {
-                pasteboards.updateDragAccess(session.pasteboard) { $0.metadataReaders.insert(under.uniqueName) }
+                pasteboards.updateTransientAccess(session.pasteboard) { $0.metadataReaders.insert(under.uniqueName) }
                 sessions[number]?.entered[under.id] = DragSession.Entered(target: under)
             }
             sessions[number]?.current = under
@@ -89,7 +89,7 @@ extension DragService {
         let now = ContinuousClock.now
         if !fresh, let cached = sessions[number]?.items, now - cached.at < Self.itemsFreshness { return cached.items }
         guard let pasteboard = sessions[number]?.pasteboard else { return [] }
-        let items = (try? await pasteboards.dragItems(pasteboard)) ?? []
+        let items = (try? await pasteboards.transientItems(pasteboard)) ?? []
         sessions[number]?.items = (now, items)
         return items
     }

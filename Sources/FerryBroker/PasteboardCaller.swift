@@ -34,7 +34,7 @@ struct PasteboardCaller: Sendable {
 
 /// Items held in memory only, never in the store: those of a write that contained a sensitive
 /// item (the store records only that the pasteboard changed; served until the next change of
-/// that pasteboard), and a drag pasteboard's (see ``DragPasteboard``). Gone after a restart.
+/// that pasteboard), and a transient pasteboard's (see ``TransientPasteboard``). Gone after a restart.
 struct VolatileContent: Sendable {
     /// The pasteboard's change count when these items became current; for a sensitive write they
     /// are current only while the store's change count is still this.

@@ -33,7 +33,7 @@ extension PasteboardService {
             }
             Method("Items", out: ["items": "aa{sv}"], execution: .connectionThread) { call in
                 let caller = try await self.resolve(call)
-                try self.checkDragAccess(name, caller, .metadataReader)
+                try self.checkTransientAccess(name, caller, .metadataReader)
                 let snapshot = try await self.snapshot(name)
                 return [PasteboardMetadata.items(snapshot.items, sensitive: snapshot.volatile?.sensitive ?? [], for: caller)]
             }
@@ -53,27 +53,27 @@ extension PasteboardService {
                 return []
             }
             Method("Clear", out: ["change_count": "t"]) { call in
-                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "Clear")
+                try self.refuseOnTransientPasteboard(name, try await self.resolve(call), "Clear")
                 let count = try self.store.clear(name)
                 await self.didChange(name, changeCount: count)
                 return [.uint64(count)]
             }
             Method("History", out: ["entries": "aa{sv}"]) { call in
                 let caller = try await self.resolve(call)
-                try self.refuseOnDragPasteboard(name, caller, "History")
+                try self.refuseOnTransientPasteboard(name, caller, "History")
                 try Self.requireHistory(name)
                 let entries = try self.store.history()
                 return [.array(element: "a{sv}", elements: entries.map { PasteboardMetadata.historyEntry($0, for: caller) })]
             }
             Method("RestoreHistory", in: ["index": "u"], out: ["change_count": "t"]) { call in
-                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "RestoreHistory")
+                try self.refuseOnTransientPasteboard(name, try await self.resolve(call), "RestoreHistory")
                 try Self.requireHistory(name)
                 let count = try self.store.restoreHistory(Int(try call.argument(0, as: UInt32.self)))
                 await self.didChange(name, changeCount: count)
                 return [.uint64(count)]
             }
             Method("ClearHistory") { call in
-                try self.refuseOnDragPasteboard(name, try await self.resolve(call), "ClearHistory")
+                try self.refuseOnTransientPasteboard(name, try await self.resolve(call), "ClearHistory")
                 try Self.requireHistory(name)
                 try self.store.clearHistory()
                 return []
@@ -82,11 +82,11 @@ extension PasteboardService {
         }
     }
 
-    /// A drag pasteboard's `Name` and `ChangeCount` are metadata: its metadata readers only.
+    /// A transient pasteboard's `Name` and `ChangeCount` are metadata: its metadata readers only.
     /// Nothing to check (and no caller to resolve) on other pasteboards.
     nonisolated func checkDragProperty(_ call: MethodCall, pasteboard name: String) async throws {
-        guard isDragPasteboard(name) else { return }
-        try checkDragAccess(name, try await resolve(call), .metadataReader)
+        guard isTransientPasteboard(name) else { return }
+        try checkTransientAccess(name, try await resolve(call), .metadataReader)
     }
 
     static func requireHistory(_ name: String) throws {
@@ -113,16 +113,16 @@ extension PasteboardService {
         return PasteboardCaller(caller: caller, app: app)
     }
 
-    /// The pasteboard's change count (a drag pasteboard's from memory).
+    /// The pasteboard's change count (a transient pasteboard's from memory).
     nonisolated func changeCount(of name: String) throws -> UInt64 {
-        isDragPasteboard(name) ? try dragContent(name).changeCount : try store.changeCount(of: name)
+        isTransientPasteboard(name) ? try transientContent(name).changeCount : try store.changeCount(of: name)
     }
 
     /// The pasteboard's change count and current items (in memory for a sensitive write or a
-    /// drag pasteboard).
+    /// transient pasteboard).
     nonisolated func snapshot(_ name: String) async throws -> PasteboardSnapshot {
-        if isDragPasteboard(name) {
-            let content = try dragContent(name)
+        if isTransientPasteboard(name) {
+            let content = try transientContent(name)
             return PasteboardSnapshot(changeCount: content.changeCount, items: content.items(at: Date()), volatile: content)
         }
         let (cached, generation) = contentsCache.lookup(name, now: Date())
@@ -142,16 +142,16 @@ extension PasteboardService {
     /// `SetItems`: validates everything, then reads and writes off the caller's thread.
     nonisolated func setItems(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
-        let isDrag = try checkDragAccess(name, caller, .writer)
+        let isDrag = try checkTransientAccess(name, caller, .writer)
         let options = BusDictionary(call.arguments.count > 1 ? try call.argument(1, as: VariantDictionary.self) : [:], path: "options")
         let append = try options.bool("append") ?? false
         if append && !isDrag {
-            throw FerryModelError(.invalidArgument, "append is only for a drag pasteboard while its drag runs",
+            throw FerryModelError(.invalidArgument, "append is only for a drag's or share's pasteboard while it runs",
                                   keyPath: "options.append")
         }
         let write = try PasteboardWrite(parsing: try call.argument(0, as: [VariantDictionary].self), writer: caller)
         if isDrag {
-            let (count, ids) = try await setDragItems(write, append: append, pasteboard: name)
+            let (count, ids) = try await setTransientItems(write, append: append, pasteboard: name)
             return [.uint64(count), .array(element: .string, elements: ids.map { .string($0.uuidString) })]
         }
         let store = self.store
@@ -178,21 +178,21 @@ extension PasteboardService {
                 throw FerryModelError(.tooLarge, "\(bytes.count) bytes inline; at most \(PasteboardWrite.maximumInlineData) (send an fd)",
                                       keyPath: "data")
             }
-            if try fulfillDrag(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
+            if try fulfillTransient(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
             if try await fulfillVolatile(item: item, type: type, data: Data(bytes), from: caller.uniqueName) { return }
             try await BlockingWork.run {
                 try store.fulfillPromise(item: item, representation: type, data: .bytes(Data(bytes)), from: caller.uniqueName)
             }
         case .unixFD(let descriptor):
             try PasteboardWrite.checkReadable(descriptor, positional: false, keyPath: "data")
-            if let room = dragRoom(holding: item) {
+            if let room = transientRoom(holding: item) {
                 let data = try await BlockingWork.run {
                     try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: max(0, room),
                                              timeout: store.descriptorTimeout, keyPath: "data")
                 }
-                // The drag may have ended while the fd was read: then nothing was fulfilled.
-                guard try fulfillDrag(item: item, type: type, data: data, from: caller.uniqueName) else {
-                    throw FerryModelError(.notFound, "item \(identifier) is gone (its drag has ended)", keyPath: "item_id")
+                // The drag or share may have ended while the fd was read: then nothing was fulfilled.
+                guard try fulfillTransient(item: item, type: type, data: data, from: caller.uniqueName) else {
+                    throw FerryModelError(.notFound, "item \(identifier) is gone (its drag or share has ended)", keyPath: "item_id")
                 }
                 return
             }

@@ -31,7 +31,7 @@ extension PasteboardService {
     }
 
     /// At most `limit` bytes of a promised representation, for pattern detection (and the
-    /// broker's own reads of drag items); nil when the owner cannot serve them within `timeout`
+    /// broker's own reads of drag and share items); nil when the owner cannot serve them within `timeout`
     /// (nil: the relay's).
     nonisolated func fetchPromised(owner: String, item: UUID, type: ContentType, limit: Int,
                                    timeout: Duration? = nil) async -> [UInt8]? {
@@ -41,7 +41,7 @@ extension PasteboardService {
 
     /// `FinishTransfer`: how many bytes the source wrote, once it has finished.
     nonisolated func finishTransfer(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
-        try checkDragAccess(name, try await resolve(call), .contentReader)
+        try checkTransientAccess(name, try await resolve(call), .contentReader)
         let transfer = try call.argument(0, as: String.self)
         return [.uint64(try await relay.finish(transfer, caller: call.sender))]
     }

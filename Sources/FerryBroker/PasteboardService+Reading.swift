@@ -18,11 +18,11 @@ extension PasteboardService {
     /// the source app). Every allowed read is logged.
     nonisolated func read(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
-        let isDrag = try checkDragAccess(name, caller, .contentReader)
+        let isDrag = try checkTransientAccess(name, caller, .contentReader)
         let index = try call.argument(0, as: UInt32.self)
         let requested = try PasteboardWrite.contentType(try call.argument(1, as: String.self), keyPath: "type")
         let options = BusDictionary(try call.argument(2, as: VariantDictionary.self), path: "options")
-        // A content reader of a drag reads because the user dropped (or is the source itself).
+        // A content reader of a drag or share reads because the user dropped or chose the activity (or is the source itself).
         let userAction = try options.bool("user-action") ?? false || isDrag
         let expectedCount = try options.uint64("change-count")
         let preferFD = try options.bool("fd") ?? false
@@ -108,7 +108,7 @@ extension PasteboardService {
     /// matches. Not a paste: no policy, not logged, no bytes leave the broker.
     nonisolated func detectPatterns(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
-        try checkDragAccess(name, caller, .metadataReader)
+        try checkTransientAccess(name, caller, .metadataReader)
         var patterns: Set<DetectionPattern> = []
         for (index, patternName) in try call.argument(0, as: [String].self).enumerated() {
             guard let pattern = DetectionPattern(rawValue: patternName) else {

@@ -58,9 +58,9 @@ public actor PasteboardService {
     /// find none and need not wait for it).
     nonisolated let hasVolatileContent = Mutex<Set<String>>([])
     var announced: [String: UInt64] = [:]
-    /// The drag pasteboards, by name: who may use them and their items (memory only). A Mutex,
+    /// The transient pasteboards (drags', shares'), by name: who may use them and their items (memory only). A Mutex,
     /// not actor state, so that access checks and reads need no hop to the actor.
-    nonisolated let drags = Mutex<[String: DragPasteboard]>([:])
+    nonisolated let transients = Mutex<[String: TransientPasteboard]>([:])
 
     /// Makes the service; nothing is exported until ``exportAll()``.
     /// - Parameters:
@@ -108,7 +108,7 @@ public actor PasteboardService {
 
     /// The object path of the pasteboard `name`, creating (durably) and exporting it if needed.
     ///
-    /// A reserved name (``PasteboardName/reservedPrefix``) is never created: an existing drag
+    /// A reserved name (``PasteboardName/reservedPrefix``) is never created: an existing transient
     /// pasteboard's path is given to its writers and metadata readers (and to the broker itself,
     /// `caller` nil); a reserved pasteboard an older store holds stays reachable.
     ///
@@ -121,14 +121,14 @@ public actor PasteboardService {
     public func pasteboardPath(named name: String, caller: String? = nil) throws -> ObjectPath {
         try PasteboardName.validate(name)
         if PasteboardName.isReserved(name), !exported.contains(name) {
-            let allowed = drags.withLock { drags in
-                drags[name].map { drag in
-                    caller.map { drag.access.writers.contains($0) || drag.access.metadataReaders.contains($0) } ?? true
+            let allowed = transients.withLock { transients in
+                transients[name].map { transient in
+                    caller.map { transient.access.writers.contains($0) || transient.access.metadataReaders.contains($0) } ?? true
                 } ?? false
             }
             guard allowed else {
                 throw FerryModelError(.invalidArgument, "\"\(name)\": names starting with \"\(PasteboardName.reservedPrefix)\" are "
-                                      + "reserved for the broker's own pasteboards (a drag's is given to the parties of the drag)")
+                                      + "reserved for the broker's own pasteboards (a drag's or share's is given to its parties)")
             }
             return try ObjectPath(PasteboardName.objectPath(name))
         }
@@ -146,7 +146,7 @@ public actor PasteboardService {
     public func removePasteboard(_ name: String) throws {
         try PasteboardName.validate(name)
         if PasteboardName.isReserved(name), !exported.contains(name) {
-            throw FerryModelError(.invalidArgument, "\"\(name)\" is one of the broker's own pasteboards: a drag's goes when its drag ends")
+            throw FerryModelError(.invalidArgument, "\"\(name)\" is one of the broker's own pasteboards: a drag's or share's goes when it ends")
         }
         let last = try store.changeCount(of: name)
         try store.removePasteboard(name)
@@ -186,7 +186,7 @@ public actor PasteboardService {
     }
 
     /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`, to everyone, or only to
-    /// `recipients` (unique names: a drag pasteboard's parties, so that nobody else learns of its
+    /// `recipients` (unique names: a transient pasteboard's parties, so that nobody else learns of its
     /// changes).
     func announce(_ name: String, changeCount: UInt64, to recipients: Set<String>? = nil) {
         if let last = announced[name], last >= changeCount { return }
@@ -280,7 +280,7 @@ public actor PasteboardService {
     /// Turns the promises of `owner` into unavailable markers, in the store and in memory.
     public func dropPromises(of owner: String) {
         defer { contentsCache.invalidateAll() }
-        dropDragPromises(of: owner)
+        dropTransientPromises(of: owner)
         for name in Array(volatile.keys) {
             _ = volatile[name]?.dropPromises(of: owner)
         }

@@ -7,7 +7,7 @@ import Testing
 
 /// Who may use a drag pasteboard, reserved names, the methods it lacks, and its removal.
 @Suite("ferryd: drag pasteboard access")
-struct DragPasteboardAccessTests {
+struct TransientPasteboardAccessTests {
     typealias F = FerrydFixture
     typealias B = DragBroker
 
@@ -21,7 +21,7 @@ struct DragPasteboardAccessTests {
         let performer = try await broker.fixture.connect()
         let outsider = try await broker.fixture.connect()
         let (s, e, p) = (source.uniqueName.rawValue, entered.uniqueName.rawValue, performer.uniqueName.rawValue)
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, e], contentReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s, e], contentReaders: [s]))
         try await B.setItems(source, [Self.text])
 
         // The outsider: nothing at all, with a message naming the drag.
@@ -57,7 +57,7 @@ struct DragPasteboardAccessTests {
         #expect(try await B.property(outsider, "Version", at: F.general) == .uint32(1), "other pasteboards stay open")
 
         // The drop: writes stop, the performer may read (only while it is a content reader).
-        broker.pasteboards.updateDragAccess(B.name) { access in
+        broker.pasteboards.updateTransientAccess(B.name) { access in
             access.acceptsWrites = false
             access.contentReaders.insert(p)
         }
@@ -65,10 +65,10 @@ struct DragPasteboardAccessTests {
         #expect(late?.name == "org.ferry.Error.PermissionDenied")
         #expect(late?.message.contains("drop has started") == true)
         #expect(try await F.read(performer, 0, "public.text", at: B.path).bytes() == Array("dragged".utf8))
-        broker.pasteboards.updateDragAccess(B.name) { $0.contentReaders.remove(p) }
+        broker.pasteboards.updateTransientAccess(B.name) { $0.contentReaders.remove(p) }
         let after = await F.failure { _ = try await F.read(performer, 0, "public.text", at: B.path) }
         #expect(after?.name == "org.ferry.Error.PermissionDenied")
-        broker.pasteboards.updateDragAccess("org.ferry.drag.99") { $0.contentReaders.insert(p) }  // unknown: nothing
+        broker.pasteboards.updateTransientAccess("org.ferry.drag.99") { $0.contentReaders.insert(p) }  // unknown: nothing
 
         for connection in [source, entered, performer, outsider] { await connection.close() }
         await broker.stop()
@@ -80,7 +80,7 @@ struct DragPasteboardAccessTests {
         let source = try await broker.fixture.connect()
         let outsider = try await broker.fixture.connect()
         let s = source.uniqueName.rawValue
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
         // Every Changed of every pasteboard the bus routes to each connection, in the order emitted.
         let rule = MatchRule(sender: F.broker, interface: F.pasteboardInterface, member: "Changed")
         let partySignals = try await source.subscribe(to: rule)
@@ -95,7 +95,7 @@ struct DragPasteboardAccessTests {
         #expect(first?.path == F.general)
         #expect(try first?.body == [.uint64(general)])
 
-        await broker.pasteboards.removeDragPasteboard(B.name)
+        await broker.pasteboards.removeTransientPasteboard(B.name)
         let (afterRemoval, _) = try await B.setItems(source, [Self.text], at: F.general)
         #expect(try (await F.next(partySignals))?.path == B.path, "the last Changed reaches the party")
         let next = try await F.next(outsiderSignals)
@@ -113,7 +113,7 @@ struct DragPasteboardAccessTests {
         let broker = try await DragBroker.start()
         let source = try await broker.fixture.connect()
         let s = source.uniqueName.rawValue
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
         try await B.setItems(source, [Self.text])
         for (member, body) in [("Clear", []), ("History", []), ("RestoreHistory", [.uint32(0)]), ("ClearHistory", [])]
             as [(MemberName, [DBusValue])] {
@@ -132,7 +132,7 @@ struct DragPasteboardAccessTests {
         let entered = try await broker.fixture.connect()
         let performerOnly = try await broker.fixture.connect()
         let outsider = try await broker.fixture.connect()
-        try await broker.createDrag(DragPasteboardAccess(writers: [source.uniqueName.rawValue],
+        try await broker.createDrag(TransientPasteboardAccess(writers: [source.uniqueName.rawValue],
                                                          metadataReaders: [entered.uniqueName.rawValue],
                                                          contentReaders: [performerOnly.uniqueName.rawValue]))
         func pasteboard(_ connection: Connection, _ name: String) async throws -> ObjectPath {
@@ -150,15 +150,21 @@ struct DragPasteboardAccessTests {
         let remove = await F.failure { _ = try await F.call(source, "RemovePasteboard", [.string(B.name)]) }
         #expect(remove?.name == "org.ferry.Error.InvalidArgument")
 
-        // The broker itself makes only org.ferry.drag.<n>, once each.
-        for name in ["org.ferry.drag.", "org.ferry.drag.x", "general", "notes"] {
+        // The broker itself makes only org.ferry.drag.<n> and org.ferry.share.<n>, once each.
+        for name in ["org.ferry.drag.", "org.ferry.drag.x", "org.ferry.share.-1", "org.ferry.shares.1", "general", "notes"] {
             await #expect(throws: FerryModelError.self, "\(name)") {
-                _ = try await broker.pasteboards.createDragPasteboard(name, access: DragPasteboardAccess())
+                _ = try await broker.pasteboards.createTransientPasteboard(name, access: TransientPasteboardAccess())
             }
         }
         await #expect(throws: FerryModelError.self) {
-            _ = try await broker.pasteboards.createDragPasteboard(B.name, access: DragPasteboardAccess())
+            _ = try await broker.pasteboards.createTransientPasteboard(B.name, access: TransientPasteboardAccess())
         }
+        let share = try await broker.pasteboards.createTransientPasteboard("org.ferry.share.1",
+                                                                            access: TransientPasteboardAccess(writers: [source.uniqueName.rawValue]))
+        #expect(share.rawValue == "/org/ferry/Pasteboard/org_2eferry_2eshare_2e1")
+        let notParty = await F.failure { _ = try await F.items(outsider, at: share) }
+        #expect(notParty?.message.contains("only the parties of share 1 may") == true, "\(notParty?.message ?? "")")
+        await broker.pasteboards.removeTransientPasteboard("org.ferry.share.1")
         for connection in [source, entered, performerOnly, outsider] { await connection.close() }
         await broker.stop()
     }
@@ -168,23 +174,23 @@ struct DragPasteboardAccessTests {
         let broker = try await DragBroker.start()
         let source = try await broker.fixture.connect()
         let s = source.uniqueName.rawValue
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
         try await B.setItems(source, [Self.text])
         try await B.setItems(source, [Self.text], append: true)
         let changes = try await F.changes(source, at: B.path)
-        await broker.pasteboards.removeDragPasteboard(B.name)
+        await broker.pasteboards.removeTransientPasteboard(B.name)
         #expect(try (await F.next(changes))?.body == [.uint64(3)])
         let gone = await F.failure { _ = try await F.items(source, at: B.path) }
         #expect(gone != nil && gone?.name.hasPrefix("org.ferry.Error") == false, "the object is gone: \(gone?.name ?? "")")
-        await #expect(throws: FerryModelError.self) { _ = try await broker.pasteboards.dragItems(B.name) }
+        await #expect(throws: FerryModelError.self) { _ = try await broker.pasteboards.transientItems(B.name) }
         let path = await F.failure {
             _ = try await F.call(source, "Pasteboard", [.string(B.name), .variantDictionary([:])])
         }
         #expect(path?.name == "org.ferry.Error.InvalidArgument")
-        await broker.pasteboards.removeDragPasteboard(B.name)  // twice: nothing
+        await broker.pasteboards.removeTransientPasteboard(B.name)  // twice: nothing
 
         // The same drag number can serve again (a new ferryd run counts from 1 again).
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s]))
         #expect(try await F.items(source, at: B.path).isEmpty)
         #expect(try await B.property(source, "ChangeCount") == .uint64(0))
         changes.cancel()

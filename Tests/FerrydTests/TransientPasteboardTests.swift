@@ -69,8 +69,8 @@ struct DragBroker {
     }
 
     /// Creates the drag pasteboard `org.ferry.drag.1` as the drag service would.
-    func createDrag(_ access: DragPasteboardAccess) async throws {
-        let path = try await pasteboards.createDragPasteboard(Self.name, access: access)
+    func createDrag(_ access: TransientPasteboardAccess) async throws {
+        let path = try await pasteboards.createTransientPasteboard(Self.name, access: access)
         #expect(path == Self.path)
     }
 
@@ -100,7 +100,7 @@ final class Counter: Sendable {
 }
 
 @Suite("ferryd: drag pasteboards")
-struct DragPasteboardTests {
+struct TransientPasteboardTests {
     typealias F = FerrydFixture
     typealias B = DragBroker
 
@@ -110,7 +110,7 @@ struct DragPasteboardTests {
         let source = try await broker.fixture.connect()
         let target = try await broker.app("org.ferry.notes")
         let (s, t) = (source.uniqueName.rawValue, target.uniqueName.rawValue)
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
         let changes = try await F.changes(target, at: B.path)
         #expect(try await B.property(target, "ChangeCount") == .uint64(0))
         #expect(try await B.property(target, "Name") == .string(B.name))
@@ -148,7 +148,7 @@ struct DragPasteboardTests {
         #expect(!listed.contains(B.name))
         #expect(!(try broker.store.pasteboards()).contains(B.name), "nothing of a drag reaches the store")
         #expect(throws: FerryModelError.self) { try broker.store.changeCount(of: B.name) }
-        #expect(try await broker.pasteboards.dragItems(B.name).map(\.representations.count) == [1, 1])
+        #expect(try await broker.pasteboards.transientItems(B.name).map(\.representations.count) == [1, 1])
 
         changes.cancel()
         await source.close()
@@ -156,7 +156,7 @@ struct DragPasteboardTests {
         await broker.stop()
     }
 
-    @Test("a promised representation is served by the writing app straight to the target; Fulfill makes it held; dragBytes for the broker")
+    @Test("a promised representation is served by the writing app straight to the target; Fulfill makes it held; transientBytes for the broker")
     func promisedRead() async throws {
         let broker = try await DragBroker.start()
         let activity = Array("{\"activityType\":\"org.ferry.notes.open-note\"}".utf8)
@@ -166,7 +166,7 @@ struct DragPasteboardTests {
                                           onServe: { served.count.withLock { $0 += 1 } })
         let target = try await broker.app("org.ferry.gallery", manifest: "Gallery")
         let (s, t) = (source.uniqueName.rawValue, target.uniqueName.rawValue)
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
         let (_, ids) = try await B.setItems(source, [
             F.item([F.promised("public.png", estimatedSize: 300_000), F.promised("org.ferry.user-activity"),
                     F.promised("public.jpeg")]),
@@ -180,12 +180,12 @@ struct DragPasteboardTests {
 
         // The broker's own read (the edge drop's user activity): no paste, but the app serves it.
         let type = ContentType.userActivity
-        #expect(try await broker.pasteboards.dragBytes(B.name, item: 0, type: type, limit: 4096) == activity)
+        #expect(try await broker.pasteboards.transientBytes(B.name, item: 0, type: type, limit: 4096) == activity)
         await #expect(throws: FerryModelError.self) {
-            _ = try await broker.pasteboards.dragBytes(B.name, item: 0, type: type, limit: 10)
+            _ = try await broker.pasteboards.transientBytes(B.name, item: 0, type: type, limit: 10)
         }
-        #expect(try await broker.pasteboards.dragBytes(B.name, item: 3, type: type, limit: 4096) == nil)
-        #expect(try await broker.pasteboards.dragBytes(B.name, item: 0, type: .plainText, limit: 4096) == nil)
+        #expect(try await broker.pasteboards.transientBytes(B.name, item: 3, type: type, limit: 4096) == nil)
+        #expect(try await broker.pasteboards.transientBytes(B.name, item: 0, type: .plainText, limit: 4096) == nil)
 
         // Fulfill: the promise becomes held bytes, within the drag's pasteboard.
         let jpeg = F.pattern(50_000, seed: 2)
@@ -203,7 +203,7 @@ struct DragPasteboardTests {
         try await Task.sleep(for: .milliseconds(300))
         let gone = await F.failure { _ = try await F.read(target, 0, "public.png", at: B.path) }
         #expect(gone?.name == "org.ferry.Error.Unavailable")
-        #expect(try await broker.pasteboards.dragBytes(B.name, item: 0, type: type, limit: 4096) == nil)
+        #expect(try await broker.pasteboards.transientBytes(B.name, item: 0, type: type, limit: 4096) == nil)
         await target.close()
         await broker.stop()
     }
@@ -215,7 +215,7 @@ struct DragPasteboardTests {
         let source = try await broker.app("org.ferry.notes", serving: ["public.png": photo])
         let target = try await broker.app("org.ferry.gallery", manifest: "Gallery")
         let (s, t) = (source.uniqueName.rawValue, target.uniqueName.rawValue)
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s, t], contentReaders: [s, t]))
         try await B.setItems(source, [F.item([F.promised("public.png", estimatedSize: 100_000)])])
         let first = try await F.read(target, 0, "public.png", at: B.path)
         let second = try await F.read(target, 0, "public.png", at: B.path)
@@ -224,7 +224,7 @@ struct DragPasteboardTests {
         // Finished during the drag (on any pasteboard object: a transfer is the reader's).
         #expect(try await F.pasteboard(target, "FinishTransfer", [.string(first.transfer)], at: F.general) == [.uint64(100_000)])
 
-        await broker.pasteboards.removeDragPasteboard(B.name)
+        await broker.pasteboards.removeTransientPasteboard(B.name)
         let late = await F.failure { _ = try await F.pasteboard(target, "FinishTransfer", [.string(second.transfer)], at: F.general) }
         #expect(late?.name == "org.ferry.Error.NotFound", "\(late?.name ?? "answered")")
         for connection in [source, target] { await connection.close() }
@@ -236,7 +236,7 @@ struct DragPasteboardTests {
         let broker = try await DragBroker.start()
         let source = try await broker.fixture.connect()
         let s = source.uniqueName.rawValue
-        try await broker.createDrag(DragPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
+        try await broker.createDrag(TransientPasteboardAccess(writers: [s], metadataReaders: [s], contentReaders: [s]))
         let (_, first) = try await B.setItems(source, [F.item([F.representation("public.utf8-plain-text", "one")])])
         let (count, second) = try await B.setItems(source, [F.item([F.representation("public.utf8-plain-text", "two")])],
                                                    append: true)
