@@ -35,6 +35,10 @@ public final class Application: Sendable {
     let saves: SceneSaveQueue
     /// The drags this app's scenes take part in, as source or as drop target.
     let drags = DragTracker()
+    /// The delegate's application activities, as last registered (`Application+Share.swift`).
+    let applicationActivities = Mutex<[any ApplicationActivity]>([])
+    /// The shares whose items this app's scenes provided, until their `ShareCompleted`.
+    let providedShares = Mutex<Set<String>>([])
 
     /// The applications registered through each client (one per client), so the client's
     /// `org.ferry.Client1` finds them. An application lives as long as its process.
@@ -56,11 +60,12 @@ public final class Application: Sendable {
     ///     `CFBundleIdentifier` is the app id.
     ///   - delegate: the app's delegate.
     /// - Throws: `FerryError`: `.invalidArgument` (a malformed manifest naming the key path, an
-    ///   application already registered through `client`, another app id on this connection),
-    ///   `.permissionDenied` (the app id is held by another live connection), `.tooLarge`,
-    ///   `.noBroker`.
+    ///   application already registered through `client`, another app id on this connection, a
+    ///   malformed or repeated application activity), `.permissionDenied` (the app id is held by
+    ///   another live connection), `.tooLarge`, `.noBroker`.
     ///
-    /// D-Bus: `org.ferry.Broker1.RegisterApp`.
+    /// D-Bus: `org.ferry.Broker1.RegisterApp`, then `org.ferry.Sharing1.RegisterActivities` when
+    /// the delegate has ``ApplicationDelegate/applicationActivities(for:)``.
     public static func register(client: FerryClient, manifest bytes: [UInt8], delegate: any ApplicationDelegate)
         async throws(FerryError) -> Application {
         let manifest: AppManifest
@@ -81,7 +86,9 @@ public final class Application: Sendable {
         }
         application.saves.start(for: application)
         do {
+            try application.prepareActivities()
             try await client.register(appID: manifest.bundleIdentifier, manifest: bytes)
+            try await application.registerActivities()
         } catch {
             installed.withLock { all in if all[key] === application { all[key] = nil } }
             application.saves.stop()

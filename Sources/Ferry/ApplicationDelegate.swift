@@ -1,8 +1,8 @@
 import FerryModel
 
 /// What an app does for its scenes as a whole (Apple's `UIApplicationDelegate`, scene part):
-/// chooses a connecting scene's configuration, makes its scene delegate, and forgets discarded
-/// sessions.
+/// chooses a connecting scene's configuration, makes its scene delegate, forgets discarded
+/// sessions, and names the activities it performs for shares.
 public protocol ApplicationDelegate: AnyObject, Sendable {
     /// The configuration for a connecting scene (Apple's
     /// `application(_:configurationForConnecting:options:)`), typically chosen by the type of
@@ -16,6 +16,13 @@ public protocol ApplicationDelegate: AnyObject, Sendable {
     /// These sessions are gone for good (destroyed now, or while the app was not running):
     /// forget their saved state (Apple's `application(_:didDiscardSceneSessions:)`).
     func application(_ application: Application, didDiscardSceneSessions persistentIdentifiers: [String]) async
+    /// The activities this app performs for anyone's share (Apple's application activities,
+    /// `UIActivity` subclasses). Asked once when the app registers and again after every
+    /// re-registration with a broker that restarted; the library registers them with the broker
+    /// and answers its `CanPerformActivities` and `PerformActivity` calls with them.
+    ///
+    /// D-Bus: `org.ferry.Sharing1.RegisterActivities`.
+    func applicationActivities(for application: Application) -> [any ApplicationActivity]
 }
 
 extension ApplicationDelegate {
@@ -24,4 +31,6 @@ extension ApplicationDelegate {
                             options: SceneConnectionOptions) async -> SceneConfiguration? { nil }
     /// Does nothing.
     public func application(_ application: Application, didDiscardSceneSessions persistentIdentifiers: [String]) async {}
+    /// None.
+    public func applicationActivities(for application: Application) -> [any ApplicationActivity] { [] }
 }

@@ -13,12 +13,12 @@ import Musl
 
 /// The `org.ferry.Client1` object a registered client exports for the broker: it serves promised
 /// representations into the descriptors the broker hands it and, for an ``Application``, the
-/// scene calls (`ClientObject+Scenes.swift`) and the drag and drop calls
-/// (`ClientObject+Drag.swift`), and only to the broker.
+/// scene calls (`ClientObject+Scenes.swift`), the drag and drop calls (`ClientObject+Drag.swift`)
+/// and the sharing calls (`ClientObject+Share.swift`), and only to the broker.
 enum ClientObject {
     static let name: InterfaceName = "org.ferry.Client1"
     /// The interface's version (its `Version` property).
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     static let chunkSize = 1 << 20
 
     static func interface(for client: FerryClient) -> Interface {
@@ -44,6 +44,7 @@ enum ClientObject {
             }
             sceneMethods(for: client)
             dragMethods(for: client)
+            shareMethods(for: client)
         }
     }
 

@@ -83,6 +83,7 @@ extension FerryClient {
                         guard let self else { break }
                         // The drags of the broker that went away ended with it.
                         await Application.of(self)?.forgetDrags()
+                        await Application.of(self)?.forgetShares()
                         let registration = self.state.withLock { s -> (String, [UInt8])? in
                             s.brokerOwner = change.newOwner
                             guard change.newOwner != nil, let appID = s.appID, let manifest = s.manifest else { return nil }
@@ -93,6 +94,7 @@ extension FerryClient {
                             let application = Application.of(self)
                             let shown = Set(application?.connectedScenes.map(\.persistentIdentifier) ?? [])
                             try? await self.sendRegistration(appID: appID, manifest: manifest)
+                            await application?.reregisterActivities()
                             await application?.forgetScenesUnknownToBroker(among: shown)
                         }
                     }

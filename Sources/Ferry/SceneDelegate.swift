@@ -1,14 +1,15 @@
 import FerryModel
 
 /// What an app does with one of its scenes (Apple's `UISceneDelegate` / `UIWindowSceneDelegate`,
-/// plus the scene's responder duties for paste, and its drag and drop interactions). The library
+/// plus the scene's responder duties for paste, its drag and drop interactions, and what it
+/// shares). The library
 /// calls these in the order the broker drives the scene: ``scene(_:willConnectTo:options:)``
 /// once, then activation-state changes, continued activities, refreshes, pastes, drags and
 /// drops, and ``sceneDidDisconnect(_:)`` last.
 ///
 /// Every requirement has a default: nothing happens, no restoration activity, no paste
-/// configuration (the scene accepts nothing), nothing to drag, and drops accepted by the paste
-/// configuration (copied, then pasted with ``scene(_:paste:)``).
+/// configuration (the scene accepts nothing), nothing to drag, drops accepted by the paste
+/// configuration (copied, then pasted with ``scene(_:paste:)``), and nothing to share.
 ///
 /// The calls that answer a drag's proposal — ``scene(_:canHandle:)``,
 /// ``pasteConfiguration(for:)`` (asked then too), ``scene(_:dropSessionDidEnter:)`` and
@@ -91,6 +92,19 @@ public protocol SceneDelegate: AnyObject, Sendable {
     func scene(_ scene: Scene, concludeDrop session: DropSession) async
     /// The drag ended (Apple's `dropInteraction(_:sessionDidEnd:)`), for every scene it entered.
     func scene(_ scene: Scene, dropSessionDidEnd session: DropSession, operation: DropOperation) async
+
+    // MARK: Sharing (Apple's activityItemsConfiguration and the share sheet's completion)
+
+    /// What the scene offers to Copy and Share (Apple's `UIResponder.activityItemsConfiguration`):
+    /// asked when someone shares the scene (`Client1.ProvideActivityItems`) and by
+    /// ``Scene/share(options:)``. nil, no items, or neither the share nor the copy interaction
+    /// means nothing to share.
+    func activityItemsConfiguration(for scene: Scene) -> ActivityItemsConfiguration?
+    /// A share of the scene's items ended (Apple's `completionWithItemsHandler`): performed
+    /// (`completion.activityType`, its returned items) or dismissed (`activityType` nil).
+    ///
+    /// D-Bus: `org.ferry.Client1.ShareCompleted`.
+    func scene(_ scene: Scene, shareDidComplete completion: ShareCompletion, share: String) async
 }
 
 extension SceneDelegate {
@@ -139,4 +153,9 @@ extension SceneDelegate {
     public func scene(_ scene: Scene, concludeDrop session: DropSession) async {}
     /// Does nothing.
     public func scene(_ scene: Scene, dropSessionDidEnd session: DropSession, operation: DropOperation) async {}
+
+    /// nil: the scene shares nothing.
+    public func activityItemsConfiguration(for scene: Scene) -> ActivityItemsConfiguration? { nil }
+    /// Does nothing.
+    public func scene(_ scene: Scene, shareDidComplete completion: ShareCompletion, share: String) async {}
 }

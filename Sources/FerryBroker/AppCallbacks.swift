@@ -66,11 +66,14 @@ final class AppCallbacks: Sendable {
     /// Enqueues a call and waits for its reply. The call is made by the calling task itself (no
     /// task of its own): a Move's DropUpdated then goes out from the connection's thread.
     /// - Returns: the reply's values.
+    /// - Parameter rawErrors: throw the call's own error (a `DBusError` with the name the app or
+    ///   the bus replied, `CancellationError`) instead of its `FerryModelError` (a share's
+    ///   completion carries an activity's own error name).
     /// - Throws: `FerryModelError`: `.timeout` when the app did not answer within `timeout`,
     ///   `.unavailable` when it is gone or failed, or the `org.ferry.Error.*` it replied.
-    func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration) async throws -> [DBusValue] {
+    func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration, rawErrors: Bool = false) async throws -> [DBusValue] {
         let ticket = try takeTicket()
-        return try await run(ticket, member, body, timeout: timeout, deadline: .now + timeout)
+        return try await run(ticket, member, body, timeout: timeout, deadline: .now + timeout, rawErrors: rawErrors)
     }
 
     /// A place in the queue.
@@ -87,12 +90,12 @@ final class AppCallbacks: Sendable {
     /// Waits for `ticket`'s turn, makes the call (within what is left until `deadline`), then
     /// serves the next ticket.
     private func run(_ ticket: UInt64, _ member: MemberName, _ body: [DBusValue], timeout: Duration,
-                     deadline: ContinuousClock.Instant) async throws -> [DBusValue] {
+                     deadline: ContinuousClock.Instant, rawErrors: Bool = false) async throws -> [DBusValue] {
         guard await waitForTurn(ticket, deadline: deadline) else {
             let error: any Error = Task.isCancelled ? CancellationError() : DBusError(.timeout, "waited behind earlier calls")
             let failure = Self.callError(error, member: member, appID: appID, timeout: timeout, elapsed: .zero, limit: .zero)
             log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
-            throw failure
+            throw rawErrors ? error : failure
         }
         defer { serveNext() }
         let started = ContinuousClock.now
@@ -105,7 +108,7 @@ final class AppCallbacks: Sendable {
             let failure = Self.callError(error, member: member, appID: appID, timeout: timeout,
                                          elapsed: ContinuousClock.now - started, limit: remaining)
             log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
-            throw failure
+            throw rawErrors ? error : failure
         }
     }
 

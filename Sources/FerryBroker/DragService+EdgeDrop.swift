@@ -60,9 +60,7 @@ extension DragService {
         }) {
             let activity = await readActivity(session, item: index)
             if let activity {
-                let order = (manifests[session.sourceApp] != nil ? [session.sourceApp] : [])
-                    + byID.filter { $0 != session.sourceApp }
-                if let app = order.first(where: { manifests[$0]?.declaresActivityType(activity.activityType) == true }) {
+                if let app = await scenes.appDeclaring(activityType: activity.activityType, preferring: session.sourceApp) {
                     return (EdgeDropPlan(appID: app, activity: activity), nil)
                 }
                 reason = "no app declares the activity type \"\(activity.activityType)\" in NSUserActivityTypes"

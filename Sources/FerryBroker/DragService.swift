@@ -50,8 +50,8 @@ public actor DragService {
     public nonisolated let idleTimeout: Duration
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
-    /// Credentials by unique name: a unique name is never reused on a bus, so they cannot go stale.
-    nonisolated let credentials = Mutex<[String: Caller]>([:])
+    /// Callers' credentials, asked of the bus once per connection.
+    nonisolated let callers: CallerCache
     /// Wakes the idle watch when a drag begins.
     nonisolated let idleWake = WakeSignal()
 
@@ -85,6 +85,7 @@ public actor DragService {
         self.pasteboards = pasteboards
         self.registry = registry
         self.ownUID = ownUID
+        self.callers = CallerCache(ownUID: ownUID)
         self.idleTimeout = idleTimeout
         self.log = log
     }
@@ -100,16 +101,7 @@ public actor DragService {
     /// The caller's unique name and credentials (cached), refused when of another uid.
     /// - Throws: `FerryModelError` `.permissionDenied`; `DBusError` when the caller is gone.
     nonisolated func resolveCaller(_ call: MethodCall) async throws -> Caller {
-        let name = call.sender.rawValue
-        if let cached = credentials.withLock({ $0[name] }) {
-            try AppRegistry.checkSameUser(cached, ownUID: ownUID)
-            return cached
-        }
-        let found = try await connection.credentials(of: call.sender)
-        let caller = Caller(uniqueName: name, uid: found.uid, pid: found.pid)
-        credentials.withLock { $0[name] = caller }
-        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
-        return caller
+        try await callers.resolve(call, on: connection)
     }
 
     // MARK: - One call at a time per drag
@@ -163,7 +155,7 @@ public actor DragService {
     /// A connection left the bus: drags it began or whose source app it was end as cancel;
     /// scenes of an app on it are no longer targets.
     public func connectionClosed(_ uniqueName: String) async {
-        credentials.withLock { $0[uniqueName] = nil }
+        callers.forget(uniqueName)
         for number in sessions.keys.sorted() {
             guard let session = sessions[number] else { continue }
             if session.initiator == uniqueName || session.sourceUniqueName == uniqueName {

@@ -78,6 +78,17 @@ public struct ContentType: Sendable, Hashable, CustomStringConvertible {
     /// The type's preferred filename extension, without the dot.
     public var preferredFilenameExtension: String? { tags[.filenameExtension]?.first }
 
+    /// The filename extensions to name a file of this type with, preferred first: its own, else
+    /// those of its most specific supertype that has some (`public.utf8-plain-text` has none of
+    /// its own; `public.plain-text` gives `txt`); empty when no supertype has any.
+    public var inheritedFilenameExtensions: [String] {
+        if let own = tags[.filenameExtension], !own.isEmpty { return own }
+        let tagged = supertypes.filter { $0 != self && !($0.tags[.filenameExtension] ?? []).isEmpty }
+            .sorted { $0.identifier < $1.identifier }
+        let mostSpecific = tagged.first { candidate in tagged.allSatisfy { candidate.conforms(to: $0) } } ?? tagged.first
+        return mostSpecific?.tags[.filenameExtension] ?? []
+    }
+
     /// The type's preferred MIME type.
     public var preferredMIMEType: String? { tags[.mimeType]?.first }
 

@@ -29,6 +29,8 @@ public struct FerryModelError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let timeout = Code(rawValue: "Timeout")
         /// A value is larger than its documented limit (e.g. a user activity's `userInfo`).
         public static let tooLarge = Code(rawValue: "TooLarge")
+        /// Reading or writing a file failed (save-to-folder could not create or write one).
+        public static let io = Code(rawValue: "IO")
         /// A new scene was asked of an app whose manifest does not support multiple scenes while
         /// it already has one (Apple's `UISceneError.multipleScenesNotSupported`).
         public static let multipleScenesNotSupported = Code(rawValue: "MultipleScenesNotSupported")

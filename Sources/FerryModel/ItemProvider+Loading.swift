@@ -99,21 +99,11 @@ extension ItemProvider {
     func temporaryFileName(for type: ContentType) -> String {
         var base = String((suggestedName ?? "item").map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         if base.isEmpty || base == "." || base == ".." { base = "item" }
-        if let ext = ItemProvider.filenameExtension(for: type), !ext.isEmpty,
+        if let ext = type.inheritedFilenameExtensions.first, !ext.isEmpty,
            !base.lowercased().hasSuffix("." + ext.lowercased()) {
             base += "." + ext
         }
         return base
-    }
-
-    /// The type's preferred extension, else that of its most specific supertype that has one
-    /// (`public.utf8-plain-text` has none of its own; `public.plain-text` gives `txt`).
-    static func filenameExtension(for type: ContentType) -> String? {
-        if let ext = type.preferredFilenameExtension { return ext }
-        let candidates = type.supertypes.filter { $0 != type && $0.preferredFilenameExtension != nil }
-            .sorted { $0.identifier < $1.identifier }
-        let mostSpecific = candidates.first { c in candidates.allSatisfy { c.conforms(to: $0) } } ?? candidates.first
-        return mostSpecific?.preferredFilenameExtension
     }
 
     private func requireRepresentation(conformingTo type: ContentType) throws -> Representation {

@@ -6,10 +6,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Notes' attachments and the library operations drags need: an image dropped (or pasted) into a
-/// note is kept as `<state dir>/attachments/<note id>/<file name>` and the note gets the line
-/// `[image: <file name>]`; deleting a note deletes its attachments; `item N` of a drag names the
-/// Nth item of the library.
+/// Notes' attachments and the library operations drags need: an image dropped, pasted or shared
+/// into a note is kept as `<state dir>/attachments/<note id>/<file name>` and the note gets the
+/// line `[image: <file name>]` (``append(_:toNote:)``); deleting a note deletes its attachments;
+/// `item N` of a drag names the Nth item of the library.
 extension ContentLibrary {
     /// `<state dir>/attachments`, one folder per note that has any.
     var attachmentsDirectory: URL {
@@ -61,6 +61,50 @@ extension ContentLibrary {
                 throw DemoFailure(.failure, "cannot save an attachment of \(note) in \(folder.path): \(error)")
             }
         }
+    }
+
+    /// A piece of what a paste, a drop or a share adds to a note: a text, or an image that
+    /// becomes an attachment of the note.
+    enum NotePart: Sendable {
+        /// Text, appended as it is.
+        case text(String)
+        /// Encoded image bytes, saved with ``saveAttachment(_:type:suggestedName:toNote:)`` and
+        /// named in the note by their ``attachmentLine(_:)``.
+        case image(ImageItem, suggestedName: String?)
+    }
+
+    /// What ``append(_:toNote:)`` did.
+    struct NoteAppend: Sendable, Equatable {
+        /// The attachments saved, in order.
+        var attachments: [String] = []
+        /// The bytes appended to the note's text (before its final newline).
+        var bytes = 0
+        /// The note's length afterwards.
+        var length = 0
+    }
+
+    /// Appends `parts` to note `note` (made when needed), in order, joined by newlines, on a
+    /// line of their own: a text as it is, an image saved as an attachment of the note and
+    /// written as its `[image: name]` line — what a paste or a drop into an Editor and Notes'
+    /// "Append to Note" do. The note's text is written once, after the attachments.
+    /// - Throws: `DemoFailure` for an id that cannot name a note, or when a file cannot be written.
+    func append(_ parts: [NotePart], toNote note: String) throws(DemoFailure) -> NoteAppend {
+        var result = NoteAppend()
+        var lines: [String] = []
+        for part in parts {
+            switch part {
+            case .text(let text):
+                lines.append(text)
+            case .image(let image, let suggestedName):
+                let saved = try saveAttachment(image.data, type: image.contentType, suggestedName: suggestedName, toNote: note)
+                result.attachments.append(saved)
+                lines.append(Self.attachmentLine(saved))
+            }
+        }
+        let text = lines.joined(separator: "\n")
+        result.bytes = text.utf8.count
+        result.length = try append(text, toNote: note)
+        return result
     }
 
     /// What ``copyAttachments(from:to:)`` did.

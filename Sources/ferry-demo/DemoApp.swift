@@ -1,6 +1,7 @@
 import Dispatch
 import Ferry
 import FerryModel
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,6 +23,13 @@ final class DemoApp: Sendable {
     let drags = DragBook()
     /// Print every drag move and every drop update (`--verbose`), not only changes.
     let verbose: Bool
+    /// Gallery's albums (``GalleryAlbums``; unused by Notes).
+    let albums: GalleryAlbums
+    /// How long a share activity of this app waits before it reads the items (the hidden option
+    /// `--perform-delay`, for tests that kill the app mid-perform); nil: none.
+    let performDelay: Duration?
+    /// Counts scenes coming to the front (``nextFrontRank()``).
+    private let frontRanks = Atomic<Int>(0)
 
     /// Which demo app this is.
     var kind: DemoKind { folder.kind }
@@ -30,9 +38,11 @@ final class DemoApp: Sendable {
 
     /// Prepares the state directory: the content copied on first run, the `scenes/` folder.
     /// - Throws: `DemoFailure` when the state directory cannot be set up.
-    init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter, verbose: Bool = false) throws(DemoFailure) {
+    init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter, verbose: Bool = false,
+         performDelay: Duration? = nil) throws(DemoFailure) {
         self.folder = folder
         self.verbose = verbose
+        self.performDelay = performDelay
         self.printer = printer
         self.stateDirectory = stateDirectory
         do {
@@ -42,6 +52,13 @@ final class DemoApp: Sendable {
         }
         library = try ContentLibrary(kind: folder.kind, stateDirectory: stateDirectory, appFolder: folder.url)
         states = try SceneStateStore(stateDirectory: stateDirectory)
+        albums = GalleryAlbums(stateDirectory: stateDirectory)
+    }
+
+    /// A number larger than every one given before: a scene that connects or becomes
+    /// `foregroundActive` takes one, so the largest among an app's scenes is its front-most.
+    func nextFrontRank() -> Int {
+        frontRanks.add(1, ordering: .relaxed).newValue
     }
 
     /// Connects, registers the app (its archived scenes then reconnect), prints `registered` and

@@ -2,8 +2,8 @@ import Ferry
 import FerryModel
 
 /// The demo apps' application delegate: chooses configurations by activity type (the seed's
-/// `configurationForConnecting`), makes scene delegates, and deletes the state files of
-/// discarded sessions.
+/// `configurationForConnecting`), makes scene delegates, deletes the state files of discarded
+/// sessions, and names the app's share activities (``DemoApp/applicationActivities(for:)``).
 final class DemoAppDelegate: ApplicationDelegate {
     let app: DemoApp
 
@@ -31,6 +31,10 @@ final class DemoAppDelegate: ApplicationDelegate {
 
     func application(_ application: Application, sceneDelegateFor session: SceneSession) -> any SceneDelegate {
         DemoSceneDelegate(app: app)
+    }
+
+    func applicationActivities(for application: Application) -> [any ApplicationActivity] {
+        app.applicationActivities(for: application)
     }
 
     func application(_ application: Application, didDiscardSceneSessions persistentIdentifiers: [String]) async {

@@ -114,16 +114,11 @@ extension DemoSceneDelegate {
             // The dragged note's attachments first: its lines name them as the target has them.
             var copy = ContentLibrary.AttachmentCopy()
             if let source = intake.sourceNote { copy = try library.copyAttachments(from: source, to: current) }
-            var lines = texts.map { ContentLibrary.renamingAttachmentLines(in: $0, copy.renamed) }
-            for (image, name) in images {
-                let saved = try library.saveAttachment(image.data, type: image.contentType, suggestedName: name, toNote: current)
-                intake.attachments.append(saved)
-                lines.append(ContentLibrary.attachmentLine(saved))
-            }
-            intake.attachments += copy.copied
-            let text = lines.joined(separator: "\n")
-            let length = try library.append(text, toNote: current)
-            intake.summary = "appended \(text.utf8.count) bytes to \(current) (now \(length) bytes)"
+            let parts = texts.map { ContentLibrary.NotePart.text(ContentLibrary.renamingAttachmentLines(in: $0, copy.renamed)) }
+                + images.map { ContentLibrary.NotePart.image($0.image, suggestedName: $0.name) }
+            let appended = try library.append(parts, toNote: current)
+            intake.attachments = appended.attachments + copy.copied
+            intake.summary = "appended \(appended.bytes) bytes to \(current) (now \(appended.length) bytes)"
                 + (intake.attachments.isEmpty ? "" : ", attached \(intake.attachments.joined(separator: ", "))")
         } else {
             let body = texts.isEmpty ? "" : texts.joined(separator: "\n") + (texts.last?.hasSuffix("\n") == true ? "" : "\n")
@@ -134,13 +129,9 @@ extension DemoSceneDelegate {
                 copy = try library.copyAttachments(from: source, to: note)
                 if !copy.renamed.isEmpty { try library.write(Data(ContentLibrary.renamingAttachmentLines(in: body, copy.renamed).utf8), to: note) }
             }
-            var lines: [String] = []
-            for (image, name) in images {
-                let saved = try library.saveAttachment(image.data, type: image.contentType, suggestedName: name, toNote: note)
-                intake.attachments.append(saved)
-                lines.append(ContentLibrary.attachmentLine(saved))
+            if !images.isEmpty {
+                intake.attachments = try library.append(images.map { .image($0.image, suggestedName: $0.name) }, toNote: note).attachments
             }
-            if !lines.isEmpty { _ = try library.append(lines.joined(separator: "\n"), toNote: note) }
             intake.attachments += copy.copied
             intake.summary = "new note \(note)"
                 + (intake.attachments.isEmpty ? "" : " with \(intake.attachments.joined(separator: ", "))")

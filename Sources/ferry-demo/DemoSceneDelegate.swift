@@ -18,6 +18,9 @@ final class DemoSceneDelegate: SceneDelegate {
         var item: String?
         /// Whether the scene connected (a delegate that never connected saves nothing).
         var connected = false
+        /// When it last came to the front (``DemoApp/nextFrontRank()``): when it connected or
+        /// last became `foregroundActive`.
+        var frontRank = 0
     }
 
     init(app: DemoApp) {
@@ -41,7 +44,8 @@ final class DemoSceneDelegate: SceneDelegate {
         var item = (fresh ?? session.stateRestorationActivity).flatMap(kind.item(in:))
         if item == nil, fresh == nil, let saved, saved.configuration == configuration { item = saved.item }
         let restored = fresh == nil && (saved != nil || session.stateRestorationActivity != nil)
-        shown.withLock { $0 = Shown(configuration: configuration, item: item, connected: true) }
+        let rank = app.nextFrontRank()
+        shown.withLock { $0 = Shown(configuration: configuration, item: item, connected: true, frontRank: rank) }
         var details: [(key: String, value: DemoEvent.Value)] = []
         if let item {
             details.append((itemKey(for: configuration), .string(item)))
@@ -58,6 +62,10 @@ final class DemoSceneDelegate: SceneDelegate {
     }
 
     func scene(_ scene: Scene, didChangeActivationStateFrom old: SceneActivationState, to new: SceneActivationState) async {
+        if new == .foregroundActive {
+            let rank = app.nextFrontRank()
+            shown.withLock { $0.frontRank = rank }
+        }
         app.printer.print(DemoEvent("state", session: scene.persistentIdentifier, headline: ("state", new.name),
                                     [("from", .string(old.name))]))
     }

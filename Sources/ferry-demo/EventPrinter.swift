@@ -17,7 +17,9 @@ struct DemoEvent: Sendable, Equatable {
     }
 
     /// The event's name: `registered`, `connect`, `state`, `continue`, `refresh`, `disconnect`,
-    /// `discard`, `paste`, `paste-declined`, `saved`, `error`, `exit`.
+    /// `discard`, `paste`, `paste-declined`, the drag-* and drop-* events, `share-provided`,
+    /// `share-completed`, `activity-began`, `activity-performed`, `activity-failed`, `saved`,
+    /// `error`, `exit` (docs/demo-apps.md).
     var name: String
     /// The scene's persistent identifier, for scene events.
     var session: String?

@@ -23,7 +23,11 @@ struct FerryDemo: AsyncParsableCommand {
             from FOLDER/Content on first run), and each scene's state in \
             <state dir>/scenes/<persistent id>.plist. Its scenes are drag sources (a note, a photo) \
             and drop targets (Notes: text and images, an image becoming an attachment; Gallery: \
-            images), printing drag-* and drop-* events. SIGTERM or SIGINT saves every scene and exits.
+            images), printing drag-* and drop-* events. Each scene shares its note or photo \
+            (share-provided, share-completed); Gallery performs "Add to Album" \
+            (org.ferry.gallery.add-to-album) and Notes "Append to Note" (org.ferry.notes.append) \
+            for anyone's share (activity-began, activity-performed). SIGTERM or SIGINT saves every \
+            scene and exits.
 
             EXIT STATUS
               0   stopped by SIGTERM or SIGINT after saving
@@ -49,7 +53,16 @@ struct FerryDemo: AsyncParsableCommand {
                                valueName: "dir"))
     var stateDir: String?
 
+    /// Hidden, for tests: each share activity of the app waits this long before it reads the
+    /// items, so a test can kill the app mid-perform (docs/demo-apps.md).
+    @Option(help: ArgumentHelp("Wait this many seconds at the start of every share activity (tests).",
+                               valueName: "seconds", visibility: .hidden))
+    var performDelay: Double?
+
     func validate() throws {
+        if let performDelay, !(performDelay >= 0 && performDelay <= 600) {
+            throw ValidationError("--perform-delay must be 0 to 600 seconds")
+        }
         if folder.isEmpty { throw ValidationError("the folder must not be empty") }
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
@@ -62,7 +75,8 @@ struct FerryDemo: AsyncParsableCommand {
             let stateDirectory = stateDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? folder.defaultStateDirectory(environment: ProcessInfo.processInfo.environment)
             let app = try DemoApp(folder: folder, stateDirectory: stateDirectory,
-                                  printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json), verbose: verbose)
+                                  printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json), verbose: verbose,
+                                  performDelay: performDelay.map { .milliseconds(Int(($0 * 1000).rounded())) })
             try await app.run(bus: bus, signals: signals)
         } catch {
             writeToStandardError("ferry-demo: error: \(error.message)\n")

@@ -9,8 +9,9 @@ import Glibc
 
 /// `ferryd`: the Ferry broker. Owns `org.ferry.Broker` on the session bus and serves
 /// `org.ferry.Broker1` at `/org/ferry/Broker`, one `org.ferry.Pasteboard1` object per
-/// pasteboard under `/org/ferry/Pasteboard`, the scenes under `/org/ferry/Scenes` and the drags
-/// under `/org/ferry/Drag` until SIGTERM/SIGINT or until replaced.
+/// pasteboard under `/org/ferry/Pasteboard`, the scenes under `/org/ferry/Scenes`, the drags
+/// under `/org/ferry/Drag` and the shares at `/org/ferry/Sharing` until SIGTERM/SIGINT or until
+/// replaced.
 @main
 struct Ferryd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,6 +57,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: .hidden)
     var dragIdleTimeout: Double = 60
 
+    // For tests: how long a share may stay without Perform (seconds).
+    @Option(help: .hidden)
+    var shareIdleTimeout: Double = 120
+
     func validate() throws {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
@@ -71,6 +76,9 @@ struct Ferryd: AsyncParsableCommand {
         }
         guard dragIdleTimeout > 0, dragIdleTimeout <= 86_400 else {
             throw ValidationError("--drag-idle-timeout must be between 0 and 86400 seconds")
+        }
+        guard shareIdleTimeout > 0, shareIdleTimeout <= 86_400 else {
+            throw ValidationError("--share-idle-timeout must be between 0 and 86400 seconds")
         }
     }
 
@@ -110,6 +118,8 @@ struct Ferryd: AsyncParsableCommand {
                                     log: say)
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
+        let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
+                                  ownUID: getuid(), idleTimeout: .milliseconds(Int64(shareIdleTimeout * 1000)), log: say)
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
@@ -123,6 +133,7 @@ struct Ferryd: AsyncParsableCommand {
         }
         try service.export()
         try await drags.start()
+        try await shares.start()
         let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
         let reply = try await connection.requestName(BrokerService.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
@@ -138,8 +149,12 @@ struct Ferryd: AsyncParsableCommand {
 
         let reason = await withTaskGroup(of: String?.self) { group in
             group.addTask {
-                // A drag whose source app or initiator leaves the bus ends at once.
-                await service.watch(changes, alsoClosed: { await drags.connectionClosed($0) })
+                // A drag whose source app or initiator leaves the bus ends at once; so does a
+                // share whose sharer leaves, and an app's activities go with it.
+                await service.watch(changes, alsoClosed: { name in
+                    await drags.connectionClosed(name)
+                    await shares.connectionClosed(name)
+                })
                 return "the bus connection closed"
             }
             group.addTask {
@@ -157,6 +172,7 @@ struct Ferryd: AsyncParsableCommand {
             }
             group.addTask { await pasteboards.runExpiry(); return nil }
             group.addTask { await drags.runIdleTimeouts(); return nil }
+            group.addTask { await shares.runIdleTimeouts(); return nil }
             var reason: String?
             while let next = await group.next() {
                 if let next { reason = next; break }

@@ -17,6 +17,7 @@ struct BrokerContractTests {
         ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),
         ("org.ferry.DragManager1.xml", "org.ferry.DragManager1", "/org/ferry/Drag", 5, 1),
         ("org.ferry.DragSession1.xml", "org.ferry.DragSession1", dragSession, 14, 1),
+        ("org.ferry.Sharing1.xml", "org.ferry.Sharing1", "/org/ferry/Sharing", 6, 1),
     ]
     /// The first drag's object.
     static let dragSession: ObjectPath = "/org/ferry/Drag/1"

@@ -1,0 +1,37 @@
+import FerryModel
+
+extension Scene {
+    /// Shares the scene's activity items (its Share button): the scene delegate's
+    /// ``SceneDelegate/activityItemsConfiguration(for:)``, written by this app itself on the
+    /// share pasteboard (the broker does not call back, so this may run inside any delegate
+    /// call). The configuration's supported interactions decide what is offered: without
+    /// `.copy`, `org.ferry.activity.copy` is excluded; without `.share`, only it is listed and
+    /// performed. The scene delegate hears the completion
+    /// (``SceneDelegate/scene(_:shareDidComplete:share:)``) when the returned session performs or
+    /// ends (a share the broker ends by itself — 120 s without a perform — reaches it when
+    /// ``ShareSession/perform(_:folder:)`` or ``ShareSession/end()`` is called, which then fails
+    /// with `.notFound`).
+    ///
+    /// The configuration's title and per-item metadata stay in the app: a share the app writes
+    /// itself carries items only (the broker takes title and metadata from
+    /// `Client1.ProvideActivityItems`, which only a share of the scene by another client uses).
+    /// - Parameter options: the excluded activity types (added to the ones above).
+    /// - Returns: the running share.
+    /// - Throws: `FerryError`: `.notFound` "nothing to share" (no configuration, no items, or
+    ///   neither interaction), what ``FerryClient/beginShare(_:options:)`` throws.
+    ///
+    /// D-Bus: `org.ferry.Sharing1.BeginShare`, then `org.ferry.Pasteboard1.SetItems`.
+    public func share(options: ShareOptions = .init()) async throws(FerryError) -> ShareSession {
+        guard let configuration = delegate.activityItemsConfiguration(for: self),
+              !configuration.itemProviders.isEmpty,
+              !configuration.supportedInteractions.intersection(.all).isEmpty else {
+            throw FerryError(.notFound, "nothing to share: the scene \(persistentIdentifier) has no activity items")
+        }
+        var options = options
+        if !configuration.supportsInteraction(.copy), !options.excludedActivityTypes.contains(.copy) {
+            options.excludedActivityTypes.append(.copy)
+        }
+        let origin = ShareSession.Origin(scene: self, copyOnly: !configuration.supportsInteraction(.share))
+        return try await client.beginShare(configuration.itemProviders, options: options, origin: origin)
+    }
+}

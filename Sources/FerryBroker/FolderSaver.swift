@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryModel
+
+/// Writes files into one directory without ever overwriting a file or leaving the directory:
+/// save-to-folder's file system part, with no bus.
+///
+/// The directory is opened once (`O_DIRECTORY | O_NOFOLLOW`: a symbolic link is refused) and
+/// every file is created relative to it (`openat` with `O_CREAT | O_EXCL | O_NOFOLLOW`), so
+/// nothing that exists is opened, no symbolic link is followed and a cleaned name cannot name
+/// another directory. A name taken already gets a number ("photo 2.png", "photo 3.png", …). When
+/// anything fails, the files this call created are removed again.
+public enum FolderSaver {
+    /// One file to write.
+    public struct File: Sendable, Hashable {
+        /// The name asked for (an item's `suggestedName`), cleaned before use; nil: "Item".
+        public var suggestedName: String?
+        /// The filename extensions of the bytes' type, preferred first; empty for none. A name
+        /// already ending with one keeps it.
+        public var filenameExtensions: [String]
+        /// The bytes.
+        public var bytes: Data
+
+        /// Describes a file to write.
+        public init(suggestedName: String?, filenameExtensions: [String], bytes: Data) {
+            self.suggestedName = suggestedName
+            self.filenameExtensions = filenameExtensions
+            self.bytes = bytes
+        }
+    }
+
+    /// The longest base name kept, in UTF-8 bytes (cut on a character boundary).
+    public static let maximumNameLength = 200
+    /// How many numbered names are tried ("name.ext", "name 2.ext" … "name 1000.ext").
+    public static let maximumAttempts = 1000
+    /// The name of a file whose item has no usable suggested name.
+    public static let defaultName = "Item"
+    /// The longest file name Linux file systems take (NAME_MAX).
+    static let nameMax = 255
+    /// The longest path given to the kernel (PATH_MAX, counting the NUL).
+    static let pathMax = 4096
+
+    // MARK: - Saving
+
+    /// Writes each file into `directory` under a fresh name.
+    /// - Parameters:
+    ///   - files: the files, in order.
+    ///   - directory: an absolute path to an existing directory (not a symbolic link).
+    /// - Returns: the absolute path of each file written, in order.
+    /// - Throws: `FerryModelError`: `.invalidArgument` (keyPath `options.to`) for a bad directory;
+    ///   `.permissionDenied`, `.tooLarge` (no space) or `.unavailable` when a file cannot be
+    ///   created or written — then none of the files remains.
+    public static func save(_ files: [File], in directory: String) throws -> [String] {
+        let dir = try openDirectory(directory)
+        defer { close(dir) }
+        var created: [String] = []
+        do {
+            for file in files {
+                let (base, ext) = fileName(suggestedName: file.suggestedName, filenameExtensions: file.filenameExtensions)
+                let (fd, name) = try create(in: dir, base: base, extension: ext, directory: directory)
+                created.append(name)
+                defer { close(fd) }
+                try write(file.bytes, to: fd, name: name, directory: directory)
+            }
+        } catch {
+            for name in created.reversed() { unlinkat(dir, name, 0) }
+            throw error
+        }
+        _ = fsync(dir)  // the new names; a file system that cannot sync a directory still has them
+        let prefix = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast(trailingSlashes(directory))) : directory
+        return created.map { prefix == "/" ? "/" + $0 : prefix + "/" + $0 }
+    }
+
+    /// Checks that `path` can be saved in: absolute, an existing directory, not a symbolic link.
+    /// - Throws: `FerryModelError` `.invalidArgument` with keyPath `options.to`.
+    public static func checkDirectory(_ path: String) throws {
+        close(try openDirectory(path))
+    }
+
+    /// Opens the directory for `openat`.
+    static func openDirectory(_ path: String) throws -> Int32 {
+        func refuse(_ message: String) -> FerryModelError {
+            FerryModelError(.invalidArgument, message, keyPath: "options.to")
+        }
+        guard !path.isEmpty else { throw refuse("must be the absolute path of a folder, not empty") }
+        guard !path.utf8.contains(0) else { throw refuse("must not contain NUL") }
+        guard path.hasPrefix("/") else { throw refuse("must be an absolute path (\"\(path.printableLine(limit: 80))\" is relative)") }
+        guard path.utf8.count < pathMax else { throw refuse("is longer than \(pathMax - 1) bytes") }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd >= 0 { return fd }
+        let code = errno
+        var info = stat()
+        let shown = path.printableLine(limit: 200)
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK: throw refuse("\(shown) is a symbolic link (give the folder itself)")
+            case S_IFDIR: break
+            default: throw refuse("\(shown) is not a folder")
+            }
+        }
+        switch code {
+        case ENOENT: throw refuse("\(shown) does not exist")
+        case ENOTDIR: throw refuse("\(shown) is not a folder (or a part of its path is not)")
+        case ELOOP: throw refuse("\(shown) is a symbolic link (give the folder itself)")
+        default: throw refuse("\(shown) cannot be opened: \(describe(code))")
+        }
+    }
+
+    /// Creates the first free name among "base.ext", "base 2.ext", … in `dir`.
+    static func create(in dir: Int32, base: String, extension ext: String?, directory: String) throws -> (Int32, String) {
+        var number = 1
+        while number <= maximumAttempts {
+            let name = candidate(base: base, extension: ext, number: number)
+            let fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 { return (fd, name) }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EEXIST: number += 1
+            default: throw failure(code, "cannot create \"\(name)\" in \(directory)")
+            }
+        }
+        throw FerryModelError(.io, "\(directory) has \"\(candidate(base: base, extension: ext, number: 1))\" and "
+                              + "\(maximumAttempts - 1) numbered names like it already")
+    }
+
+    /// "base.ext" for the first attempt, "base N.ext" after.
+    static func candidate(base: String, extension ext: String?, number: Int) -> String {
+        let numbered = number == 1 ? base : "\(base) \(number)"
+        return ext.map { numbered + "." + $0 } ?? numbered
+    }
+
+    /// Writes all of `bytes` and syncs them to disk.
+    static func write(_ bytes: Data, to fd: Int32, name: String, directory: String) throws {
+        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, min(buffer.count - offset, 1 << 20))
+                if written < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    throw failure(code, "cannot write \"\(name)\" in \(directory)")
+                }
+                offset += written
+            }
+        }
+        guard fsync(fd) == 0 else { throw failure(errno, "cannot write \"\(name)\" in \(directory) to disk") }
+    }
+
+    /// A named error for a failed system call.
+    static func failure(_ code: Int32, _ what: String) -> FerryModelError {
+        let kind: FerryModelError.Code = switch code {
+        case EACCES, EPERM, EROFS: .permissionDenied
+        case ENOSPC, EDQUOT, EFBIG: .tooLarge
+        default: .io
+        }
+        return FerryModelError(kind, "\(what): \(describe(code))")
+    }
+
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    private static func trailingSlashes(_ path: String) -> Int {
+        min(path.reversed().prefix { $0 == "/" }.count, path.count - 1)
+    }
+}

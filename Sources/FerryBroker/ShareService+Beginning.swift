@@ -1,0 +1,130 @@
+import DBus
+import FerryBus
+import FerryModel
+
+/// The options of `org.ferry.Sharing1.BeginShare`, read and checked.
+struct ShareBeginRequest: Sendable {
+    /// The connected scene whose activity items are shared.
+    var scene: String?
+    /// Never listed or performed.
+    var excluded: Set<ActivityType> = []
+
+    /// Reads `options`; unknown keys are ignored.
+    /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.excludedActivityTypes[1]`).
+    init(_ options: VariantDictionary) throws {
+        if let scene = try BusDictionary(options, path: "options").string("scene") {
+            guard !scene.isEmpty else { throw FerryModelError(.invalidArgument, "must not be empty", keyPath: "options.scene") }
+            self.scene = scene
+        }
+        if let value = options["excludedActivityTypes"] {
+            let keyPath = "options.excludedActivityTypes"
+            let names: [String]
+            switch try WireValue(dbusValue: value, keyPath: keyPath) {
+            case .strings(let strings): names = strings
+            case .array(let elements) where elements.isEmpty: names = []
+            default:
+                let found = value.unwrappingVariants.signature.rawValue
+                throw FerryModelError(.invalidArgument, "expected an array of activity types (as), found \(found)", keyPath: keyPath)
+            }
+            for (index, name) in names.enumerated() {
+                let type = ActivityType(rawValue: name)
+                do { try type.validate() } catch let error as FerryModelError { throw error.nested(under: "\(keyPath)[\(index)]") }
+                excluded.insert(type)
+            }
+        }
+    }
+}
+
+extension ShareService {
+    /// `BeginShare`: a share starts. Its pasteboard is made; with a scene, the scene's app writes
+    /// its activity items (`Client1.ProvideActivityItems`) before the reply.
+    /// - Returns: the share's id and the share pasteboard's object path.
+    /// - Throws: `FerryModelError` `.notFound` (unknown or not connected scene, nothing to share),
+    ///   `.timeout` (the scene's app did not answer within 5 s), `.unavailable` (a party went
+    ///   away meanwhile).
+    func beginShare(_ request: ShareBeginRequest, caller: Caller) async throws -> (share: String, pasteboard: ObjectPath) {
+        var source: Share.Source?
+        if let sceneID = request.scene {
+            guard let found = await scenes.shareSource(sceneID) else {
+                throw FerryModelError(.notFound, "there is no connected scene \"\(sceneID.printableLine(limit: 80))\"",
+                                      keyPath: "options.scene")
+            }
+            source = found
+        }
+        let number = nextNumber
+        nextNumber += 1
+        let pasteboard = TransientPasteboard.Kind.share.name(number)
+        let access: TransientPasteboardAccess
+        if let source {
+            access = TransientPasteboardAccess(writers: [source.uniqueName], metadataReaders: [caller.uniqueName, source.uniqueName],
+                                               contentReaders: [source.uniqueName])
+        } else {
+            access = TransientPasteboardAccess(writers: [caller.uniqueName], metadataReaders: [caller.uniqueName],
+                                               contentReaders: [caller.uniqueName])
+        }
+        let pasteboardPath = try await pasteboards.createTransientPasteboard(pasteboard, access: access)
+        var share = Share(number: number, pasteboard: pasteboard, pasteboardPath: pasteboardPath, sharer: caller.uniqueName,
+                          source: source, sourceApp: source?.appID ?? registry.app(of: caller.uniqueName)?.appID,
+                          excluded: request.excluded, began: .now)
+        if let source {
+            do {
+                let provided = try await provideItems(number: number, source: source, pasteboardPath: pasteboardPath)
+                share.title = provided.title
+                share.interactions = provided.interactions
+                share.metadata = provided.metadata
+            } catch {
+                await pasteboards.removeTransientPasteboard(pasteboard)
+                throw error
+            }
+        }
+        shares[number] = share
+        idleWake.signal()
+        let what = source.map { "scene \($0.sceneID) of \($0.appID)" } ?? "items of \(share.sourceApp ?? caller.uniqueName)"
+        log("share \(number) began: \(what)")
+        // The sharer or the source may have left while the items were written: then their
+        // NameOwnerChanged has passed already.
+        for name in Set([caller.uniqueName] + (source.map { [$0.uniqueName] } ?? []))
+        where (try? await connection.owner(of: BusName(name))) == nil {
+            await end(number, .dismissed("\(name) went away while the share began"), reason: "\(name) went away")
+            throw FerryModelError(.unavailable, "\(name) went away while share \(number) began")
+        }
+        return (share.id, pasteboardPath)
+    }
+
+    /// What the source app answered `ProvideActivityItems`.
+    struct ProvidedItems: Sendable {
+        var title: String?
+        var interactions: ActivityItemsConfiguration.Interaction
+        var metadata: [ActivityItemsConfiguration.ItemMetadata]
+    }
+
+    /// `Client1.ProvideActivityItems`: the scene's app writes its activity items to the share pasteboard.
+    /// - Throws: `FerryModelError` `.notFound` "nothing to share" for no items (or no interaction
+    ///   at all), `.timeout`, `.unavailable`.
+    private func provideItems(number: Int, source: Share.Source, pasteboardPath: ObjectPath) async throws -> ProvidedItems {
+        let reply = try await source.callbacks.call("ProvideActivityItems", [
+            .string(String(number)), .string(source.sceneID), .objectPath(pasteboardPath), VariantDictionary().dbusValue,
+        ], timeout: Self.provideTimeout)
+        guard reply.count == 1, let result = try? VariantDictionary(dbusValue: reply[0].unwrappingVariants) else {
+            throw FerryModelError(.unavailable, "\(source.appID) answered ProvideActivityItems with "
+                                  + "\(reply.map(\.signature.rawValue).joined()) instead of a{sv}")
+        }
+        let dictionary = BusDictionary(result, path: "result")
+        let nothing = FerryModelError(.notFound, "nothing to share: \(source.appID) provided no items for scene \(source.sceneID)")
+        guard let count = try? dictionary.int64("count"), count > 0 else { throw nothing }
+        var provided = ProvidedItems(title: try? dictionary.string("title"), interactions: .all, metadata: [])
+        if let value = result["interactions"], case .strings(let names)? = try? WireValue(dbusValue: value) {
+            typealias Interaction = ActivityItemsConfiguration.Interaction
+            provided.interactions = Interaction(names.compactMap { Interaction(name: $0) })
+            guard !provided.interactions.isEmpty else { throw nothing }
+        }
+        if let value = result["metadata"], case .array(let entries)? = try? WireValue(dbusValue: value) {
+            provided.metadata = entries.map { entry in
+                guard case .dictionary(let wire) = entry,
+                      let metadata = try? ActivityItemsConfiguration.ItemMetadata(wireDictionary: wire) else { return .init() }
+                return metadata
+            }
+        }
+        return provided
+    }
+}

@@ -1,0 +1,134 @@
+import DBus
+import FerryBroker
+import FerryModel
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A broker in this process (ferryd's pasteboard, scene and broker services on a real connection
+/// owning org.ferry.Broker on a private bus), with the share pasteboard `org.ferry.share.1` made
+/// as the share service makes it, so that the built-in activities can be performed on items that
+/// raw peers wrote over the bus.
+struct BuiltInBroker {
+    typealias F = FerrydFixture
+    static let name = "org.ferry.share.1"
+    static let path: ObjectPath = "/org/ferry/Pasteboard/org_2eferry_2eshare_2e1"
+
+    let fixture: FerrydFixture
+    let connection: Connection
+    let store: PasteboardStore
+    let sceneStore: SceneStore
+    let pasteboards: PasteboardService
+    let scenes: SceneService
+    let watch: Task<Void, Never>
+
+    static func start() async throws -> BuiltInBroker {
+        let fixture = try FerrydFixture()
+        let connection = try await fixture.connect()
+        let store = try PasteboardStore.open(directory: fixture.stateDir.path)
+        let sceneStore = try SceneStore.open(directory: store.directory)
+        let registry = AppRegistry(ownUID: getuid())
+        let policy = PastePolicyFile(path: fixture.stateDir.path + "/paste-policy", log: { _ in })
+        let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: policy,
+                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: { _ in })
+        let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: Desktop(),
+                                  foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: { _ in })
+        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
+                                    log: { _ in })
+        let changes = try await service.startWatching()
+        let watch = Task { await service.watch(changes) }
+        try await pasteboards.exportAll()
+        try await scenes.start()
+        try service.export()
+        _ = try await connection.requestName(BrokerService.busName, flags: [.doNotQueue])
+        return BuiltInBroker(fixture: fixture, connection: connection, store: store, sceneStore: sceneStore,
+                             pasteboards: pasteboards, scenes: scenes, watch: watch)
+    }
+
+    func stop() async {
+        watch.cancel()
+        await connection.close(gracePeriod: .zero)
+        sceneStore.close()
+        store.close()
+        fixture.cleanUp()
+    }
+
+    /// The same broker seen as the drag tests' fixture (its app helper serves promises).
+    var drag: DragBroker {
+        DragBroker(fixture: fixture, connection: connection, store: store, pasteboards: pasteboards, watch: watch)
+    }
+
+    /// Creates `org.ferry.share.1` with `writer` writing, as the share service does for a share
+    /// without a scene (the writer is the sharer) or with one (the writer is the scene's app).
+    func createShare(writer: Connection, sharer: Connection? = nil) async throws {
+        let parties: Set<String> = [writer.uniqueName.rawValue, (sharer ?? writer).uniqueName.rawValue]
+        let path = try await pasteboards.createTransientPasteboard(
+            Self.name, access: TransientPasteboardAccess(writers: [writer.uniqueName.rawValue], metadataReaders: parties,
+                                                         contentReaders: [writer.uniqueName.rawValue]))
+        #expect(path == Self.path)
+    }
+
+    /// Writes items to the share pasteboard as `writer` (SetItems over the bus).
+    @discardableResult
+    func write(_ writer: Connection, _ items: [DBusValue]) async throws -> [String] {
+        try await DragBroker.setItems(writer, items, at: Self.path).ids
+    }
+
+    /// Performs a built-in activity as the share service does once Perform starts: writes stop,
+    /// then the activity runs, then the share ends.
+    func perform(_ type: ActivityType, options: VariantDictionary = [:], sharer: Connection,
+                 sourceApp: String? = nil, promiseBudget: Duration = BuiltInActivities.promiseTimeout) async -> ShareCompletion {
+        pasteboards.updateTransientAccess(Self.name) { $0.acceptsWrites = false }
+        let completion = await BuiltInActivities(pasteboards: pasteboards, scenes: scenes, promiseBudget: promiseBudget)
+            .perform(type, pasteboard: Self.name, options: options,
+                     sharer: Caller(uniqueName: sharer.uniqueName.rawValue, uid: getuid(), pid: nil), sourceApp: sourceApp)
+        await pasteboards.removeTransientPasteboard(Self.name)
+        return completion
+    }
+}
+
+@Suite("ferryd built-in activities: options")
+struct BuiltInFixtureTests {
+    @Test("save-to-folder's `to` is checked up front: missing, not a string, relative, missing folder, a file → InvalidArgument")
+    func validation() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("builtin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("f".utf8).write(to: folder.appendingPathComponent("file"))
+        let bad: [VariantDictionary] = [
+            [:], ["to": .uint32(3)], ["to": "relative"], ["to": .string(folder.path + "/missing")],
+            ["to": .string(folder.path + "/file")],
+        ]
+        for options in bad {
+            #expect(throws: FerryModelError.self, "\(options)") { try BuiltInActivities.validate(.saveToFolder, options: options) }
+            do {
+                try BuiltInActivities.validate(.saveToFolder, options: options)
+            } catch let error as FerryModelError {
+                #expect(error.code == .invalidArgument && error.keyPath == "options.to")
+            }
+        }
+        try BuiltInActivities.validate(.saveToFolder, options: ["to": .string(folder.path)])
+        try BuiltInActivities.validate(.saveToFolder, options: ["to": .variant(.string(folder.path))])
+        try BuiltInActivities.validate(.copy, options: ["to": "ignored"])
+        try BuiltInActivities.validate(.openInNewScene, options: [:])
+        #expect(throws: FerryModelError.self) { try BuiltInActivities.validate("org.example.app-activity", options: [:]) }
+    }
+
+    @Test("perform with a bad `to` answers a completion, not completed, InvalidArgument; nothing is written")
+    func badFolderCompletion() async throws {
+        let broker = try await BuiltInBroker.start()
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: sharer)
+        try await broker.write(sharer, [F.item([F.representation("public.utf8-plain-text", "hello")])])
+        let completion = await broker.perform(.saveToFolder, options: ["to": "not/absolute"], sharer: sharer)
+        #expect(!completion.completed)
+        #expect(completion.activityType == .saveToFolder)
+        #expect(completion.errorName == "org.ferry.Error.InvalidArgument")
+        #expect(completion.error?.hasPrefix("options.to: must be an absolute path") == true, "\(completion.error ?? "")")
+        #expect(completion.returnedItems.isEmpty)
+        await sharer.close()
+        await broker.stop()
+    }
+
+    typealias F = FerrydFixture
+}
