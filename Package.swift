@@ -28,7 +28,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictness),
 
         // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
-        .target(name: "FerryModel", swiftSettings: strictness),
+        // What every printing program shares, no Foundation: exit statuses, the progress bar,
+        // printable lines.
+        .target(name: "FerryTerminal", swiftSettings: strictness),
+
+        .target(name: "FerryModel", dependencies: ["FerryTerminal"], swiftSettings: strictness),
 
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
         .target(
@@ -48,7 +52,7 @@ let package = Package(
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
-            dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation
             // linked statically and no PIE relocations (~8.6 → ~5 ms for `ferry --help`). Debug

@@ -56,11 +56,11 @@ run "$bin/ferry" type of Fixtures/Payloads/sample.png
 if run "$bin/ferry" type conforms public.png public.image; then echo "   → public.png conforms to public.image (exit 0)"; fi
 if ! run "$bin/ferry" type conforms public.png public.text; then echo "   → public.png does not conform to public.text (exit 1)"; fi
 
-# Chapters 4 and 5 run their own ferryd with its own state, so the demo never touches a broker
+# Chapters 4 to 7 run their own ferryd with its own state, so the demo never touches a broker
 # already running on this bus.
 if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
      org.freedesktop.DBus.NameHasOwner string:org.ferry.Broker 2>/dev/null | grep -q 'boolean true'; then
-  echo "(org.ferry.Broker already runs on this bus: skipping chapters 4 to 6; FERRY_PRIVATE_BUS=1 make demo runs them)"
+  echo "(org.ferry.Broker already runs on this bus: skipping chapters 4 to 7; FERRY_PRIVATE_BUS=1 make demo runs them)"
 else
   chapter "4. Pasteboards: copy in one process, quit it, paste in another — through ferryd"
   state="$logs/state"
@@ -192,6 +192,31 @@ assert scene["configuration"] == "Editor" and scene["title"].endswith("lake"), "
   run ferry scenes
   run ferry desktop --svg "$out/desktop-drag.svg" --png "$out/desktop-drag.png"
   echo "   → the desktop picture with the last drag's path and the proposal at each step: $out/desktop-drag.svg and .png"
+
+  chapter "7. Sharing: the photo Gallery shows, to Notes and to a folder"
+  echo "-- the groceries note opens in a Notes Editor again, and Gallery shows the lake photo in its Viewer:"
+  run ferry scene open org.ferry.notes --activity org.ferry.notes.open-note --info noteID=groceries
+  run ferry scene open org.ferry.gallery --activity org.ferry.gallery.view-photo --info photoID=lake.png
+  await_scenes 5
+  echo "-- the share sheet for the shown photo: Gallery's own activity first, the built-ins, then Notes' append"
+  echo "   (the photo's item carries its caption as text, and Notes appends text):"
+  run ferry share --from org.ferry.gallery --list
+  echo "-- shared to Notes' append: the caption goes into the front-most Editor's note and the photo is attached;"
+  echo "   Notes reads the items only while it performs:"
+  run ferry share --from org.ferry.gallery --activity org.ferry.notes.append
+  grep -q "activity-performed org.ferry.notes.append .*note=groceries .*attachments=lake.png" "$logs/Notes.log" \
+    && echo "   → the groceries note now ends with the caption and [image: lake.png]"
+  echo "-- saved to a folder, twice: ferryd never overwrites (lake.png, then 'lake 2.png') and never leaves the folder:"
+  shared="$out/shared"
+  rm -rf "$shared"; mkdir -p "$shared"
+  run ferry share --from org.ferry.gallery --activity save-to-folder --to "$shared"
+  run ferry share --from org.ferry.gallery --activity save-to-folder --to "$shared"
+  cmp -s Fixtures/Apps/Gallery/Content/lake.png "$shared/lake.png" && echo "   → $shared/lake.png is the photo, byte for byte"
+  echo "-- a PNG file has no text: Notes' append is not offered for it, and asking for it is status 2:"
+  run ferry share Fixtures/Payloads/sample.png --list
+  run ferry share Fixtures/Payloads/sample.png --activity org.ferry.notes.append || echo "   → exit $? (no such activity for these items)"
+  echo "-- what the apps printed while sharing:"
+  grep -hE ": (share|activity)-" "$logs/Gallery.log" "$logs/Notes.log" | sed 's/^/   /'
 
   echo "-- what Notes printed, one line per event (its state: one file per scene under its state directory):"
   sed 's/^/   /' "$logs/Notes.log"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// `--bus ADDRESS`, on every command that talks to the broker.
 struct BusOptions: ParsableArguments {

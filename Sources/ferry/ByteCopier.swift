@@ -1,3 +1,4 @@
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -63,7 +64,9 @@ struct ByteCopier {
     /// Waits until the source is readable (or at end of file), at most `inactivityTimeout`.
     private func waitForData() throws {
         guard let inactivityTimeout else { return }
-        let milliseconds = inactivityTimeout.components.seconds * 1000 + inactivityTimeout.components.attoseconds / 1_000_000_000_000_000
+        // poll(2) waits at most Int32.max ms (≈ 24 days); a longer --timeout waits that long at a time.
+        let seconds = min(inactivityTimeout.components.seconds, Int64(Int32.max / 1000))
+        let milliseconds = seconds * 1000 + inactivityTimeout.components.attoseconds / 1_000_000_000_000_000
         var entry = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
         while true {
             let ready = poll(&entry, 1, Int32(clamping: milliseconds))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

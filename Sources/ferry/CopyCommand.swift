@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -126,11 +127,7 @@ struct CopyCommand: AsyncParsableCommand {
     /// The items, with their inputs read (standard input) or checked (files).
     private func readItems() throws -> [CopyItem] {
         let explicit = try type.map(resolveTypeArgument)
-        if let text {
-            let source = CopySource.text(text)
-            return [CopyItem(representations: [(explicit ?? .utf8PlainText, source)])]
-        }
-        if !representations.isEmpty {
+        if text == nil, !representations.isEmpty {
             var item = CopyItem()
             for argument in representations {
                 guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex,
@@ -145,13 +142,7 @@ struct CopyCommand: AsyncParsableCommand {
             }
             return [item]
         }
-        let inputs = files.isEmpty ? ["-"] : files
-        return try inputs.map { path in
-            let source = path == "-" ? try CopySource.standardInput(sniff: explicit == nil)
-                                     : try CopySource.file(path, sniff: explicit == nil)
-            return CopyItem(suggestedName: source.suggestedName,
-                            representations: [(explicit ?? source.sniffed ?? .data, source)])
-        }
+        return try CopyItem.items(files: files, text: text, type: explicit)
     }
 }
 

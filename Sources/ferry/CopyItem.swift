@@ -1,4 +1,5 @@
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -48,5 +49,22 @@ struct CopyItem: Sendable {
     /// `public.png (12.3 KiB), public.jpeg (8.0 KiB)`.
     var summary: String {
         representations.map { "\($0.type.identifier) (\(ProgressBar.size($0.source.size)))" }.joined(separator: ", ")
+    }
+}
+
+extension CopyItem {
+    /// The items `ferry copy FILE…` (or `--text`, or standard input) writes, one per file:
+    /// each typed by `type`, else by its name and content (standard input by content, text as
+    /// `public.utf8-plain-text`), named after the file without its extension. No files and no
+    /// text means standard input; `-` names it among files.
+    /// - Parameter verb: what could not be done with a folder ("share" → "cannot share 'x': it is a folder").
+    /// - Throws: `CLIFailure` (status 2) for a file that cannot be read.
+    static func items(files: [String], text: String?, type: ContentType?, verb: String = "copy") throws -> [CopyItem] {
+        if let text { return [CopyItem(representations: [(type ?? .utf8PlainText, CopySource.text(text))])] }
+        return try (files.isEmpty ? ["-"] : files).map { path in
+            let source = path == "-" ? try CopySource.standardInput(sniff: type == nil)
+                                     : try CopySource.file(path, sniff: type == nil, verb: verb)
+            return CopyItem(suggestedName: source.suggestedName, representations: [(type ?? source.sniffed ?? .data, source)])
+        }
     }
 }

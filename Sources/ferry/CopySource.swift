@@ -1,6 +1,7 @@
 import DBus
 import Dispatch
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

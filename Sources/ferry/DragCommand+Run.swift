@@ -1,5 +1,6 @@
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// One scripted drag as `ferry drag` runs it: resolve the scenes, plan the path, begin, move
 /// step by step printing each proposal, drop, print the outcome.

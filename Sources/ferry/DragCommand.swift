@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// `ferry drag`: a scripted drag — begin at a scene, move along a path printing the proposal at
 /// each step, drop, print the outcome. Or, with `--app`, the drag of an app's icon to a screen

@@ -8,21 +8,25 @@ struct Ferry: AsyncParsableCommand {
         discussion: """
             EXIT STATUS
               0   success (for 'type conforms': the type conforms; 'drag': the drop
-                  transferred the items or opened a scene)
+                  transferred the items or opened a scene; 'share': the activity
+                  completed)
               1   error: the bus or the broker failed, reading or writing failed
                   ('type conforms': the type does not conform; 'scene open': the app
                   supports only one scene; 'paste --into': the scene declined;
-                  'drag': the drop ended as cancel or forbidden)
-              2   not found: nothing to paste or drag, nothing conforming to the type,
-                  no such item, history entry, pasteboard, app or scene session; an
-                  unknown or invalid type, MIME type or extension; a file that cannot
-                  be read
+                  'drag': the drop ended as cancel or forbidden; 'share': the
+                  activity did not complete)
+              2   not found: nothing to paste, drag or share, nothing conforming to
+                  the type, no such item, history entry, pasteboard, app or scene session
+                  or activity for the items ('share'); an unknown or invalid type, MIME
+                  type or extension; a file that cannot be read
               3   permission denied by the broker (paste policy)
               4   unavailable: the app that promised the data went away first; the app
                   shows no scenes or the scene is not connected ('scene', 'paste --into',
-                  'drag'); a drag's source app went away before the drop
+                  'drag', 'share'); a drag's source app went away before the drop; a
+                  share's activity app went away before it completed
               5   timeout: the source sent nothing for too long, or an app did not
-                  answer a scene request, a paste into its scene or a drag in time
+                  answer a scene request, a paste into its scene, a drag or a share
+                  in time
               64  usage error: bad or missing arguments, a bad pasteboard name, a
                   session prefix shorter than 4 characters or matching several
               69  no broker: no bus, or org.ferry.Broker neither running nor activatable
@@ -33,6 +37,7 @@ struct Ferry: AsyncParsableCommand {
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
+            ShareCommand.self,
         ])
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),

@@ -1,4 +1,5 @@
 import Ferry
+import FerryTerminal
 
 extension ExitStatus {
     /// The status for a client-library error code.

@@ -1,3 +1,4 @@
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

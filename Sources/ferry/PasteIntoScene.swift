@@ -1,4 +1,5 @@
 import FerryModel
+import FerryTerminal
 
 /// `ferry paste --into APP[/SESSION]`: a paste action in an app's scene (the Paste menu item),
 /// not a paste to standard output. The scene's paste configuration decides; when it accepts,

@@ -1,6 +1,7 @@
 import DBus
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// What `ferry paste` does, apart from parsing: built by `PasteCommand`, or straight from the
 /// command line by `FastPaste` (which skips ArgumentParser on the hot path).

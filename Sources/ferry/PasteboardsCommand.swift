@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// `ferry pasteboards`: the pasteboards the broker has.
 struct PasteboardsCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import DBus
 import Ferry
 import FerryModel
+import FerryTerminal
 
 extension SceneCommand {
     /// The broker's app and scene calls the CLI makes (`org.ferry.Broker1.ListApps`,

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import FerryBus
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

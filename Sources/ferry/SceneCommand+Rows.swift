@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerryTerminal
 
 extension SceneCommand {
     /// One app of `Broker1.ListApps`, as `ferry apps` shows it (its JSON object, too).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// `ferry types`: what is on a pasteboard, without pasting it.
 struct TypesCommand: AsyncParsableCommand {

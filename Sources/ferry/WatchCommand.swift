@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

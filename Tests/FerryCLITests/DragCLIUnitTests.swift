@@ -1,4 +1,5 @@
 @testable import ferry
+import FerryTerminal
 import ArgumentParser
 import DesktopPicture
 import Ferry
@@ -135,7 +136,7 @@ struct DragCLIUnitTests {
         #expect(try DragRun.scene(("org.ferry.notes", nil), among: sessions, avoiding: "BBBB2222").persistentIdentifier == "CCCC3333")
         #expect(try DragRun.scene(("org.ferry.notes", "cccc"), among: sessions).persistentIdentifier == "CCCC3333")
         #expect(try DragRun.centre(of: sessions[1]) == Point(x: 50, y: 25))
-        let failures: [((String, String?), ferry.ExitStatus, String)] = [
+        let failures: [((String, String?), FerryTerminal.ExitStatus, String)] = [
             (("org.example.none", nil), .notFound, "no scene of 'org.example.none'"),
             (("org.ferry.notes", "ZZZZ"), .notFound, "no scene session 'ZZZZ'"),
             (("org.ferry.notes", "AAA"), .usage, "too short"),

@@ -1,4 +1,5 @@
 @testable import ferry
+import FerryTerminal
 import ArgumentParser
 import DBus
 import FerryModel
@@ -134,7 +135,7 @@ struct SceneCLIUnitTests {
         #expect(formatFrame(Rect(x: 48, y: 48, width: 960, height: 640)) == "48,48 960x640")
         #expect(formatFrame(Rect(x: -12.5, y: 0, width: 1, height: 2)) == "-12.5,0 1x2")
         #expect(formatFrame(nil) == "-")
-        #expect(ExitStatus.of(errorName: "org.ferry.Error.MultipleScenesNotSupported") == .failure)
+        #expect(FerryTerminal.ExitStatus.of(errorName: "org.ferry.Error.MultipleScenesNotSupported") == .failure)
     }
 
     @Test("hostile titles cannot break a table: newlines, tabs and escape sequences are shown escaped, long titles cut")

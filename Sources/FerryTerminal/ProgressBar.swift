@@ -9,10 +9,11 @@ import Darwin
 ///
 /// With a known total the bar shows from the start when the total passes the threshold; with an
 /// unknown total it appears once that many bytes went through and shows bytes and speed only.
-/// Used from one thread at a time.
-final class ProgressBar {
+/// Used from one thread at a time. Shared by the full CLI and the `ferry` front, which draw it
+/// the same way.
+public final class ProgressBar {
     /// Transfers below this many bytes get no bar (8 MiB).
-    static let threshold: UInt64 = 8 << 20
+    public static let threshold: UInt64 = 8 << 20
 
     private let label: String
     private let total: UInt64?
@@ -24,8 +25,8 @@ final class ProgressBar {
 
     /// A bar for `label`, or nil when standard error is not a terminal or the known total is
     /// below the threshold.
-    static func make(label: String, total: UInt64?, output: Int32 = 2) -> ProgressBar? {
-        guard LinuxCalls.isTerminal(output) else { return nil }
+    public static func make(label: String, total: UInt64?, output: Int32 = 2) -> ProgressBar? {
+        guard isatty(output) == 1 else { return nil }
         if let total, total < threshold { return nil }
         return ProgressBar(label: label, total: total, output: output)
     }
@@ -37,7 +38,7 @@ final class ProgressBar {
     }
 
     /// Adds `count` transferred bytes; redraws when 100 ms passed since the last drawing.
-    func advance(by count: Int) {
+    public func advance(by count: Int) {
         done += UInt64(count)
         guard total != nil || done >= Self.threshold else { return }
         let now = ContinuousClock.now
@@ -47,7 +48,7 @@ final class ProgressBar {
     }
 
     /// Erases the bar if it was drawn.
-    func finish() {
+    public func finish() {
         guard drawn else { return }
         emit("\r\u{1B}[2K")
         drawn = false
@@ -83,7 +84,7 @@ final class ProgressBar {
     }
 
     /// `512 B`, `3.2 KiB`, `14.0 MiB`, `1.1 GiB`.
-    static func size(_ bytes: UInt64) -> String {
+    public static func size(_ bytes: UInt64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes) / 1024

@@ -1,6 +1,7 @@
 /// The exit statuses of `ferry`, as `ferry --help` and the README document them. Every error
-/// becomes one of these in `ExitStatus.of(_:)` and nowhere else.
-enum ExitStatus: Int32, Sendable, CaseIterable {
+/// becomes one of these in `ExitStatus.of(_:)` (the full CLI) and `FrontFailure` (the front),
+/// both through the mappings here.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Success (for `type conforms`: the type conforms).
     case success = 0
     /// An error: the bus or the daemon failed, reading or writing failed (for `type conforms`:
@@ -21,7 +22,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case noBroker = 69
 
     /// The status for a `org.ferry.Error.<suffix>` error, or for another D-Bus error name.
-    static func of(errorName name: String) -> ExitStatus {
+    public static func of(errorName name: String) -> ExitStatus {
         let ferryPrefix = "org.ferry.Error."
         if name.hasPrefix(ferryPrefix) { return of(ferryCode: String(name.dropFirst(ferryPrefix.utf8.count))) }
         switch name {
@@ -42,7 +43,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     }
 
     /// The status for an `org.ferry.Error` code (the name's last element: `NotFound`).
-    static func of(ferryCode code: String) -> ExitStatus {
+    public static func of(ferryCode code: String) -> ExitStatus {
         switch code {
         case "NotFound": .notFound
         case "PermissionDenied": .permissionDenied
