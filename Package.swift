@@ -13,7 +13,10 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "FerryModel", targets: ["FerryModel"]),
         .library(name: "Ferry", targets: ["Ferry"]),
-        .executable(name: "ferry", targets: ["ferry"]),
+        // `ferry` is the small front (plain `ferry paste` over raw libdbus); everything else it
+        // hands to `ferry-cli`, the full CLI beside it (module `ferry`). See Sources/ferry-front.
+        .executable(name: "ferry", targets: ["ferry-front"]),
+        .executable(name: "ferry-cli", targets: ["ferry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,7 +32,7 @@ let package = Package(
 
         // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
         // What every printing program shares, no Foundation: exit statuses, the progress bar,
-        // printable lines.
+        // printable lines (the `ferry` front links this and nothing else of Ferry's).
         .target(name: "FerryTerminal", swiftSettings: strictness),
 
         .target(name: "FerryModel", dependencies: ["FerryTerminal"], swiftSettings: strictness),
@@ -63,6 +66,19 @@ let package = Package(
                 .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
                 .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
             ]),
+
+        // The installed `ferry`: plain `ferry paste` to standard output over raw libdbus, without
+        // Foundation or ArgumentParser (start-up time, BENCHMARKS.md P6); anything else it execs
+        // `ferry-cli` beside it with the same arguments. In release builds one static executable
+        // (libdbus-1.a included, no dynamic loader: about 1 ms of start-up); CFerryFront stands in
+        // for the two libsystemd functions libdbus-1.a names there.
+        .target(name: "CFerryFront", path: "Sources/CFerryFront",
+                cSettings: [.define("FERRY_STATIC_FRONT", .when(configuration: .release))]),
+        .executableTarget(
+            name: "ferry-front",
+            dependencies: ["CDBus", "CFerryFront", "FerryTerminal"],
+            swiftSettings: strictness,
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
 
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
@@ -106,8 +122,8 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferryd", "FerryModel", "FerryTestSupport"],
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),

@@ -25,7 +25,7 @@ trap cleanup EXIT
 
 started=$(date +%s)
 echo "Ferry benchmarks — $(date -u +%Y-%m-%d) — $(nproc) cores — $(uname -m)" >&2
-for bench in dbus-bench type-bench paste-bench scene-bench ferryd ferry; do
+for bench in dbus-bench type-bench paste-bench scene-bench ferryd ferry ferry-cli; do
   [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (build failed?)" >&2; exit 1; }
 done
 

@@ -56,7 +56,7 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         let prefix = "org.ferry.Error."
         if name.hasPrefix(prefix), let code = Code(rawValue: String(name.dropFirst(prefix.count))),
            code != .noBroker, code != .bus, code != .io {
-            self.init(code, error.message, dbusErrorName: name)
+            self.init(code, error.message.isEmpty ? name : error.message, dbusErrorName: name)
             return
         }
         let code: Code

@@ -1,0 +1,253 @@
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private libdbus connection and the three broker calls a paste makes, each blocking (this
+/// process does nothing else meanwhile): `Broker1.Pasteboard`, `Pasteboard1.Read` and
+/// `Pasteboard1.FinishTransfer`, with the arguments, options and time limits the full CLI's client
+/// library uses. Method calls leave auto-start on, so the bus activates ferryd when it is not running.
+struct BrokerLink {
+    private let connection: OpaquePointer
+
+    private static let broker = "org.ferry.Broker"
+
+    /// Connects to `address` and says Hello; nil when the bus cannot be reached.
+    init?(address: String) {
+        var error = cdbus_error_init()
+        defer { dbus_error_free(&error) }
+        guard let connection = dbus_connection_open_private(address, &error) else { return nil }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        guard dbus_bus_register(connection, &error) != 0 else {
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            return nil
+        }
+        self.connection = connection
+    }
+
+    /// Closes the connection.
+    func close() {
+        dbus_connection_close(connection)
+        dbus_connection_unref(connection)
+    }
+
+    /// What one Read delivered. D-Bus: the reply of `org.ferry.Pasteboard1.Read`.
+    struct Read {
+        /// Where the bytes are.
+        enum Content {
+            /// The bytes themselves.
+            case bytes([UInt8])
+            /// A descriptor to read to end of file (owned).
+            case stream(Int32)
+        }
+        var deliveredType: String
+        /// -1 when the source has not said.
+        var size: Int64
+        var content: Content
+        /// Empty unless the bytes are promised: then the id to confirm with `finishTransfer`.
+        var transfer: String
+    }
+
+    /// How a Read ended.
+    enum ReadResult {
+        /// The broker delivered (and logged the paste).
+        case delivered(Read)
+        /// The broker answered with an error, or the call could not be made: nothing was pasted,
+        /// so the full CLI may ask again and explain.
+        case refused
+        /// The broker may have delivered without the answer arriving (no reply in time), the
+        /// broker cannot be started (asking again would start it again), or it answered in a
+        /// shape the full CLI rejects too: report this, do not ask again.
+        case failed(FrontFailure)
+    }
+
+    /// How asking for a pasteboard's object path ended.
+    enum PathResult {
+        case path(String)
+        /// As `ReadResult.refused`.
+        case refused
+        /// As `ReadResult.failed`.
+        case failed(FrontFailure)
+    }
+
+    /// The object path of the pasteboard `name`, creating it on first use.
+    ///
+    /// D-Bus: `org.ferry.Broker1.Pasteboard`.
+    func pasteboardPath(named name: String) -> PathResult {
+        let reply = call(path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "Pasteboard",
+                         timeoutMilliseconds: 30_000) { iter in
+            Self.append(name, to: &iter) && Self.appendEmptyOptions(to: &iter)
+        }
+        switch reply {
+        case nil:
+            return .refused
+        case .error(let name, let message)?:
+            return Self.reportedHere(name, message).map { .failed($0) } ?? .refused
+        case .message(let message)?:
+            defer { dbus_message_unref(message) }
+            var iter = DBusMessageIter()
+            guard dbus_message_has_signature(message, "o") != 0, dbus_message_iter_init(message, &iter) != 0,
+                  let path = Self.string(at: &iter) else { return .refused }
+            return .path(path)
+        }
+    }
+
+    /// The error replies the front reports itself, as the full CLI would, instead of handing the
+    /// paste over: no reply in time (the broker may yet have done it, and asking again would wait
+    /// as long again) and a broker the bus cannot start (asking again would start it again).
+    static func reportedHere(_ name: String, _ message: String) -> FrontFailure? {
+        switch name {
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout",
+             "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             _ where name.hasPrefix("org.freedesktop.DBus.Error.Spawn."):
+            return FrontFailure(busErrorName: name, message: message)
+        default:
+            return nil
+        }
+    }
+
+    /// Reads item `item` of the pasteboard at `path` in `type`, with no options (no user action,
+    /// no fd preference, no change count), as `ferry paste` does.
+    ///
+    /// D-Bus: `org.ferry.Pasteboard1.Read`.
+    func read(path: String, item: UInt32, type: String) -> ReadResult {
+        let reply = call(path: path, interface: "org.ferry.Pasteboard1", member: "Read", timeoutMilliseconds: 90_000) { iter in
+            var index = item
+            return dbus_message_iter_append_basic(&iter, CDBUS_TYPE_UINT32, &index) != 0
+                && Self.append(type, to: &iter) && Self.appendEmptyOptions(to: &iter)
+        }
+        switch reply {
+        case nil:
+            return .refused
+        case .error(let name, let message)?:
+            return Self.reportedHere(name, message).map { .failed($0) } ?? .refused
+        case .message(let message)?:
+            defer { dbus_message_unref(message) }
+            return Self.decodeRead(message)
+        }
+    }
+
+    /// Waits until the source of a promised read finished; the number of bytes it wrote.
+    ///
+    /// D-Bus: `org.ferry.Pasteboard1.FinishTransfer`.
+    func finishTransfer(path: String, transfer: String) -> Result<UInt64, FrontFailure> {
+        let reply = call(path: path, interface: "org.ferry.Pasteboard1", member: "FinishTransfer",
+                         timeoutMilliseconds: 90_000) { iter in Self.append(transfer, to: &iter) }
+        switch reply {
+        case nil:
+            return .failure(FrontFailure(status: 1, message: "out of memory"))
+        case .error(let name, let message)?:
+            return .failure(FrontFailure(busErrorName: name, message: message))
+        case .message(let message)?:
+            defer { dbus_message_unref(message) }
+            var iter = DBusMessageIter()
+            guard dbus_message_has_signature(message, "t") != 0, dbus_message_iter_init(message, &iter) != 0 else {
+                return .failure(FrontFailure(status: 1, message: "FinishTransfer answered with an unexpected signature"))
+            }
+            var written: UInt64 = 0
+            dbus_message_iter_get_basic(&iter, &written)
+            return .success(written)
+        }
+    }
+
+    // MARK: - Messages
+
+    private enum Reply {
+        case message(OpaquePointer)
+        case error(name: String, message: String)
+    }
+
+    /// Sends a method call to the broker and waits for its reply; nil when the call could not be
+    /// built (out of memory).
+    private func call(path: String, interface: String, member: String, timeoutMilliseconds: Int32,
+                      arguments: (inout DBusMessageIter) -> Bool) -> Reply? {
+        guard let message = dbus_message_new_method_call(Self.broker, path, interface, member) else { return nil }
+        defer { dbus_message_unref(message) }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        guard arguments(&iter) else { return nil }
+        var error = cdbus_error_init()
+        defer { dbus_error_free(&error) }
+        guard let reply = dbus_connection_send_with_reply_and_block(connection, message, timeoutMilliseconds, &error) else {
+            let name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+            return .error(name: name, message: error.message.map { String(cString: $0) } ?? "")
+        }
+        return .message(reply)
+    }
+
+    /// The Read reply `sxvs` as the client library decodes it, with its messages for a bad shape.
+    private static func decodeRead(_ message: OpaquePointer) -> ReadResult {
+        let unexpected = ReadResult.failed(FrontFailure(status: 1, message: "Pasteboard1.Read answered with an unexpected signature"))
+        var iter = DBusMessageIter()
+        guard dbus_message_has_signature(message, "sxvs") != 0, dbus_message_iter_init(message, &iter) != 0,
+              let delivered = string(at: &iter), dbus_message_iter_next(&iter) != 0 else { return unexpected }
+        var size: Int64 = 0
+        dbus_message_iter_get_basic(&iter, &size)
+        guard dbus_message_iter_next(&iter) != 0 else { return unexpected }
+        var variant = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &variant)
+        var content: Read.Content?
+        switch dbus_message_iter_get_arg_type(&variant) {
+        case CDBUS_TYPE_ARRAY where dbus_message_iter_get_element_type(&variant) == CDBUS_TYPE_BYTE:
+            var array = DBusMessageIter()
+            dbus_message_iter_recurse(&variant, &array)
+            var bytes: UnsafePointer<UInt8>?
+            var count: Int32 = 0
+            dbus_message_iter_get_fixed_array(&array, &bytes, &count)
+            content = .bytes(count > 0 && bytes != nil ? Array(UnsafeBufferPointer(start: bytes, count: Int(count))) : [])
+        case CDBUS_TYPE_UNIX_FD:
+            var fd: Int32 = -1
+            dbus_message_iter_get_basic(&variant, &fd)
+            content = .stream(fd)
+        default:
+            content = nil
+        }
+        guard let content else {
+            return .failed(FrontFailure(status: 1, message: "Pasteboard1.Read answered neither bytes nor a descriptor"))
+        }
+        guard dbus_message_iter_next(&iter) != 0, let transfer = string(at: &iter) else {
+            if case .stream(let fd) = content { _ = Glibc.close(fd) }
+            return unexpected
+        }
+        guard isValidTypeIdentifier(delivered) else {
+            if case .stream(let fd) = content { _ = Glibc.close(fd) }
+            return .failed(FrontFailure(status: 1, message: "Pasteboard1.Read delivered a malformed type \"\(delivered)\""))
+        }
+        if case .stream(let fd) = content, fd < 0 {
+            return .failed(FrontFailure(status: 1, message: "the broker sent a closed descriptor"))
+        }
+        return .delivered(Read(deliveredType: delivered, size: size, content: content, transfer: transfer))
+    }
+
+    /// `ContentType.isValidIdentifier`: 1–255 bytes of ASCII letters, digits, `.`, `-` and `_`.
+    static func isValidTypeIdentifier(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.utf8.count <= 255
+            && identifier.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x2D || c == 0x5F
+            }
+    }
+
+    /// The string or object path at `iter`.
+    private static func string(at iter: inout DBusMessageIter) -> String? {
+        var chars: UnsafePointer<CChar>?
+        dbus_message_iter_get_basic(&iter, &chars)
+        return chars.map { String(cString: $0) }
+    }
+
+    /// Appends a string (valid UTF-8 without NUL: a Swift string from the command line, checked
+    /// by `PlainPaste`, or one the broker sent).
+    private static func append(_ text: String, to iter: inout DBusMessageIter) -> Bool {
+        text.withCString { chars in
+            var pointer: UnsafePointer<CChar>? = chars
+            return dbus_message_iter_append_basic(&iter, CDBUS_TYPE_STRING, &pointer) != 0
+        }
+    }
+
+    /// Appends an empty `a{sv}`.
+    private static func appendEmptyOptions(to iter: inout DBusMessageIter) -> Bool {
+        var dictionary = DBusMessageIter()
+        guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dictionary) != 0 else { return false }
+        return dbus_message_iter_close_container(&iter, &dictionary) != 0
+    }
+}

@@ -1,0 +1,167 @@
+import FerryTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferry paste` in the plain forms the front handles itself: `paste` followed by `-t`/`--type`,
+/// `-i`/`--item`, `-p`/`--pasteboard`, `--timeout` and `--bus`, each at most once and with its
+/// value as the next argument — the forms the full CLI's `FastPaste` accepts, less `-o` (the
+/// atomic file write stays in one place) — writing to standard output.
+///
+/// Anything else is left to the full CLI (the initializer returns nil): help, `--type=x`, `-o`,
+/// `--into`, an unknown option, a number that is not one, a pasteboard name that is not valid, a
+/// `--type` that is not one of `knownTypes` (a MIME type or another identifier needs the type
+/// database to resolve or reject it), an empty `--bus`.
+struct PlainPaste {
+    /// The type identifier sent to the broker (`public.item` when none was asked for, as the
+    /// full CLI sends).
+    var type = "public.item"
+    /// The item's index.
+    var item: UInt32 = 0
+    /// The pasteboard's name (checked as `PasteboardName.validate` does).
+    var pasteboard = "general"
+    /// Seconds promised data may stall.
+    var timeout = 60
+    /// The bus address; nil for the session bus.
+    var bus: String?
+
+    /// Identifiers of the built-in system types that the full CLI resolves to themselves
+    /// (`ContentType(id)?.identifier == id`, which FrontPasteTests checks), so sending the text
+    /// as it is sends what the full CLI would.
+    static let knownTypes = [
+        "public.item", "public.content", "public.data", "public.text", "public.plain-text",
+        "public.utf8-plain-text", "public.utf16-plain-text", "public.html", "public.rtf", "public.xml",
+        "public.json", "public.url", "public.file-url", "public.image", "public.png", "public.jpeg",
+        "public.svg-image", "com.adobe.pdf",
+    ]
+
+    /// The plain paste `arguments` (without the program name) ask for; nil for any other command line.
+    init?(arguments: ArraySlice<String>) {
+        guard arguments.first == "paste" else { return nil }
+        // An array, not a Set: see the note on FerryFront.
+        var seen: [String] = []
+        var rest = arguments.dropFirst()
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst(), !value.hasPrefix("-") || value.utf8.count == 1 else { return nil }
+            let key: String
+            switch option {
+            case "-t", "--type":
+                guard Self.knownTypes.contains(value) else { return nil }
+                key = "type"; type = value
+            case "-i", "--item":
+                guard let n = Int(value), n >= 0, let index = UInt32(exactly: n) else { return nil }
+                key = "item"; item = index
+            case "-p", "--pasteboard":
+                guard Self.isValidPasteboardName(value) else { return nil }
+                key = "pasteboard"; pasteboard = value
+            case "--timeout":
+                guard let n = Int(value), n > 0 else { return nil }
+                key = "timeout"; timeout = n
+            case "--bus":
+                guard !value.isEmpty else { return nil }
+                key = "bus"; bus = value
+            default:
+                return nil
+            }
+            guard !seen.contains(key) else { return nil }
+            seen.append(key)
+        }
+    }
+
+    /// `PasteboardName.validate` without the messages: 1–128 ASCII letters, digits, `.`, `_` and
+    /// `-`, starting with a letter or digit.
+    static func isValidPasteboardName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, bytes.count <= 128, isAlphanumeric(first) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
+    }
+
+    private static func isAlphanumeric(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+    }
+
+    /// What became of a paste.
+    enum Outcome: Equatable {
+        /// Done, successfully or not (the error line is printed): exit with this status.
+        case finished(Int32)
+        /// Nothing was pasted and nothing printed: the full CLI should do it (and explain).
+        case handOver
+    }
+
+    /// Pastes to standard output.
+    func run() -> Outcome {
+        // A closed standard output or error would be the number of the next descriptor opened —
+        // the bus connection — and the pasted bytes (or the error line) would go to the bus. The
+        // full CLI reports a closed output.
+        guard Self.isOpen(1), Self.isOpen(2) else { return .handOver }
+        guard let address = bus ?? Self.sessionBusAddress(), let link = BrokerLink(address: address) else { return .handOver }
+        defer { link.close() }
+        let path: String
+        if pasteboard == "general" {
+            path = "/org/ferry/Pasteboard/general"
+        } else {
+            // As the full CLI does: Broker1.Pasteboard creates a named pasteboard on first use.
+            switch link.pasteboardPath(named: pasteboard) {
+            case .path(let named): path = named
+            case .refused: return .handOver
+            case .failed(let failure): return .finished(failure.report())
+            }
+        }
+        let read: BrokerLink.Read
+        switch link.read(path: path, item: item, type: type) {
+        case .delivered(let delivered): read = delivered
+        case .refused: return .handOver
+        case .failed(let failure): return .finished(failure.report())
+        }
+        let output = StandardOutput()
+        switch read.content {
+        case .bytes(let bytes):
+            if let failure = output.write(bytes) { return .finished(failure.report()) }
+            return .finished(0)
+        case .stream(let fd):
+            return .finished(copy(read, from: fd, to: output, link: link, path: path).map { $0.report() } ?? 0)
+        }
+    }
+
+    /// Copies a descriptor's bytes to the end and, for a promised read, confirms the transfer.
+    private func copy(_ read: BrokerLink.Read, from fd: Int32, to output: StandardOutput, link: BrokerLink,
+                      path: String) -> FrontFailure? {
+        let promised = !read.transfer.isEmpty
+        let progress = ProgressBar.make(label: "pasting", total: read.size < 0 ? nil : UInt64(read.size))
+        let copied = output.copy(from: fd, sourceName: promised ? "the source app" : "the pasteboard",
+                                 inactivityTimeout: promised ? timeout : nil, progress: progress)
+        progress?.finish()
+        _ = Glibc.close(fd)
+        let total: UInt64
+        switch copied {
+        case .success(let n): total = n
+        case .failure(let failure): return failure
+        }
+        guard promised else { return nil }
+        switch link.finishTransfer(path: path, transfer: read.transfer) {
+        case .success(let written):
+            guard written == total else {
+                return FrontFailure(status: 4, message: "the source app wrote \(written) bytes but \(total) arrived")
+            }
+            return nil
+        case .failure(let failure):
+            return failure
+        }
+    }
+
+    /// Whether `fd` is an open descriptor.
+    static func isOpen(_ fd: Int32) -> Bool {
+        fcntl(fd, F_GETFD) != -1 || errno != EBADF
+    }
+
+    /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus` (as the DBus module's `Connection.session()`).
+    static func sessionBusAddress() -> String? {
+        if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty { return address }
+        if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty { return "unix:path=" + runtime + "/bus" }
+        return nil
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
