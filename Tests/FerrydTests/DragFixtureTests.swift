@@ -10,29 +10,7 @@ import Testing
 /// call and registers with scenes=true.
 final class FakeDragApp: Sendable {
     /// One call the broker made.
-    struct Call: Sendable, CustomStringConvertible {
-        var member: String
-        /// The scene the call is about ("" when none).
-        var scene: String
-        var arguments: [DBusValue]
-        var at = ContinuousClock.now
-
-        /// The argument at `index` as a string, "" when it is not one.
-        func string(_ index: Int) -> String {
-            guard arguments.indices.contains(index), case .string(let text) = arguments[index].unwrappingVariants else { return "" }
-            return text
-        }
-
-        /// The last `a{sv}` argument.
-        var dictionary: VariantDictionary {
-            for argument in arguments.reversed() {
-                if let entries = try? VariantDictionary(dbusValue: argument.unwrappingVariants) { return entries }
-            }
-            return [:]
-        }
-
-        var description: String { "\(member)(\(scene.prefix(8)))" }
-    }
+    typealias Call = BrokerCall
 
     /// What the app answers; changed by tests while it runs.
     struct Settings: Sendable {
@@ -60,12 +38,12 @@ final class FakeDragApp: Sendable {
     let manifest: [UInt8]
     let connection: Connection
     let settings: Mutex<Settings>
-    private let recorded = Mutex<[Call]>([])
+    private let log: FakeAppLog
     /// What the app's own reads of drag pasteboards gave: "Items during DropEntered: ok" …
-    private let probed = Mutex<[String]>([])
 
     private init(appID: String, manifest: [UInt8], connection: Connection, settings: Settings) {
         self.appID = appID
+        self.log = FakeAppLog(appID: appID)
         self.manifest = manifest
         self.connection = connection
         self.settings = Mutex(settings)
@@ -105,16 +83,16 @@ final class FakeDragApp: Sendable {
     }
 
     private func record(_ member: String, _ scene: String, _ arguments: [DBusValue]) {
-        recorded.withLock { $0.append(Call(member: member, scene: scene, arguments: arguments)) }
+        log.record(Call(member: member, scene: scene, arguments: arguments))
     }
 
-    private func probe(_ line: String) { probed.withLock { $0.append(line) } }
+    private func probe(_ line: String) { log.probe(line) }
 
     /// The outcomes of the app's own reads, in order.
-    var probes: [String] { probed.withLock { $0 } }
+    var probes: [String] { log.probes }
 
     /// Every call so far.
-    var calls: [Call] { recorded.withLock { $0 } }
+    var calls: [Call] { log.calls }
 
     /// The drag calls (not the scene ones) so far, as "Member scene" lines.
     var dragCalls: [Call] {
@@ -126,42 +104,17 @@ final class FakeDragApp: Sendable {
     /// Waits until `predicate` holds for the calls, then returns them.
     @discardableResult
     func waitForCalls(timeout: Duration = .seconds(30), _ predicate: ([Call]) -> Bool) async throws -> [Call] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let now = calls
-            if predicate(now) { return now }
-            if ContinuousClock.now > deadline { throw SceneTestError(description: "\(appID): the calls never matched: \(now)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await log.waitForCalls(timeout: timeout, predicate)
     }
 
     /// Closes the connection (the app goes away).
     func quit() async { await connection.close(gracePeriod: .zero) }
 
     /// Tries `Read` of item 0 on a drag pasteboard; "ok <text>" or the error's name.
-    private func tryRead(_ pasteboard: String) async -> String {
-        do {
-            let path = try ObjectPath(PasteboardName.objectPath(pasteboard))
-            let result = try await FerrydFixture.read(connection, 0, "public.plain-text", ["user-action": true], at: path)
-            return "ok " + String(decoding: try await result.bytes(), as: UTF8.self)
-        } catch let error as DBusError {
-            return error.name.rawValue
-        } catch {
-            return "\(error)"
-        }
-    }
+    private func tryRead(_ pasteboard: String) async -> String { await FakeAppLog.tryRead(connection, pasteboard) }
 
     /// Tries `Items` on a drag pasteboard; "ok <count>" or the error's name.
-    func tryItems(_ pasteboard: String) async -> String {
-        do {
-            let path = try ObjectPath(PasteboardName.objectPath(pasteboard))
-            return "ok \(try await FerrydFixture.items(connection, at: path).count)"
-        } catch let error as DBusError {
-            return error.name.rawValue
-        } catch {
-            return "\(error)"
-        }
-    }
+    func tryItems(_ pasteboard: String) async -> String { await FakeAppLog.tryItems(connection, pasteboard) }
 
     private func proposal(_ member: String, _ call: MethodCall) async throws -> [DBusValue] {
         record(member, try call.argument(1, as: String.self), call.arguments)

@@ -10,27 +10,7 @@ import Testing
 /// call, registers (with scenes or without) and may register activities.
 final class FakeShareApp: Sendable {
     /// One call the broker made.
-    struct Call: Sendable, CustomStringConvertible {
-        var member: String
-        var arguments: [DBusValue]
-        var at = ContinuousClock.now
-
-        /// The argument at `index` as a string, "" when it is not one.
-        func string(_ index: Int) -> String {
-            guard arguments.indices.contains(index), case .string(let text) = arguments[index].unwrappingVariants else { return "" }
-            return text
-        }
-
-        /// The last `a{sv}` argument.
-        var dictionary: VariantDictionary {
-            for argument in arguments.reversed() {
-                if let entries = try? VariantDictionary(dbusValue: argument.unwrappingVariants) { return entries }
-            }
-            return [:]
-        }
-
-        var description: String { member }
-    }
+    typealias Call = BrokerCall
 
     /// What the app answers; changed by tests while it runs.
     struct Settings: Sendable {
@@ -61,11 +41,11 @@ final class FakeShareApp: Sendable {
     let appID: String
     let connection: Connection
     let settings: Mutex<Settings>
-    private let recorded = Mutex<[Call]>([])
-    private let probed = Mutex<[String]>([])
+    private let log: FakeAppLog
 
     private init(appID: String, connection: Connection, settings: Settings) {
         self.appID = appID
+        self.log = FakeAppLog(appID: appID)
         self.connection = connection
         self.settings = Mutex(settings)
     }
@@ -112,16 +92,16 @@ final class FakeShareApp: Sendable {
     }
 
     private func record(_ member: String, _ arguments: [DBusValue]) {
-        recorded.withLock { $0.append(Call(member: member, arguments: arguments)) }
+        log.record(Call(member: member, arguments: arguments))
     }
 
-    private func probe(_ line: String) { probed.withLock { $0.append(line) } }
+    private func probe(_ line: String) { log.probe(line) }
 
     /// The outcomes of the app's own reads, in order.
-    var probes: [String] { probed.withLock { $0 } }
+    var probes: [String] { log.probes }
 
     /// Every call so far.
-    var calls: [Call] { recorded.withLock { $0 } }
+    var calls: [Call] { log.calls }
 
     /// The share calls so far.
     var shareCalls: [Call] {
@@ -132,13 +112,7 @@ final class FakeShareApp: Sendable {
     /// Waits until `predicate` holds for the calls, then returns them.
     @discardableResult
     func waitForCalls(timeout: Duration = .seconds(30), _ predicate: ([Call]) -> Bool) async throws -> [Call] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let now = calls
-            if predicate(now) { return now }
-            if ContinuousClock.now > deadline { throw SceneTestError(description: "\(appID): the calls never matched: \(now)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await log.waitForCalls(timeout: timeout, predicate)
     }
 
     /// Closes the connection (the app goes away).
@@ -146,28 +120,11 @@ final class FakeShareApp: Sendable {
 
     /// Tries `Read` of item 0 on a share pasteboard; "ok <text>" or the error's name.
     func tryRead(_ pasteboard: String, type: String = "public.plain-text") async -> String {
-        do {
-            let path = try ObjectPath(PasteboardName.objectPath(pasteboard))
-            let result = try await FerrydFixture.read(connection, 0, type, ["user-action": true], at: path)
-            return "ok " + String(decoding: try await result.bytes(), as: UTF8.self)
-        } catch let error as DBusError {
-            return error.name.rawValue
-        } catch {
-            return "\(error)"
-        }
+        await FakeAppLog.tryRead(connection, pasteboard, type: type)
     }
 
     /// Tries `Items` on a share pasteboard; "ok <count>" or the error's name.
-    func tryItems(_ pasteboard: String) async -> String {
-        do {
-            let path = try ObjectPath(PasteboardName.objectPath(pasteboard))
-            return "ok \(try await FerrydFixture.items(connection, at: path).count)"
-        } catch let error as DBusError {
-            return error.name.rawValue
-        } catch {
-            return "\(error)"
-        }
-    }
+    func tryItems(_ pasteboard: String) async -> String { await FakeAppLog.tryItems(connection, pasteboard) }
 
     private var client: Interface {
         Interface("org.ferry.Client1") {
