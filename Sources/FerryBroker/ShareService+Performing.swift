@@ -24,7 +24,7 @@ extension ShareService {
                 throw FerryModelError(.notFound, "\"\(name)\" is not an activity share \(number) can perform now", keyPath: "activity_type")
             }
             candidate = first
-            if candidate.registration == nil { try Self.validateBuiltIn(type, options: options) }
+            if candidate.registration == nil { try BuiltInActivities.validate(type, options: options) }
             guard shares[number] != nil else { throw Self.ended(number) }
         } catch {
             // Not performed: the share is the sharer's again, unless a party left meanwhile. The
@@ -47,12 +47,6 @@ extension ShareService {
         }
         await end(number, completion, reason: "performed \(type)")
         return completion
-    }
-
-    /// Checks a built-in activity's options before the share is touched (a bad `to`).
-    /// - Throws: `FerryModelError` `.invalidArgument` naming the option.
-    static func validateBuiltIn(_ type: ActivityType, options: VariantDictionary) throws {
-        try BuiltInActivities.validate(type, options: options)
     }
 
     /// A built-in activity, performed by ferryd with the share pasteboard's items.
