@@ -24,6 +24,19 @@ extension FerryClient {
         try await beginShare(items, options: options, origin: nil)
     }
 
+    /// Shares a configuration's items with its title and per-item metadata, which activities
+    /// see (``ActivityItems/title``, ``ActivityItems/metadata``); otherwise as
+    /// ``beginShare(_:options:)`` (the configuration's supported interactions are not applied:
+    /// exclude Copy in `options` if need be).
+    /// - Throws: as ``beginShare(_:options:)``.
+    ///
+    /// D-Bus: `org.ferry.Sharing1.BeginShare` with the options `title` and `metadata`, then
+    /// `org.ferry.Pasteboard1.SetItems` on the share pasteboard.
+    public func beginShare(_ configuration: ActivityItemsConfiguration, options: ShareOptions = .init())
+        async throws(FerryError) -> ShareSession {
+        try await beginShare(configuration.itemProviders, options: options, described: configuration, origin: nil)
+    }
+
     /// Shares a connected scene's activity items: the broker asks the scene's app for them (its
     /// scene delegate's ``SceneDelegate/activityItemsConfiguration(for:)``), and that app hears
     /// the completion (``SceneDelegate/scene(_:shareDidComplete:share:)``). The scene's supported
@@ -47,11 +60,14 @@ extension FerryClient {
         return try await callBeginShare(wire, origin: nil)
     }
 
-    /// Begins a share whose items this client writes; on a failed write the share ends.
-    func beginShare(_ items: [ItemProvider], options: ShareOptions, origin: ShareSession.Origin?)
-        async throws(FerryError) -> ShareSession {
+    /// Begins a share whose items this client writes (with the title and metadata of
+    /// `configuration`, when given); on a failed write the share ends.
+    func beginShare(_ items: [ItemProvider], options: ShareOptions, described configuration: ActivityItemsConfiguration? = nil,
+                    origin: ShareSession.Origin?) async throws(FerryError) -> ShareSession {
         guard !items.isEmpty else { throw FerryError(.invalidArgument, "items: nothing to share") }
-        let session = try await callBeginShare(try Self.shareOptions(options), origin: origin)
+        var wire = try Self.shareOptions(options)
+        if let configuration { wire.merge(try Self.descriptionOptions(configuration)) { _, new in new } }
+        let session = try await callBeginShare(wire, origin: origin)
         do {
             try await session.pasteboard.writeDragItems(items, append: false)
         } catch {
@@ -84,6 +100,22 @@ extension FerryClient {
             }
         }
         wire["excludedActivityTypes"] = .array(of: .string, options.excludedActivityTypes.map { .string($0.rawValue) })
+        return wire
+    }
+
+    /// The `BeginShare` options `title` and `metadata` (one entry per item, when any item has some).
+    /// - Throws: `FerryError` `.invalidArgument` for metadata that cannot be encoded.
+    static func descriptionOptions(_ configuration: ActivityItemsConfiguration) throws(FerryError) -> [String: DBusValue] {
+        var wire: [String: DBusValue] = [:]
+        if let title = configuration.title { wire["title"] = .string(title) }
+        let metadata = configuration.itemProviders.indices.map(configuration.metadata(forItemAt:))
+        if metadata.contains(where: { $0 != .init() }) {
+            do {
+                wire["metadata"] = .array(of: "a{sv}", try metadata.map { try $0.wireDictionary().mapValues(\.dbusValue).dbusValue })
+            } catch {
+                throw FerryError(.invalidArgument, "metadata: \(FerryError.converting(error).message)")
+            }
+        }
         return wire
     }
 

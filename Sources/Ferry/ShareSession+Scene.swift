@@ -12,9 +12,7 @@ extension Scene {
     /// ``ShareSession/perform(_:folder:)`` or ``ShareSession/end()`` is called, which then fails
     /// with `.notFound`).
     ///
-    /// The configuration's title and per-item metadata stay in the app: a share the app writes
-    /// itself carries items only (the broker takes title and metadata from
-    /// `Client1.ProvideActivityItems`, which only a share of the scene by another client uses).
+    /// The configuration's title and per-item metadata go with the items (activities see them).
     /// - Parameter options: the excluded activity types (added to the ones above).
     /// - Returns: the running share.
     /// - Throws: `FerryError`: `.notFound` "nothing to share" (no configuration, no items, or
@@ -32,6 +30,6 @@ extension Scene {
             options.excludedActivityTypes.append(.copy)
         }
         let origin = ShareSession.Origin(scene: self, copyOnly: !configuration.supportsInteraction(.share))
-        return try await client.beginShare(configuration.itemProviders, options: options, origin: origin)
+        return try await client.beginShare(configuration.itemProviders, options: options, described: configuration, origin: origin)
     }
 }

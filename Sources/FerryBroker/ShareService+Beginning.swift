@@ -8,6 +8,15 @@ struct ShareBeginRequest: Sendable {
     var scene: String?
     /// Never listed or performed.
     var excluded: Set<ActivityType> = []
+    /// The shared set's title, for items the sharer writes.
+    var title: String?
+    /// Per-item metadata, for items the sharer writes.
+    var metadata: [ActivityItemsConfiguration.ItemMetadata] = []
+
+    /// The longest title, and each item's title, in UTF-8 bytes.
+    static let maximumTitleLength = 1024
+    /// The longest message body, in UTF-8 bytes.
+    static let maximumMessageBodyLength = 64 << 10
 
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.excludedActivityTypes[1]`).
@@ -31,6 +40,47 @@ struct ShareBeginRequest: Sendable {
                 do { try type.validate() } catch let error as FerryModelError { throw error.nested(under: "\(keyPath)[\(index)]") }
                 excluded.insert(type)
             }
+        }
+        try readMetadata(options)
+    }
+
+    /// `title` and `metadata`: only without `scene` (the scene's app gives them then).
+    private mutating func readMetadata(_ options: VariantDictionary) throws {
+        let dictionary = BusDictionary(options, path: "options")
+        if let title = try dictionary.string("title") {
+            guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the title", keyPath: "options.title") }
+            guard title.utf8.count <= Self.maximumTitleLength else {
+                throw FerryModelError(.tooLarge, "at most \(Self.maximumTitleLength) bytes", keyPath: "options.title")
+            }
+            self.title = title
+        }
+        guard let value = options["metadata"] else { return }
+        let keyPath = "options.metadata"
+        guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the metadata", keyPath: keyPath) }
+        let entries: [WireValue]
+        switch try WireValue(dbusValue: value, keyPath: keyPath) {
+        case .array(let elements): entries = elements
+        default:
+            let found = value.unwrappingVariants.signature.rawValue
+            throw FerryModelError(.invalidArgument, "expected a list of dictionaries (aa{sv}), found \(found)", keyPath: keyPath)
+        }
+        guard entries.count <= PasteboardWrite.maximumItems else {
+            throw FerryModelError(.tooLarge, "\(entries.count) entries; at most \(PasteboardWrite.maximumItems)", keyPath: keyPath)
+        }
+        metadata = try entries.enumerated().map { index, entry in
+            let at = "\(keyPath)[\(index)]"
+            guard case .dictionary(let wire) = entry else {
+                throw FerryModelError(.invalidArgument, "expected a dictionary (a{sv})", keyPath: at)
+            }
+            let item: ActivityItemsConfiguration.ItemMetadata
+            do { item = try .init(wireDictionary: wire) } catch let error as FerryModelError { throw error.nested(under: at) }
+            guard (item.title?.utf8.count ?? 0) <= Self.maximumTitleLength else {
+                throw FerryModelError(.tooLarge, "at most \(Self.maximumTitleLength) bytes", keyPath: at + ".title")
+            }
+            guard (item.messageBody?.utf8.count ?? 0) <= Self.maximumMessageBodyLength else {
+                throw FerryModelError(.tooLarge, "at most \(Self.maximumMessageBodyLength) bytes", keyPath: at + ".messageBody")
+            }
+            return item
         }
     }
 }
@@ -66,6 +116,8 @@ extension ShareService {
         var share = Share(number: number, pasteboard: pasteboard, pasteboardPath: pasteboardPath, sharer: caller.uniqueName,
                           source: source, sourceApp: source?.appID ?? registry.app(of: caller.uniqueName)?.appID,
                           excluded: request.excluded, began: .now)
+        share.title = request.title
+        share.metadata = request.metadata
         if let source {
             do {
                 let provided = try await provideItems(number: number, source: source, pasteboardPath: pasteboardPath)

@@ -198,6 +198,16 @@ struct ShareEndToEndTests {
             try await share.end()
             #expect(s.notesEvents.starting("completed") == ["completed \(s.notesScene) share=\(share.id) - false 0"])
         }
+        // The configuration's title and metadata travel with the items the app writes itself.
+        try await ShareStage.with { s in
+            let scene = try #require(s.notes.scene(for: s.notesScene))
+            let share = try await scene.share()
+            #expect(try await share.perform(ShareStage.append).completed)
+            #expect(s.notesEvents.starting("perform") == [
+                "perform \(ShareStage.append) share=\(share.id) items=1 title=Groceries metadata=Groceries note "
+                    + "source=\(ShareStage.notesID) types=[\"public.utf8-plain-text\"]",
+            ])
+        }
     }
 
     @Test("a broker restart: the apps register their activities again by themselves")

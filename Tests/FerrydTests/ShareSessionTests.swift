@@ -54,6 +54,35 @@ struct ShareSessionTests {
         #expect(await ShareBus.error { _ = try await FerrydFixture.items(stage.tool, at: pasteboard) }.name != "")
     }
 
+    @Test("BeginShare of the sharer's own items: its title and metadata reach the activity; with a scene they are refused")
+    func describedItems() async throws {
+        let stage = try await ShareStage.start()
+        defer { stage.stop() }
+        let notes = try await stage.app("org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"), scenes: true,
+                                        activities: [ShareBus.append])
+        let metadata: DBusValue = .array(of: "a{sv}", [(["title": .string("List"), "messageBody": .string("for Sunday")]
+                                                        as VariantDictionary).dbusValue])
+        let (share, _) = try await ShareBus.share(stage.tool, [ShareBus.text], ["title": .string("Shopping"), "metadata": metadata])
+        try await ShareBus.expectTypes(stage.tool, share, [
+            "org.ferry.activity.copy", "org.ferry.activity.save-to-folder", "org.ferry.notes.append",
+        ])
+        let info = try #require(notes.shareCalls.first { $0.member == "CanPerformActivities" }).dictionary
+        #expect(info["title"]?.unwrappingVariants == .string("Shopping"))
+        #expect(info["metadata"]?.unwrappingVariants == metadata)
+
+        let scene = try await notes.scene()
+        for (options, keyPath) in [(["scene": .string(scene), "title": .string("x")], "options.title"),
+                                   (["scene": .string(scene), "metadata": metadata], "options.metadata"),
+                                   (["metadata": .array(of: .string, [.string("x")])], "options.metadata"),
+                                   (["metadata": .array(of: "a{sv}", [(["title": .uint32(1)] as VariantDictionary).dbusValue])],
+                                    "options.metadata[0].title"),
+                                   (["title": .string(String(repeating: "t", count: 1025))], "options.title")]
+            as [(VariantDictionary, String)] {
+            let refused = await ShareBus.error { _ = try await ShareBus.begin(stage.tool, options) }
+            #expect(refused.name.hasPrefix("org.ferry.Error.") && refused.message.contains(keyPath), "\(keyPath): \(refused)")
+        }
+    }
+
     @Test("BeginShare: an unknown scene and a scene with nothing to share are NotFound")
     func beginErrors() async throws {
         let stage = try await ShareStage.start()
