@@ -94,7 +94,7 @@ let package = Package(
 
         // Benchmarks: executables run by `make bench`, each beside its anchor.
         .target(name: "CDBusBench", dependencies: ["CDBus"], path: "Sources/CDBusBench"),
-        .target(name: "BenchReport", swiftSettings: strictness),
+        .target(name: "BenchReport", dependencies: ["DBus", "CDBusBench"], swiftSettings: strictness),
         .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench", "BenchReport"], swiftSettings: strictness),
         .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO", "BenchReport"], swiftSettings: strictness),
         .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench", "BenchReport"],

@@ -8,6 +8,9 @@ import Glibc
 /// P5 itself: sets up the apps and their scenes, begins the drag, runs the paced moves in
 /// one-second segments with the anchor between them, and reports.
 struct MoveBench {
+    /// Bytes the anchor echoes: about a Move's argument (a `(dd)`).
+    static let echoPayload = 16
+
     let config: Config
     let stage: BrokerStage
 
@@ -79,7 +82,7 @@ struct MoveBench {
             try await floor.run(first: 0, slots: max(1, warmup / 2), after: nil)
         }
         if let wrong = floorWarm.firstWrong { throw Spawn.Failure(description: "the relay answered otherwise: \(wrong)") }
-        _ = try echo.echo(iterations: 100)
+        _ = try echo.echo(payload: Self.echoPayload, iterations: 100)
 
         // One-second segments: the drag, then the relay floor, then the anchor.
         var total = PacedMoves.Run(), floorRun = PacedMoves.Run(), anchor = Samples(), usage = Usage()
@@ -109,7 +112,7 @@ struct MoveBench {
                 try await floor.run(first: first, slots: slots, after: nil)
             })
             floorUsage.add(try Usage(ferryd: relayPID, bus: stage.busPID), minus: relayBefore)
-            anchor.append(contentsOf: try echo.echo(iterations: min(config.rate, 1000)))
+            anchor.append(contentsOf: try echo.echo(payload: Self.echoPayload, iterations: min(config.rate, 1000)))
         }
         // Moved is emitted without waiting: give the last ones a moment to arrive.
         try await Task.sleep(for: .milliseconds(200))
@@ -174,7 +177,7 @@ struct MoveBench {
                  floorUsage: Usage,
                  seconds: [Second]) {
         let name = "\(Self.bench) drag Move → proposal at \(config.rate)/s (2 target apps, DropUpdated round trip)"
-        let anchorName = "C libdbus echo \(EchoAnchor.payload) B, back to back"
+        let anchorName = "C libdbus echo \(Self.echoPayload) B, back to back"
         let ms = { (x: Double) in x / 1000 }
         report(name, "p50 of \(run.sent)", value: ms(run.latencies.median), unit: "ms", anchor: anchorName,
                anchorValue: ms(anchor.median), goal: .value(atMost: 0.5, "≤ 0.5 ms"))

@@ -10,7 +10,7 @@ import Glibc
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
 /// Usage: `paste-bench [--quick] [--only latency|throughput|startup]`; `--write-pipe N` and
-/// `--serve-echo` are the anchor processes it starts itself.
+/// `--serve-echo ADDRESS` are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
 /// next to this one).
@@ -21,11 +21,11 @@ enum PasteBench {
         if args.count == 3, args[1] == "--write-pipe", let bytes = Int(args[2]) {
             exit(PipeAnchor.writerMain(bytes: bytes))
         }
+        if args.count == 3, args[1] == "--serve-echo" { exit(EchoAnchor.serverMain(address: args[2])) }
         guard let address = Config.environment("DBUS_SESSION_BUS_ADDRESS") else {
             note("set DBUS_SESSION_BUS_ADDRESS (scripts/bench.sh starts a private bus and ferryd)")
             exit(1)
         }
-        if args.count == 2, args[1] == "--serve-echo" { exit(EchoAnchor.serverMain(address: address)) }
         let config = Config(arguments: args)
         do {
             let scratch = try Scratch()
