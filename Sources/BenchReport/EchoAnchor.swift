@@ -12,7 +12,8 @@ public struct EchoAnchor: Sendable {
     /// The server's bus name.
     public static let name = "org.ferry.BenchEcho"
     let address: String
-    let server: pid_t
+    /// The C echo server's process.
+    public let server: pid_t
 
     /// `<bench> --serve-echo ADDRESS`: serves Echo until Quit; the process's exit status.
     public static func serverMain(address: String) -> Int32 {

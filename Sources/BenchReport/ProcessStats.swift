@@ -17,6 +17,19 @@ public enum CPUTime {
         return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Another process's, summed over its threads from /proc/<pid>/task/*/schedstat
+    /// (nanosecond resolution; threads that already exited are not counted).
+    public static func precise(of pid: pid_t) -> Double {
+        var total = 0.0
+        ProcessThreads.forEach(of: pid) { tid in
+            if let stat = Spawn.readFile("/proc/\(pid)/task/\(tid)/schedstat"),
+               let first = stat.split(separator: " ").first, let ns = Double(first) {
+                total += ns / 1_000_000
+            }
+        }
+        return total
+    }
+
     /// This process's, from getrusage.
     public static func ofSelf() -> Double {
         var usage = rusage()
@@ -32,13 +45,8 @@ public enum ContextSwitches {
     /// The sums over the process's threads (zero when it is gone).
     public static func of(_ pid: pid_t) -> (voluntary: Int, involuntary: Int) {
         var voluntary = 0, involuntary = 0
-        guard let folder = opendir("/proc/\(pid)/task") else { return (0, 0) }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name.first?.isNumber == true, let status = Spawn.readFile("/proc/\(pid)/task/\(name)/status") else { continue }
+        ProcessThreads.forEach(of: pid) { name in
+            guard let status = Spawn.readFile("/proc/\(pid)/task/\(name)/status") else { return }
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("voluntary_ctxt_switches:") {
                     voluntary += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
@@ -48,5 +56,20 @@ public enum ContextSwitches {
             }
         }
         return (voluntary, involuntary)
+    }
+}
+
+/// The threads of a process, by /proc/<pid>/task.
+enum ProcessThreads {
+    /// Calls `body` with each thread id of `pid` (none when it is gone).
+    static func forEach(of pid: pid_t, _ body: (String) -> Void) {
+        guard let folder = opendir("/proc/\(pid)/task") else { return }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.first?.isNumber == true { body(name) }
+        }
     }
 }

@@ -42,6 +42,26 @@ struct LatencyBench {
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1.median, goal: .ratio(atMost: 1.3))
         report("P1 1 KiB held paste (Read, connection executor)", "p99", value: onExecutor.percentile(99), unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1.percentile(99))
+        if let ferryd = Config.environment("FERRY_BENCH_FERRYD_PID").flatMap({ pid_t($0) }) {
+            // Where the time goes, as CPU: ferryd's per Read against the C echo server's per Echo,
+            // and this process's (the Swift client's, the C client's) per call.
+            let calls = rounds * perRound
+            let paste = try await Self.perCall(of: ferryd, calls: calls) {
+                for _ in 0..<calls {
+                    try await withTaskExecutorPreference(executor) { try await Self.heldPaste(board) }
+                }
+            }
+            let anchor = try await Self.perCall(of: echo.server, calls: calls) {
+                _ = try echo.echo(payload: Self.payload, iterations: calls)
+            }
+            report("P1 breakdown: CPU per call, ferryd's Read vs the C echo server", "mean", value: paste.serverCPU,
+                   unit: "µs", anchor: "C echo server's CPU per Echo", anchorValue: anchor.serverCPU)
+            report("P1 breakdown: CPU per call, the Swift client vs the C client", "mean", value: paste.clientCPU,
+                   unit: "µs", anchor: "C client's CPU per Echo", anchorValue: anchor.clientCPU)
+            report("P1 breakdown: context switches per call, ferryd vs the C echo server", "mean",
+                   value: paste.serverSwitches, unit: "", anchor: "C echo server", anchorValue: anchor.serverSwitches)
+        }
+        if config.only == "p1" { return }
         // The floor any ferryd method has: a method exported through the Swift D-Bus layer (a
         // task per call) that only echoes, on a second connection of this process.
         let server = try await Connection(address: address)
@@ -152,6 +172,18 @@ struct LatencyBench {
             throw Spawn.Failure(description: "the promised paste gave \(count) bytes")
         }
         return [afterRead - start, afterBytes - afterRead, end - afterBytes]
+    }
+
+    /// What one call costs the server process `pid` (CPU µs, context switches) and this process
+    /// (CPU µs), averaged while `body` makes `calls` calls.
+    static func perCall(of pid: pid_t, calls: Int, _ body: () async throws -> Void) async throws
+        -> (serverCPU: Double, clientCPU: Double, serverSwitches: Double) {
+        let cpu = CPUTime.precise(of: pid), own = CPUTime.ofSelf(), switches = ContextSwitches.of(pid)
+        try await body()
+        let after = ContextSwitches.of(pid)
+        let switched = after.voluntary + after.involuntary - switches.voluntary - switches.involuntary
+        let n = Double(calls)
+        return ((CPUTime.precise(of: pid) - cpu) * 1000 / n, (CPUTime.ofSelf() - own) * 1000 / n, Double(switched) / n)
     }
 
     /// Runs `body` and the echo anchor in alternating rounds (after a warm-up of each); returns

@@ -9,7 +9,7 @@ import Glibc
 /// Needs `DBUS_SESSION_BUS_ADDRESS` with ferryd serving it, `DISPLAY` for the xclip anchors and
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
-/// Usage: `paste-bench [--quick] [--only latency|throughput|startup]`; `--write-pipe N` and
+/// Usage: `paste-bench [--quick] [--only latency|p1|throughput|startup]` (p1: only the held paste); `--write-pipe N` and
 /// `--serve-echo ADDRESS` are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
@@ -55,7 +55,7 @@ struct Config {
         xclipBytes = (Self.environment("FERRY_BENCH_XCLIP_MIB").flatMap(Int.init) ?? mib) << 20
     }
 
-    func runs(_ section: String) -> Bool { only == nil || only == section }
+    func runs(_ section: String) -> Bool { only == nil || only == section || (section == "latency" && only == "p1") }
 
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
