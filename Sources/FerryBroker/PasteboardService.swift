@@ -234,36 +234,45 @@ public actor PasteboardService {
     // MARK: - Paste log
 
     /// Records a paste without making the reader wait for it: records are queued and written
-    /// in order, several per transaction when they come fast (no fsync; see persistence.md), and
-    /// ``pasteLog(limit:)`` waits for those still queued. A crash of ferryd can lose the records
-    /// of reads it was answering at that moment.
+    /// in order, all those of the last ``pasteLogDelay`` in one transaction (no fsync; see
+    /// persistence.md), and ``pasteLog(limit:)`` writes those still queued first. A crash of
+    /// ferryd can lose the records of that last moment.
     nonisolated func logPaste(_ record: PasteRecord) {
         let startDrain = pendingPastes.withLock { pending in
             pending.append(record)
             return pending.count == 1
         }
         guard startDrain else { return }
-        let store = self.store, log = self.log
-        pasteLogQueue.async {
-            let records = self.pendingPastes.withLock { pending in
-                defer { pending.removeAll() }
-                return pending
-            }
-            do {
-                try store.logPastes(records)
-            } catch {
-                log("cannot log \(records.count) paste(s): \(error)")
-            }
+        pasteLogQueue.asyncAfter(deadline: .now() + Self.pasteLogDelay) { self.writePendingPastes() }
+    }
+
+    /// How long a paste record waits to share its transaction with the next ones: a burst of
+    /// reads then costs one write, not one each (a write per read took a third of ferryd's CPU).
+    static let pasteLogDelay: DispatchTimeInterval = .milliseconds(100)
+
+    /// Writes the queued paste records (on the paste-log queue).
+    private nonisolated func writePendingPastes() {
+        let records = pendingPastes.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        do {
+            try store.logPastes(records)
+        } catch {
+            log("cannot log \(records.count) paste(s): \(error)")
         }
     }
 
-    /// The last `limit` pastes, newest first, including those still being logged.
+    /// The last `limit` pastes, newest first, including those still queued.
     ///
     /// D-Bus: `org.ferry.Broker1.PasteLog`.
     public nonisolated func pasteLog(limit: Int) async throws -> [PasteRecord] {
         let store = self.store
         return try await withCheckedThrowingContinuation { continuation in
-            pasteLogQueue.async { continuation.resume(with: Result { try store.pasteLog(limit: limit) }) }
+            pasteLogQueue.async {
+                self.writePendingPastes()
+                continuation.resume(with: Result { try store.pasteLog(limit: limit) })
+            }
         }
     }
 
