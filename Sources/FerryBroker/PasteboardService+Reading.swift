@@ -70,7 +70,7 @@ extension PasteboardService {
     nonisolated func source(of representation: StoredRepresentation, of item: StoredItem,
                             volatile: VolatileContent?) throws -> RepresentationData {
         guard let volatile, volatile.items.contains(where: { $0.id == item.id }) else {
-            return try store.readData(item: item.id, representation: representation.contentType)
+            return try heldData(of: representation, of: item)
         }
         switch representation.storage {
         case .inline, .blob: return .bytes(volatile.bytes[item.id]?[representation.contentType] ?? Data())
@@ -79,6 +79,22 @@ extension PasteboardService {
             throw FerryModelError(.unavailable,
                                   "the app that promised \(representation.contentType.identifier) is gone without handing it over")
         }
+    }
+
+    /// A stored representation's bytes: small ones held in the database come from the contents
+    /// cache after the first read (a query cost a Read a quarter of ferryd's CPU).
+    nonisolated func heldData(of representation: StoredRepresentation, of item: StoredItem) throws -> RepresentationData {
+        let type = representation.contentType
+        guard representation.storage == .inline, let size = representation.size, size < Self.inlineReadLimit else {
+            return try store.readData(item: item.id, representation: type)
+        }
+        let (cached, generation) = contentsCache.lookupBytes(item: item.id, type: type.identifier)
+        if let cached { return .bytes(cached) }
+        let data = try store.readData(item: item.id, representation: type)
+        if case .bytes(let bytes) = data {
+            contentsCache.storeBytes(bytes, item: item.id, type: type.identifier, generation: generation)
+        }
+        return data
     }
 
     /// The `data` variant's content, the size (-1 when unknown) and the transfer id ("" for held bytes).
