@@ -80,13 +80,21 @@ extension FerryClient {
     /// Calls `BeginShare` and makes the session from its answer.
     private func callBeginShare(_ options: [String: DBusValue], origin: ShareSession.Origin?)
         async throws(FerryError) -> ShareSession {
-        // The scene's app gets 5 s to write its items.
-        let reply = try await callSharing("BeginShare", [options.dbusValue], timeout: .seconds(15))
-        guard reply.count == 2, case .string(let id) = reply[0], !id.isEmpty, case .objectPath(let path) = reply[1] else {
+        // The scene's app gets 5 s to write its items. The answer's sender is the broker that
+        // keeps the share: the session talks to it alone, so a broker started later (whose share
+        // numbers start again at 1) is never asked about this share.
+        let answer = try await FerryError.bridging {
+            try await connection.call(Message.methodCall(destination: Self.brokerName, path: Self.sharingPath,
+                                                         interface: Self.sharingInterface, member: "BeginShare",
+                                                         body: [options.dbusValue]), timeout: .seconds(15))
+        }
+        let reply = try FerryError.bridgingSync { try answer.body }
+        guard reply.count == 2, case .string(let id) = reply[0], !id.isEmpty, case .objectPath(let path) = reply[1],
+              let broker = answer.sender else {
             throw FerryError(.bus, "Sharing1.BeginShare answered with an unexpected reply")
         }
         let name = PasteboardName.name(fromObjectPath: path.rawValue) ?? "org.ferry.share.\(id)"
-        return ShareSession(client: self, id: id, pasteboardName: name, pasteboardPath: path, origin: origin)
+        return ShareSession(client: self, id: id, broker: broker, pasteboardName: name, pasteboardPath: path, origin: origin)
     }
 
     /// The `BeginShare` options for `options`, the excluded types checked.
@@ -119,11 +127,11 @@ extension FerryClient {
         return wire
     }
 
-    /// Calls a `org.ferry.Sharing1` method.
-    func callSharing(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(30))
-        async throws(FerryError) -> [DBusValue] {
+    /// Calls a `org.ferry.Sharing1` method of `broker` (by default whoever is the broker now).
+    func callSharing(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(30),
+                     broker: BusName = brokerName) async throws(FerryError) -> [DBusValue] {
         try await FerryError.bridging {
-            try await connection.call(destination: Self.brokerName, path: Self.sharingPath, interface: Self.sharingInterface,
+            try await connection.call(destination: broker, path: Self.sharingPath, interface: Self.sharingInterface,
                                       member: member, body: body, timeout: timeout)
         }
     }

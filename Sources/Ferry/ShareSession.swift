@@ -30,6 +30,8 @@ public final class ShareSession: Sendable {
     /// The share pasteboard's name (`org.ferry.share.3`).
     public let pasteboardName: String
     let client: FerryClient
+    /// The unique name of the broker that keeps the share: every call of the session goes to it.
+    let broker: BusName
     let pasteboardPath: ObjectPath
     /// Set by ``Scene/share(options:)``: the scene whose delegate hears the completion, and
     /// whether its configuration allows only copy.
@@ -47,9 +49,11 @@ public final class ShareSession: Sendable {
     /// a failing ``end()`` does not end it here).
     private let state = Mutex((finished: false, performing: 0))
 
-    init(client: FerryClient, id: String, pasteboardName: String, pasteboardPath: ObjectPath, origin: Origin? = nil) {
+    init(client: FerryClient, id: String, broker: BusName, pasteboardName: String, pasteboardPath: ObjectPath,
+         origin: Origin? = nil) {
         self.client = client
         self.id = id
+        self.broker = broker
         self.pasteboardName = pasteboardName
         self.pasteboardPath = pasteboardPath
         self.origin = origin
@@ -66,7 +70,7 @@ public final class ShareSession: Sendable {
     ///
     /// D-Bus: `org.ferry.Sharing1.ListActivities`.
     public func activities() async throws(FerryError) -> [ListedActivity] {
-        let reply = try await client.callSharing("ListActivities", [.string(id)])
+        let reply = try await call("ListActivities", [.string(id)])
         guard let value = reply.first else { throw FerryError(.bus, "Sharing1.ListActivities answered nothing") }
         guard case .array(_, let elements) = value.unwrappingVariants else {
             throw FerryError(.bus, "Sharing1.ListActivities answered '\(value.signature)', not a list")
@@ -104,8 +108,7 @@ public final class ShareSession: Sendable {
         state.withLock { $0.performing += 1 }
         do {
             // An app activity gets 30 s; a built-in may fetch promised bytes first.
-            reply = try await client.callSharing("Perform", [.string(id), .string(type.rawValue), options.dbusValue],
-                                                 timeout: .seconds(120))
+            reply = try await call("Perform", [.string(id), .string(type.rawValue), options.dbusValue], timeout: .seconds(120))
         } catch {
             state.withLock { $0.performing -= 1 }
             switch error.code {
@@ -135,7 +138,7 @@ public final class ShareSession: Sendable {
     /// D-Bus: `org.ferry.Sharing1.EndShare`.
     public func end() async throws(FerryError) {
         do {
-            _ = try await client.callSharing("EndShare", [.string(id)])
+            _ = try await call("EndShare", [.string(id)])
         } catch {
             // A perform of this session under way: the share ends with its completion.
             if state.withLock({ $0.performing }) == 0 { await finish(.dismissed(error.message)) }
@@ -144,14 +147,28 @@ public final class ShareSession: Sendable {
         await finish(.dismissed())
     }
 
-    /// Whether the share is gone at the broker: its pasteboard no longer answers.
+    /// Calls a `org.ferry.Sharing1` method of the broker that keeps the share. That broker gone
+    /// (stopped, or restarted: a new one does not know the share) is `.notFound`.
+    private func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration = .seconds(30))
+        async throws(FerryError) -> [DBusValue] {
+        do {
+            return try await client.callSharing(member, body, timeout: timeout, broker: broker)
+        } catch where error.code == .noBroker {
+            throw FerryError(.notFound, "share \(id) has ended: the broker that kept it (\(broker.rawValue)) is gone")
+        }
+    }
+
+    /// Whether the share is gone at its broker: its pasteboard no longer answers there, or the
+    /// broker itself is gone.
     private var hasEnded: Bool {
         get async {
             do {
-                _ = try await pasteboard.items
+                _ = try await client.connection.call(destination: broker, path: pasteboardPath, interface: Pasteboard.interface,
+                                                     member: "Items", timeout: .seconds(30))
                 return false
             } catch {
-                return error.code == .notFound
+                let code = FerryError.converting(error).code
+                return code == .notFound || code == .noBroker
             }
         }
     }

@@ -58,4 +58,31 @@ struct ReRegistrationTests {
         await observer.close()
         try? FileManager.default.removeItem(at: stateDir)
     }
+
+    @Test("a share of the old broker has ended for good: its session never reaches the new broker's share of the same number")
+    func aShareDoesNotOutliveItsBroker() async throws {
+        let bus = try PrivateBus()
+        let stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-reshare-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: stateDir) }
+        let first = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+        let tool = try await FerryClient.connect(address: bus.address)
+        var text = ItemProvider()
+        text.registerDataRepresentation(for: .utf8PlainText, data: Data("hello".utf8))
+        let old = try await tool.beginShare([text])
+
+        first.send(SIGKILL)
+        _ = await first.waitForExit()
+        let second = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+        defer { second.stop() }
+        let new = try await tool.beginShare([text])
+        #expect(new.id == old.id)  // share numbers start again with each broker
+
+        await #expect { try await old.activities() } throws: { ($0 as? FerryError)?.code == .notFound }
+        await #expect { try await old.perform(.copy) } throws: { ($0 as? FerryError)?.code == .notFound }
+        await #expect { try await old.end() } throws: { ($0 as? FerryError)?.code == .notFound }
+        // The new share was not ended or performed by the old session's calls.
+        #expect(try await new.activities().map(\.type) == [.copy, .saveToFolder])
+        try await new.end()
+        await tool.close()
+    }
 }
