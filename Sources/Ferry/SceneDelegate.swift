@@ -101,7 +101,8 @@ public protocol SceneDelegate: AnyObject, Sendable {
     /// means nothing to share.
     func activityItemsConfiguration(for scene: Scene) -> ActivityItemsConfiguration?
     /// A share of the scene's items ended (Apple's `completionWithItemsHandler`): performed
-    /// (`completion.activityType`, its returned items) or dismissed (`activityType` nil).
+    /// (`completion.activityType`, its returned items) or dismissed (`activityType` nil) — also
+    /// a share that never began because the items came too late or there were none.
     ///
     /// D-Bus: `org.ferry.Client1.ShareCompleted`.
     func scene(_ scene: Scene, shareDidComplete completion: ShareCompletion, share: String) async

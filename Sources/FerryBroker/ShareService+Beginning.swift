@@ -125,7 +125,11 @@ extension ShareService {
                 share.interactions = provided.interactions
                 share.metadata = provided.metadata
             } catch {
-                await pasteboards.removeTransientPasteboard(pasteboard)
+                // The app may have written (and promised) items before its answer failed or came
+                // too late: like every share it was asked about, this one ends with ShareCompleted,
+                // so the app lets them go.
+                shares[number] = share
+                await end(number, .dismissed("the share did not begin: \(error)"), reason: "no items from \(source.appID)")
                 throw error
             }
         }

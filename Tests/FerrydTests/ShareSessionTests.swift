@@ -96,6 +96,12 @@ struct ShareSessionTests {
         let nothing = await ShareBus.error { _ = try await ShareBus.begin(stage.tool, ["scene": .string(scene)]) }
         #expect(nothing.name == "org.ferry.Error.NotFound")
         #expect(nothing.message.contains("nothing to share"))
+        // The app asked for items hears the share end, as after every ProvideActivityItems (an app
+        // that wrote items before a late or failed answer lets their promises go).
+        let calls = try await notes.waitForCalls { $0.contains { $0.member == "ShareCompleted" } }
+        let completed = try #require(calls.first { $0.member == "ShareCompleted" })
+        #expect(completed.string(0) == "1" && completed.string(1) == scene)
+        #expect(completed.dictionary["completed"]?.unwrappingVariants == .boolean(false))
         // The failed shares' pasteboards are gone; numbering goes on.
         #expect(await ShareBus.error { _ = try await FerrydFixture.items(stage.tool, at: try ObjectPath(PasteboardName.objectPath("org.ferry.share.1"))) }.name != "")
         #expect(try await ShareBus.begin(stage.tool).share == "2")
