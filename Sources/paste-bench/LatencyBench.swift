@@ -35,8 +35,8 @@ struct LatencyBench {
         held.registerDataRepresentation(for: .data, data: bytes)
         try await board.setItemProviders([held])
         let executor = reader.connection.taskExecutor
-        let (onExecutor, anchor1) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
-            try await withTaskExecutorPreference(executor) { try await Self.heldPaste(board) }
+        let (onExecutor, anchor1) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+            try await Self.heldPaste(board)
         }
         report("P1 1 KiB held paste (Read, connection executor)", "p50", value: onExecutor.median, unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1.median, goal: .ratio(atMost: 1.3))
@@ -47,8 +47,8 @@ struct LatencyBench {
             // and this process's (the Swift client's, the C client's) per call.
             let calls = rounds * perRound
             let paste = try await Self.perCall(of: ferryd, calls: calls) {
-                for _ in 0..<calls {
-                    try await withTaskExecutorPreference(executor) { try await Self.heldPaste(board) }
+                try await withTaskExecutorPreference(executor) {
+                    for _ in 0..<calls { try await Self.heldPaste(board) }
                 }
             }
             let anchor = try await Self.perCall(of: echo.server, calls: calls) {
@@ -72,20 +72,16 @@ struct LatencyBench {
             }
         }, at: "/org/ferry/PasteBench")
         let echoArgument: [DBusValue] = [.bytes([UInt8](bytes))]
-        let (swiftEcho, anchor1e) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
-            try await withTaskExecutorPreference(executor) {
-                _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
-                                                     interface: "org.ferry.PasteBench1", member: "Echo", body: echoArgument)
-            }
+        let (swiftEcho, anchor1e) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+            _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
+                                                 interface: "org.ferry.PasteBench1", member: "Echo", body: echoArgument)
         }
         report("P1 breakdown: Echo 1 KiB exported through the Swift D-Bus layer", "p50", value: swiftEcho.median,
                unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor1e.median)
-        let (threadEcho, anchor1t) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
-            try await withTaskExecutorPreference(executor) {
-                _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
-                                                     interface: "org.ferry.PasteBench1", member: "EchoOnThread",
-                                                     body: echoArgument)
-            }
+        let (threadEcho, anchor1t) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+            _ = try await reader.connection.call(destination: server.uniqueName, path: "/org/ferry/PasteBench",
+                                                 interface: "org.ferry.PasteBench1", member: "EchoOnThread",
+                                                 body: echoArgument)
         }
         report("P1 breakdown: the same Echo, handler on the connection thread", "p50", value: threadEcho.median,
                unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor1t.median)
@@ -93,13 +89,13 @@ struct LatencyBench {
 
         // Where P1's time goes, on the same executor: a property read (ferryd answers from its
         // store, no policy, no log) and Items (the metadata, not a paste: no policy, no log).
-        let (property, anchor1c) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
-            try await withTaskExecutorPreference(executor) { _ = try await board.changeCount }
+        let (property, anchor1c) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+            _ = try await board.changeCount
         }
         report("P1 breakdown: ChangeCount property (Properties.Get)", "p50", value: property.median, unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1c.median)
-        let (items, anchor1d) = try await alternate(rounds: rounds, perRound: perRound, echo: echo) {
-            try await withTaskExecutorPreference(executor) { _ = try await board.items }
+        let (items, anchor1d) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+            _ = try await board.items
         }
         report("P1 breakdown: Items (metadata, not a paste)", "p50", value: items.median, unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1d.median)
@@ -119,8 +115,8 @@ struct LatencyBench {
         var promised = ItemProvider()
         promised.registerDataRepresentation(for: .data, estimatedSize: Int64(Self.payload)) { _ in bytes }
         try await sourceBoard.setItemProviders([promised])
-        let (promisedPaste, anchor2) = try await alternate(rounds: rounds, perRound: perRound / 2, echo: echo) {
-            try await withTaskExecutorPreference(executor) { try await Self.promisedPaste(board) }
+        let (promisedPaste, anchor2) = try await alternate(rounds: rounds, perRound: perRound / 2, echo: echo, on: executor) {
+            try await Self.promisedPaste(board)
         }
         report("P2 1 KiB promised paste (Read + pipe + FinishTransfer)", "p50", value: promisedPaste.median, unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor2.median, goal: .ratio(atMost: 2.5))
@@ -129,8 +125,12 @@ struct LatencyBench {
         // Where P2's time goes: Read (the broker starts the transfer), the bytes through the pipe
         // (read on a blocking-I/O thread), FinishTransfer (the source's reply).
         var phases = [Samples(), Samples(), Samples()]
-        for _ in 0..<(rounds * perRound / 4) {
-            let times = try await withTaskExecutorPreference(executor) { try await Self.promisedPastePhases(board) }
+        let measured = try await withTaskExecutorPreference(executor) {
+            var all: [[Double]] = []
+            for _ in 0..<(rounds * perRound / 4) { all.append(try await Self.promisedPastePhases(board)) }
+            return all
+        }
+        for times in measured {
             for (index, time) in times.enumerated() { phases[index].append(time) }
         }
         for (index, phase) in ["Read until the fd arrives", "pipe read to end of file", "FinishTransfer"].enumerated() {
@@ -187,18 +187,24 @@ struct LatencyBench {
     }
 
     /// Runs `body` and the echo anchor in alternating rounds (after a warm-up of each); returns
-    /// the per-call times in µs.
-    func alternate(rounds: Int, perRound: Int, echo: EchoAnchor,
+    /// the per-call times in µs. With `executor`, each round of `body` runs on it, as an app's
+    /// latency-sensitive work would (the hop onto it and back is not part of any call).
+    func alternate(rounds: Int, perRound: Int, echo: EchoAnchor, on executor: (any TaskExecutor)? = nil,
                    _ body: @escaping @Sendable () async throws -> Void) async throws -> (Samples, Samples) {
-        var ferry = Samples(), anchor = Samples()
-        for _ in 0..<max(1, perRound / 10) { try await body() }
-        _ = try echo.echo(payload: Self.payload, iterations: max(1, perRound / 10))
-        for _ in 0..<rounds {
-            for _ in 0..<perRound {
+        @Sendable func round(_ count: Int) async throws -> [Double] {
+            var times: [Double] = []
+            for _ in 0..<count {
                 let start = now()
                 try await body()
-                ferry.append(now() - start)
+                times.append(now() - start)
             }
+            return times
+        }
+        var ferry = Samples(), anchor = Samples()
+        _ = try await withTaskExecutorPreference(executor) { try await round(max(1, perRound / 10)) }
+        _ = try echo.echo(payload: Self.payload, iterations: max(1, perRound / 10))
+        for _ in 0..<rounds {
+            ferry.append(contentsOf: try await withTaskExecutorPreference(executor) { try await round(perRound) })
             anchor.append(contentsOf: try echo.echo(payload: Self.payload, iterations: perRound))
         }
         return (ferry, anchor)
