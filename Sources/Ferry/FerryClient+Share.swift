@@ -25,12 +25,13 @@ extension FerryClient {
     }
 
     /// Shares a configuration's items with its title and per-item metadata, which activities
-    /// see (``ActivityItems/title``, ``ActivityItems/metadata``); otherwise as
-    /// ``beginShare(_:options:)`` (the configuration's supported interactions are not applied:
-    /// exclude Copy in `options` if need be).
+    /// see (``ActivityItems/title``, ``ActivityItems/metadata``), and its supported interactions:
+    /// without `.copy`, `org.ferry.activity.copy` is not listed; without `.share`, only it is.
+    /// Otherwise as ``beginShare(_:options:)``.
     /// - Throws: as ``beginShare(_:options:)``.
     ///
-    /// D-Bus: `org.ferry.Sharing1.BeginShare` with the options `title` and `metadata`, then
+    /// D-Bus: `org.ferry.Sharing1.BeginShare` with the options `title`, `metadata` and
+    /// `interactions`, then
     /// `org.ferry.Pasteboard1.SetItems` on the share pasteboard.
     public func beginShare(_ configuration: ActivityItemsConfiguration, options: ShareOptions = .init())
         async throws(FerryError) -> ShareSession {
@@ -111,11 +112,17 @@ extension FerryClient {
         return wire
     }
 
-    /// The `BeginShare` options `title` and `metadata` (one entry per item, when any item has some).
+    /// The `BeginShare` options `title`, `metadata` (one entry per item, when any item has some)
+    /// and `interactions` (when not both).
     /// - Throws: `FerryError` `.invalidArgument` for metadata that cannot be encoded.
     static func descriptionOptions(_ configuration: ActivityItemsConfiguration) throws(FerryError) -> [String: DBusValue] {
         var wire: [String: DBusValue] = [:]
         if let title = configuration.title { wire["title"] = .string(title) }
+        let interactions = configuration.supportedInteractions.intersection(.all)
+        if interactions != .all {
+            guard !interactions.isEmpty else { throw FerryError(.invalidArgument, "supportedInteractions: neither share nor copy") }
+            wire["interactions"] = .array(of: .string, interactions.names.map(DBusValue.string))
+        }
         let metadata = configuration.itemProviders.indices.map(configuration.metadata(forItemAt:))
         if metadata.contains(where: { $0 != .init() }) {
             do {

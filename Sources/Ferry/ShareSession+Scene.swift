@@ -4,8 +4,8 @@ extension Scene {
     /// Shares the scene's activity items (its Share button): the scene delegate's
     /// ``SceneDelegate/activityItemsConfiguration(for:)``, written by this app itself on the
     /// share pasteboard (the broker does not call back, so this may run inside any delegate
-    /// call). The configuration's supported interactions decide what is offered: without
-    /// `.copy`, `org.ferry.activity.copy` is excluded; without `.share`, only it is listed and
+    /// call). The configuration's supported interactions decide what the broker offers: without
+    /// `.copy`, `org.ferry.activity.copy` is not listed; without `.share`, only it is listed and
     /// performed. The scene delegate hears the completion
     /// (``SceneDelegate/scene(_:shareDidComplete:share:)``) when the returned session performs or
     /// ends (a share the broker ends by itself — 120 s without a perform — reaches it when
@@ -25,11 +25,7 @@ extension Scene {
               !configuration.supportedInteractions.intersection(.all).isEmpty else {
             throw FerryError(.notFound, "nothing to share: the scene \(persistentIdentifier) has no activity items")
         }
-        var options = options
-        if !configuration.supportsInteraction(.copy), !options.excludedActivityTypes.contains(.copy) {
-            options.excludedActivityTypes.append(.copy)
-        }
-        let origin = ShareSession.Origin(scene: self, copyOnly: !configuration.supportsInteraction(.share))
-        return try await client.beginShare(configuration.itemProviders, options: options, described: configuration, origin: origin)
+        return try await client.beginShare(configuration.itemProviders, options: options, described: configuration,
+                                           origin: ShareSession.Origin(scene: self))
     }
 }

@@ -33,15 +33,12 @@ public final class ShareSession: Sendable {
     /// The unique name of the broker that keeps the share: every call of the session goes to it.
     let broker: BusName
     let pasteboardPath: ObjectPath
-    /// Set by ``Scene/share(options:)``: the scene whose delegate hears the completion, and
-    /// whether its configuration allows only copy.
+    /// Set by ``Scene/share(options:)``: the scene whose delegate hears the completion.
     let origin: Origin?
 
     /// The scene an app shares itself (``Scene/share(options:)``).
     struct Origin: Sendable {
         weak let scene: Scene?
-        /// Without the `share` interaction only `org.ferry.activity.copy` is offered.
-        let copyOnly: Bool
     }
 
     /// Whether the completion was handed to the scene delegate already, and how many
@@ -83,7 +80,6 @@ public final class ShareSession: Sendable {
                 throw FerryError(.bus, "Sharing1.ListActivities answered a malformed activity: \(FerryError.converting(error).message)")
             }
         }
-        if origin?.copyOnly == true { listed.removeAll { $0.type != .copy } }
         return listed
     }
 
@@ -99,9 +95,6 @@ public final class ShareSession: Sendable {
     ///
     /// D-Bus: `org.ferry.Sharing1.Perform`.
     public func perform(_ type: ActivityType, folder: String? = nil) async throws(FerryError) -> ShareCompletion {
-        if origin?.copyOnly == true, type != .copy {
-            throw FerryError(.notFound, "\(type) is not offered: the scene's items support copy only")
-        }
         var options: [String: DBusValue] = [:]
         if let folder { options["to"] = .string(folder) }
         let reply: [DBusValue]

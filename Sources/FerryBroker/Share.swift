@@ -47,7 +47,7 @@ struct Share: Sendable {
 
     /// The shared set's title, when the source gave one.
     var title: String?
-    /// What the scene allows (both without a scene).
+    /// What the items support: the scene app's answer, or the sharer's `interactions` option (both by default).
     var interactions: ActivityItemsConfiguration.Interaction = .all
     /// Per-item metadata, by index (the source's ProvideActivityItems answer).
     var metadata: [ActivityItemsConfiguration.ItemMetadata] = []
@@ -59,13 +59,13 @@ struct Share: Sendable {
     /// or source left meanwhile); nil while nobody left.
     var endAfterPerform: (completion: ShareCompletion, reason: String)?
 
-    /// Whether the scene's interactions allow listing `type`: without "copy" no Copy; without
+    /// Whether the items' interactions allow listing `type`: without "copy" no Copy; without
     /// "share" nothing but Copy.
     func interactionsAllow(_ type: ActivityType) -> Bool {
         type == .copy ? interactions.contains(.copy) : interactions.contains(.share)
     }
 
-    /// Whether `type` may be listed or performed at all (not excluded, allowed by the scene).
+    /// Whether `type` may be listed or performed at all (not excluded, allowed by the interactions).
     func admits(_ type: ActivityType) -> Bool {
         !excluded.contains(type) && interactionsAllow(type)
     }

@@ -12,6 +12,8 @@ struct ShareBeginRequest: Sendable {
     var title: String?
     /// Per-item metadata, for items the sharer writes.
     var metadata: [ActivityItemsConfiguration.ItemMetadata] = []
+    /// What the items the sharer writes support (a scene's app gives its own).
+    var interactions: ActivityItemsConfiguration.Interaction = .all
 
     /// The longest title, and each item's title, in UTF-8 bytes.
     static let maximumTitleLength = 1024
@@ -42,6 +44,34 @@ struct ShareBeginRequest: Sendable {
             }
         }
         try readMetadata(options)
+        try readInteractions(options)
+    }
+
+    /// `interactions`: only without `scene`; known names, at least one.
+    private mutating func readInteractions(_ options: VariantDictionary) throws {
+        guard let value = options["interactions"] else { return }
+        let keyPath = "options.interactions"
+        guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the interactions", keyPath: keyPath) }
+        typealias Interaction = ActivityItemsConfiguration.Interaction
+        let names: [String]
+        switch try WireValue(dbusValue: value, keyPath: keyPath) {
+        case .strings(let strings): names = strings
+        case .array(let elements) where elements.isEmpty: names = []
+        default:
+            let found = value.unwrappingVariants.signature.rawValue
+            throw FerryModelError(.invalidArgument, "expected an array of interactions (as), found \(found)", keyPath: keyPath)
+        }
+        interactions = []
+        for (index, name) in names.enumerated() {
+            guard let interaction = Interaction(name: name) else {
+                throw FerryModelError(.invalidArgument, "unknown interaction \"\(name.printableLine(limit: 40))\" "
+                                      + "(known: \(Interaction.all.names.joined(separator: ", ")))", keyPath: "\(keyPath)[\(index)]")
+            }
+            interactions.insert(interaction)
+        }
+        guard !interactions.isEmpty else {
+            throw FerryModelError(.invalidArgument, "at least one of \(Interaction.all.names.joined(separator: ", "))", keyPath: keyPath)
+        }
     }
 
     /// `title` and `metadata`: only without `scene` (the scene's app gives them then).
@@ -118,6 +148,7 @@ extension ShareService {
                           excluded: request.excluded, began: .now)
         share.title = request.title
         share.metadata = request.metadata
+        share.interactions = request.interactions
         if let source {
             do {
                 let provided = try await provideItems(number: number, source: source, pasteboardPath: pasteboardPath)

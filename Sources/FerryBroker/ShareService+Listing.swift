@@ -57,7 +57,7 @@ extension ShareService {
     }
 
     /// The built-ins and registered app activities that match the items by type and count, are
-    /// not excluded and are allowed by the shared scene's interactions.
+    /// not excluded and are allowed by the items' interactions.
     func candidates(_ share: Share, items: [StoredItem]) -> [Candidate] {
         // Copy and save-to-folder hand the bytes to the sharer: only what it may see counts for
         // them. open-in-new-scene reads the user activity itself.

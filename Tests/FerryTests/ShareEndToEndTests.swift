@@ -183,6 +183,7 @@ struct ShareEndToEndTests {
             let scene = try #require(s.notes.scene(for: s.notesScene))
             let share = try await scene.share()
             #expect(try await share.activities().map(\.type) == [.copy])
+            #expect(s.notesEvents.starting("can ").isEmpty)  // the broker itself knows: no app is asked
             await #expect { try await share.perform(ShareStage.append) } throws: { ($0 as? FerryError)?.code == .notFound }
             let completion = try await share.perform(.copy)
             #expect(completion.completed)

@@ -65,6 +65,10 @@ struct ShareInputTests {
             ("bad excluded type", ["excludedActivityTypes": .array(of: .string, ["org.ferry.activity.copy", "not a type"])],
              "options.excludedActivityTypes[1]"),
             ("excluded not an array", ["excludedActivityTypes": "org.ferry.activity.copy"], "options.excludedActivityTypes"),
+            ("unknown interaction", ["interactions": .array(of: .string, ["copy", "paste"])], "options.interactions[1]"),
+            ("no interaction", ["interactions": .array(of: .string, [])], "options.interactions"),
+            ("interactions not an array", ["interactions": "copy"], "options.interactions"),
+            ("interactions with a scene", ["scene": "a-scene", "interactions": .array(of: .string, ["copy"])], "options.interactions"),
         ]
         for (name, options, keyPath) in cases {
             let error = await ShareBus.error { _ = try await ShareBus.begin(stage.tool, options) }

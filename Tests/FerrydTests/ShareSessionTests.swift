@@ -107,11 +107,18 @@ struct ShareSessionTests {
         #expect(try await ShareBus.begin(stage.tool).share == "2")
     }
 
-    @Test("a scene's interactions: without share only copy is listed, without copy everything but copy")
+    @Test("a scene's interactions, or the sharer's option: without share only copy is listed, without copy everything but copy")
     func interactions() async throws {
         let stage = try await ShareStage.start()
         defer { stage.stop() }
-        _ = try await stage.app("org.ferry.gallery", activities: [ShareBus.activity("org.ferry.gallery.any", "Any", accepts: ["public.item"])])
+        let gallery = try await stage.app("org.ferry.gallery", activities: [ShareBus.activity("org.ferry.gallery.any", "Any", accepts: ["public.item"])])
+        // Items the sharer writes itself, copy only: nothing else listed, no app asked.
+        let own = try await ShareBus.share(stage.tool, [ShareBus.text], ["interactions": .array(of: .string, ["copy"])])
+        #expect(try await ShareBus.types(stage.tool, own.share) == ["org.ferry.activity.copy"])
+        #expect(gallery.calls.filter { $0.member == "CanPerformActivities" }.isEmpty)
+        let noCopy = try await ShareBus.share(stage.tool, [ShareBus.text], ["interactions": .array(of: .string, ["share"])])
+        try await ShareBus.expectTypes(stage.tool, noCopy.share, ["org.ferry.activity.save-to-folder", "org.ferry.gallery.any"])
+
         let notes = try await stage.app("org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"), scenes: true,
                                         settings: .init(interactions: ["copy"]))
         let scene = try await notes.scene()
