@@ -141,10 +141,11 @@ extension Application {
     }
 
     /// `PerformActivity`: the activity's `perform(with:)`, its providers reading the share
-    /// pasteboard as a user action (allowed during this call only).
+    /// pasteboard as a user action (allowed during this call only), cancelled when the broker's
+    /// time limit passes (it has stopped waiting then).
     /// - Returns: the result's `{completed, message, returnedItems}`.
     /// - Throws: `FerryError` `.notFound` for a type this app did not register, what the
-    ///   pasteboard's metadata throws; any error `perform` throws, as it is.
+    ///   pasteboard's metadata throws, `.timeout` past the limit; any error `perform` throws, as it is.
     func performActivity(_ type: ActivityType, share: String, info: DBusValue) async throws -> DBusValue {
         guard let activity = applicationActivity(type) else {
             throw FerryError(.notFound, "\(appID) has no activity \(type)")
@@ -160,7 +161,28 @@ extension Application {
         let items = ActivityItems(share: share, itemTypes: described.itemTypes, title: described.title,
                                   metadata: described.metadata, sourceApp: described.sourceApp,
                                   pasteboardName: described.pasteboardName, itemProviders: providers)
-        let result = try await activity.perform(with: items)
+        let limit = Self.timeLimit(info)
+        let result = try await withThrowingTaskGroup(of: ActivityResult?.self) { group in
+            group.addTask { try await activity.perform(with: items) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                throw FerryError(.timeout, "\(type) did not finish within the broker's \(limit): cancelled")
+            }
+            return result
+        }
         return try result.dbusValue()
+    }
+
+    /// How long `perform(with:)` may run: the `timeLimit` (seconds) the broker sends in the
+    /// `PerformActivity` info, 30 s when it sends none.
+    static func timeLimit(_ info: DBusValue) -> Duration {
+        guard let dictionary = try? VariantDictionary(dbusValue: info.unwrappingVariants),
+              case .double(let seconds)? = dictionary["timeLimit"]?.unwrappingVariants,
+              seconds.isFinite, seconds > 0 else { return .seconds(30) }
+        return .milliseconds(Int64(min(seconds, 86_400) * 1000))
     }
 }

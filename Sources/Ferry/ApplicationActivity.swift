@@ -31,7 +31,8 @@ public protocol ApplicationActivity: Sendable {
 
     /// Performs the activity (Apple's `perform()`): load the items from `items.itemProviders`
     /// (their loaders read the share pasteboard as a user action, only during this call) and do
-    /// the work, within 30 s.
+    /// the work, within the broker's 30 s: after them the task is cancelled (the sharer has its
+    /// Timeout completion by then), so let `CancellationError` through.
     /// - Returns: whether the work was done, a one-line message and what it made.
     /// - Throws: any error; the sharer's completion then fails with it: a `FerryError` keeps its
     ///   `org.ferry.Error.*` name (with code `.bus`, its own `dbusErrorName`, such as

@@ -162,8 +162,9 @@ extension ShareService {
     }
 
     /// The `info` of `CanPerformActivities` and `PerformActivity` (Client1): the pasteboard's
-    /// name, the number of items, every type and each item's, title, per-item metadata, source app.
-    func info(_ share: Share, items: [StoredItem], visibleTo appID: String?) -> DBusValue {
+    /// name, the number of items, every type and each item's, title, per-item metadata, source
+    /// app; for `PerformActivity` also how long the app has.
+    func info(_ share: Share, items: [StoredItem], visibleTo appID: String?, timeLimit: Duration? = nil) -> DBusValue {
         let itemTypes = Self.itemTypes(items, visibleTo: appID)
         var all: [String] = []
         var seen: Set<String> = []
@@ -180,6 +181,7 @@ extension ShareService {
             "sourceApp": .string(share.sourceApp ?? ""),
         ]
         if let title = share.title { entries["title"] = .string(title) }
+        if let timeLimit { entries["timeLimit"] = .double(timeLimit / .seconds(1)) }
         return entries.dbusValue
     }
 

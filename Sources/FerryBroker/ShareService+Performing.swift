@@ -60,7 +60,7 @@ extension ShareService {
     /// call only. Its error reply, or its going away, is a failed completion.
     private func performApp(_ share: Share, activity type: ActivityType, registration: ActivityRegistration) async -> ShareCompletion {
         let items = (try? await pasteboards.transientItems(share.pasteboard)) ?? []
-        let info = info(share, items: items, visibleTo: registration.appID)
+        let info = info(share, items: items, visibleTo: registration.appID, timeLimit: performTimeout)
         let reader = registration.uniqueName
         let alreadyReader = (try? pasteboards.transientPasteboard(share.pasteboard).access.contentReaders.contains(reader)) ?? false
         pasteboards.updateTransientAccess(share.pasteboard) { access in
@@ -74,10 +74,10 @@ extension ShareService {
         let started = ContinuousClock.now
         do {
             let reply = try await callbacks.call("PerformActivity", [.string(share.id), .string(type.rawValue), info],
-                                                 timeout: Self.performTimeout, rawErrors: true)
+                                                 timeout: performTimeout, rawErrors: true)
             return Self.completion(reply, activity: type, appID: registration.appID)
         } catch {
-            return Self.failure(error, activity: type, appID: registration.appID, elapsed: .now - started)
+            return Self.failure(error, activity: type, appID: registration.appID, elapsed: .now - started, limit: performTimeout)
         }
     }
 
@@ -101,15 +101,16 @@ extension ShareService {
     }
 
     /// The failed completion for a `PerformActivity` that did not answer: the app's own error
-    /// (name and text), Timeout after 30 s, Unavailable when the app went away.
-    static func failure(_ error: any Error, activity type: ActivityType, appID: String, elapsed: Duration) -> ShareCompletion {
+    /// (name and text), Timeout after `limit`, Unavailable when the app went away.
+    static func failure(_ error: any Error, activity type: ActivityType, appID: String, elapsed: Duration,
+                        limit: Duration) -> ShareCompletion {
         let unavailable = FerryModelError.Code.unavailable.dbusErrorName
         let gone = ShareCompletion.failed(type, errorName: unavailable, error: "the activity's app \(appID) went away")
         if let error = error as? DBusError {
             switch error.name {
-            case .noReply where elapsed >= performTimeout * 0.99, .timeout:
+            case .noReply where elapsed >= limit * 0.99, .timeout:
                 return .failed(type, errorName: FerryModelError.Code.timeout.dbusErrorName,
-                               error: "\(appID) did not perform \(type) within \(DragService.seconds(performTimeout)) s")
+                               error: "\(appID) did not perform \(type) within \(DragService.seconds(limit)) s")
             case .noReply, .disconnected, .serviceUnknown, .nameHasNoOwner:
                 return gone
             default:

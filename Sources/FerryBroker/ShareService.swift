@@ -25,8 +25,8 @@ public actor ShareService {
     static let provideTimeout: Duration = .seconds(5)
     /// How long an activity's app has for `CanPerformActivities` (no answer: none listed).
     static let canPerformTimeout: Duration = .milliseconds(250)
-    /// How long an activity's app has for `PerformActivity`.
-    static let performTimeout: Duration = .seconds(30)
+    /// How long an activity's app has for `PerformActivity` by default.
+    public static let defaultPerformTimeout: Duration = .seconds(30)
     /// How long the source app has for `ShareCompleted` (nobody waits for it).
     static let noticeTimeout: Duration = .seconds(10)
     /// The most activities one app registers.
@@ -42,6 +42,8 @@ public actor ShareService {
     public nonisolated let registry: AppRegistry
     /// How long a share may stay unperformed.
     public nonisolated let idleTimeout: Duration
+    /// How long an activity's app has for `PerformActivity` (it is told, and cancels after it).
+    public nonisolated let performTimeout: Duration
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
     /// Callers' credentials, asked of the bus once per connection.
@@ -64,9 +66,11 @@ public actor ShareService {
     ///   - registry: the registered apps.
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a share may stay unperformed before it ends.
+    ///   - performTimeout: how long an activity's app has for `PerformActivity`.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
                 ownUID: UInt32, idleTimeout: Duration = ShareService.defaultIdleTimeout,
+                performTimeout: Duration = ShareService.defaultPerformTimeout,
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.scenes = scenes
@@ -75,6 +79,7 @@ public actor ShareService {
         self.ownUID = ownUID
         self.callers = CallerCache(ownUID: ownUID)
         self.idleTimeout = idleTimeout
+        self.performTimeout = performTimeout
         self.log = log
     }
 

@@ -61,6 +61,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: .hidden)
     var shareIdleTimeout: Double = 120
 
+    // For tests: how long an activity's app has for PerformActivity (seconds).
+    @Option(help: .hidden)
+    var sharePerformTimeout: Double = 30
+
     func validate() throws {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
@@ -79,6 +83,9 @@ struct Ferryd: AsyncParsableCommand {
         }
         guard shareIdleTimeout > 0, shareIdleTimeout <= 86_400 else {
             throw ValidationError("--share-idle-timeout must be between 0 and 86400 seconds")
+        }
+        guard sharePerformTimeout > 0, sharePerformTimeout <= 86_400 else {
+            throw ValidationError("--share-perform-timeout must be between 0 and 86400 seconds")
         }
     }
 
@@ -119,7 +126,8 @@ struct Ferryd: AsyncParsableCommand {
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                  ownUID: getuid(), idleTimeout: .milliseconds(Int64(shareIdleTimeout * 1000)), log: say)
+                                  ownUID: getuid(), idleTimeout: .milliseconds(Int64(shareIdleTimeout * 1000)),
+                                  performTimeout: .milliseconds(Int64(sharePerformTimeout * 1000)), log: say)
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()

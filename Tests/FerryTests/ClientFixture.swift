@@ -12,12 +12,12 @@ final class ClientFixture: Sendable {
     let stateDir: URL
     let daemon: ServiceProcess?
 
-    /// Starts a private bus and, unless `withBroker` is false, a ferryd on it.
-    init(withBroker: Bool = true) async throws {
+    /// Starts a private bus and, unless `withBroker` is false, a ferryd on it with `ferrydArguments`.
+    init(withBroker: Bool = true, ferrydArguments: [String] = []) async throws {
         bus = try PrivateBus()
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-client-test-\(UUID().uuidString)")
         if withBroker {
-            daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+            daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, ferrydArguments)
         } else {
             daemon = nil
         }
@@ -57,8 +57,9 @@ final class ClientFixture: Sendable {
     }
 
     /// Runs `body` with a fresh fixture, tearing it down afterwards.
-    static func with<T>(withBroker: Bool = true, _ body: (ClientFixture) async throws -> T) async throws -> T {
-        let fixture = try await ClientFixture(withBroker: withBroker)
+    static func with<T>(withBroker: Bool = true, ferrydArguments: [String] = [],
+                        _ body: (ClientFixture) async throws -> T) async throws -> T {
+        let fixture = try await ClientFixture(withBroker: withBroker, ferrydArguments: ferrydArguments)
         do {
             let result = try await body(fixture)
             await fixture.tearDownOffThePool()

@@ -252,6 +252,21 @@ struct ShareEndToEndTests {
         }
     }
 
+    @Test("a perform past the broker's time limit: the sharer's completion is Timeout, and the app's perform is cancelled")
+    func performPastTheTimeLimit() async throws {
+        try await ShareStage.with(albumBehaviour: .hang(.seconds(60)), ferrydArguments: ["--share-perform-timeout", "1"]) { s in
+            let share = try await s.tool.beginShare([ShareStage.item(pngLikeBytes(64), as: .png)])
+            let started = ContinuousClock.now
+            let completion = try await share.perform(ShareStage.addToAlbum)
+            #expect(completion.completed == false)
+            #expect(completion.errorName == "org.ferry.Error.Timeout")
+            #expect(ContinuousClock.now - started < .seconds(10))
+            try await DragStage.eventually("the album's perform cancelled") {
+                s.albumEvents.starting("cancelled") == ["cancelled \(ShareStage.addToAlbum)"]
+            }
+        }
+    }
+
     @Test("Scene.share: an end() while its perform runs fails and leaves the share to the activity; the delegate hears the real completion once")
     func endWhilePerforming() async throws {
         let bytes = pngLikeBytes(2 << 20, seed: 3)

@@ -33,7 +33,7 @@ struct RecordingActivity: ApplicationActivity {
         case fail(any Error & Sendable)
         /// perform answers not completed.
         case decline
-        /// perform waits this long (an app that hangs, or dies meanwhile).
+        /// perform waits this long (an app that hangs, or dies meanwhile); "cancelled" when it is.
         case hang(Duration)
     }
 
@@ -67,7 +67,12 @@ struct RecordingActivity: ApplicationActivity {
         case .decline:
             return ActivityResult(completed: false, message: "declined")
         case .hang(let duration):
-            try await Task.sleep(for: duration)
+            do {
+                try await Task.sleep(for: duration)
+            } catch {
+                events.add("cancelled \(activity.type)")
+                throw error
+            }
             return ActivityResult(message: "woke up")
         }
     }
@@ -153,8 +158,9 @@ struct ShareStage {
     static func with(albumBehaviour: RecordingActivity.Behaviour = .read(.image),
                      appendBehaviour: RecordingActivity.Behaviour = .read(.plainText),
                      notesConfiguration: ActivityItemsConfiguration? = noteConfiguration(),
+                     ferrydArguments: [String] = [],
                      _ body: (ShareStage) async throws -> Void) async throws {
-        try await ClientFixture.with { fixture in
+        try await ClientFixture.with(ferrydArguments: ferrydArguments) { fixture in
             let albumEvents = ShareEvents(), notesEvents = ShareEvents()
             let albumClient = try await fixture.client()
             let album = try await Application.register(

@@ -159,6 +159,7 @@ struct ShareSessionTests {
         let call = try #require(notes.shareCalls.first { $0.member == "PerformActivity" })
         #expect(call.string(0) == share && call.string(1) == "org.ferry.notes.append")
         #expect(call.dictionary["items"]?.unwrappingVariants == .uint32(1))
+        #expect(call.dictionary["timeLimit"]?.unwrappingVariants == .double(30))
         // The share has ended: a late read is refused, and the share is gone.
         let late = await notes.tryRead("org.ferry.share.\(share)")
         #expect(late.hasPrefix("org.") && !late.hasPrefix("ok"), "\(late)")
