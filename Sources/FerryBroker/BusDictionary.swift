@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 /// Typed, validating access to an `a{sv}` argument whose errors are `InvalidArgument` naming the
@@ -63,6 +64,17 @@ struct BusDictionary {
             if let bytes = try? [UInt8](dbusValue: .array(element: .byte, elements: elements)) { return bytes }
             throw mismatch(key, "bytes (ay)", value)
         default: throw mismatch(key, "bytes (ay)", value)
+        }
+    }
+
+    /// An `as` (or an empty array of any type); `what` names the elements in the error
+    /// ("activity types").
+    func strings(_ key: String, of what: String) throws -> [String]? {
+        guard let value = entries[key] else { return nil }
+        switch try WireValue(dbusValue: value, keyPath: keyPath(key)) {
+        case .strings(let strings): return strings
+        case .array(let elements) where elements.isEmpty: return []
+        default: throw mismatch(key, "an array of \(what) (as)", value.unwrappingVariants)
         }
     }
 

@@ -23,44 +23,28 @@ struct ShareBeginRequest: Sendable {
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.excludedActivityTypes[1]`).
     init(_ options: VariantDictionary) throws {
-        if let scene = try BusDictionary(options, path: "options").string("scene") {
+        let dictionary = BusDictionary(options, path: "options")
+        if let scene = try dictionary.string("scene") {
             guard !scene.isEmpty else { throw FerryModelError(.invalidArgument, "must not be empty", keyPath: "options.scene") }
             self.scene = scene
         }
-        if let value = options["excludedActivityTypes"] {
-            let keyPath = "options.excludedActivityTypes"
-            let names: [String]
-            switch try WireValue(dbusValue: value, keyPath: keyPath) {
-            case .strings(let strings): names = strings
-            case .array(let elements) where elements.isEmpty: names = []
-            default:
-                let found = value.unwrappingVariants.signature.rawValue
-                throw FerryModelError(.invalidArgument, "expected an array of activity types (as), found \(found)", keyPath: keyPath)
+        for (index, name) in (try dictionary.strings("excludedActivityTypes", of: "activity types") ?? []).enumerated() {
+            let type = ActivityType(rawValue: name)
+            do { try type.validate() } catch let error as FerryModelError {
+                throw error.nested(under: "options.excludedActivityTypes[\(index)]")
             }
-            for (index, name) in names.enumerated() {
-                let type = ActivityType(rawValue: name)
-                do { try type.validate() } catch let error as FerryModelError { throw error.nested(under: "\(keyPath)[\(index)]") }
-                excluded.insert(type)
-            }
+            excluded.insert(type)
         }
         try readMetadata(options)
-        try readInteractions(options)
+        try readInteractions(dictionary)
     }
 
     /// `interactions`: only without `scene`; known names, at least one.
-    private mutating func readInteractions(_ options: VariantDictionary) throws {
-        guard let value = options["interactions"] else { return }
+    private mutating func readInteractions(_ dictionary: BusDictionary) throws {
+        guard let names = try dictionary.strings("interactions", of: "interactions") else { return }
         let keyPath = "options.interactions"
         guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the interactions", keyPath: keyPath) }
         typealias Interaction = ActivityItemsConfiguration.Interaction
-        let names: [String]
-        switch try WireValue(dbusValue: value, keyPath: keyPath) {
-        case .strings(let strings): names = strings
-        case .array(let elements) where elements.isEmpty: names = []
-        default:
-            let found = value.unwrappingVariants.signature.rawValue
-            throw FerryModelError(.invalidArgument, "expected an array of interactions (as), found \(found)", keyPath: keyPath)
-        }
         interactions = []
         for (index, name) in names.enumerated() {
             guard let interaction = Interaction(name: name) else {
