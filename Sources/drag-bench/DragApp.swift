@@ -40,10 +40,8 @@ final class DragApp: Sendable {
         var sceneIDs: [String] { scenes.withLock { $0 } }
     }
 
-    static let brokerName: BusName = "org.ferry.Broker"
-    static let clientPath: ObjectPath = "/org/ferry/bench/Client"
-    static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
-    static let notFound: ErrorName = "org.ferry.Error.NotFound"
+    static let brokerName = BenchClient.brokerName
+    static let clientPath = BenchClient.clientPath
     /// What the source app puts on the drag pasteboard.
     static let itemText = Array("drag-bench: one small item".utf8)
 
@@ -52,22 +50,12 @@ final class DragApp: Sendable {
     init(appID: String, address: String, relay: BusName) async throws {
         self.appID = appID
         self.relay = relay
-        connection = try await Connection(address: address)
-        guard let owner = try await connection.owner(of: Self.brokerName) else {
-            throw Spawn.Failure(description: "nobody owns \(Self.brokerName) on the private bus")
-        }
-        broker = owner
+        (connection, broker) = try await BenchClient.connect(address: address)
         try connection.export(clientInterface(), at: Self.clientPath)
     }
 
     /// D-Bus: `org.ferry.Broker1.RegisterApp` with scenes=true.
-    func register() async throws {
-        _ = try await connection.call(
-            destination: Self.brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "RegisterApp",
-            body: [.string(appID), .bytes(benchManifest(appID: appID)), .objectPath(Self.clientPath),
-                   ["scenes": DBusValue.boolean(true)].dbusValue],
-            timeout: .seconds(30))
-    }
+    func register() async throws { try await BenchClient.register(connection, appID: appID) }
 
     /// D-Bus: `org.ferry.Scenes1.RequestActivation` for a new session taking the `placement`
     /// half of the screen ("left"/"right"); returns its persistent id.
@@ -109,7 +97,7 @@ final class DragApp: Sendable {
         @Sendable func fromBroker(_ call: MethodCall) throws {
             log.calls.add(1, ordering: .relaxed)
             guard call.sender == broker || call.sender == relay else {
-                throw DBusError(Self.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+                throw DBusError(BenchClient.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
             }
         }
         @Sendable func propose(_ call: MethodCall, entering: Bool) throws -> [DBusValue] {
@@ -120,46 +108,10 @@ final class DragApp: Sendable {
         }
         return Interface("org.ferry.Client1") {
             Property("Version", "u", get: { _ in .uint32(3) })
-            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
-                   out: ["size": "t"], execution: .connectionThread) { call in
-                try? call.argument(2, as: FileDescriptor.self).close()
-                try fromBroker(call)
-                throw DBusError(Self.notFound, "drag-bench promises nothing")
-            }
-            Method("ChooseConfiguration", in: ["session": "a{sv}", "options": "a{sv}"], out: ["configuration": "s"],
-                   execution: .connectionThread) { call in
-                try fromBroker(call)
-                return [.string("Default")]
-            }
-            Method("ConnectScene", in: ["session": "a{sv}", "options": "a{sv}"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                let session = try call.argument(0, as: [String: DBusValue].self)
-                let id = try session.value(forKey: "persistentIdentifier", as: String.self)
-                log.scenes.withLock { $0.append(id) }
-                return []
-            }
-            Method("DisconnectScene", in: ["persistent_id": "s", "options": "a{sv}"],
-                   execution: .connectionThread) { call in
-                try fromBroker(call)
-                let id = try call.argument(0, as: String.self)
-                log.scenes.withLock { $0.removeAll { $0 == id } }
-                return []
-            }
-            for (name, inputs) in Self.acknowledged {
-                Method(name, in: inputs, execution: .connectionThread) { call in
-                    try fromBroker(call)
-                    return []
-                }
-            }
-            Method("PerformPaste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"],
-                   out: ["result": "a{sv}"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                let result: [String: DBusValue] = [
-                    "accepted": .boolean(false), "configuration": [String]().dbusValue,
-                    "reason": .string("drag-bench accepts no pastes"), "message": .string(""),
-                ]
-                return [result.dbusValue]
-            }
+            BenchClient.sceneMethods(bench: "drag-bench", check: fromBroker,
+                                     connected: { id in log.scenes.withLock { $0.append(id) } },
+                                     disconnected: { id in log.scenes.withLock { $0.removeAll { $0 == id } } },
+                                     acknowledging: Self.acknowledged)
             Method("ProvideDragItems", in: ["drag": "s", "persistent_id": "s", "pasteboard": "o", "options": "a{sv}"],
                    out: ["result": "a{sv}"]) { call in
                 try fromBroker(call)
@@ -198,12 +150,8 @@ final class DragApp: Sendable {
         }
     }
 
-    /// Client1 methods answered with an empty reply and nothing else.
+    /// Drag calls answered with an empty reply and nothing else.
     static let acknowledged: [(MemberName, KeyValuePairs<String, Signature>)] = [
-        ("SceneChanged", ["persistent_id": "s", "changes": "a{sv}"]),
-        ("ContinueActivity", ["persistent_id": "s", "activity": "a{sv}"]),
-        ("RefreshScene", ["persistent_id": "s"]),
-        ("DiscardSceneSessions", ["persistent_ids": "as"]),
         ("ConcludeDrop", ["drag": "s", "persistent_id": "s"]),
         ("DropEnded", ["drag": "s", "persistent_id": "s", "operation": "s"]),
     ]

@@ -22,20 +22,13 @@ final class BenchApp: Sendable {
         let calls = Atomic<Int>(0)
     }
 
-    static let brokerName: BusName = "org.ferry.Broker"
-    static let clientPath: ObjectPath = "/org/ferry/bench/Client"
-    static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
-    static let notFound: ErrorName = "org.ferry.Error.NotFound"
+    static let brokerName = BenchClient.brokerName
 
     /// Connects app number `index` (1-based) to the bus at `address` and exports its Client1.
     init(index: Int, address: String) async throws {
         appID = Self.appID(index)
-        connection = try await Connection(address: address)
-        guard let owner = try await connection.owner(of: Self.brokerName) else {
-            throw Spawn.Failure(description: "nobody owns \(Self.brokerName) on the private bus")
-        }
-        broker = owner
-        try connection.export(clientInterface(), at: Self.clientPath)
+        (connection, broker) = try await BenchClient.connect(address: address)
+        try connection.export(clientInterface(), at: BenchClient.clientPath)
     }
 
     /// `org.ferry.bench.app001` …
@@ -45,13 +38,7 @@ final class BenchApp: Sendable {
     }
 
     /// D-Bus: `org.ferry.Broker1.RegisterApp` with scenes=true.
-    func register() async throws {
-        _ = try await connection.call(
-            destination: Self.brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "RegisterApp",
-            body: [.string(appID), .bytes(benchManifest(appID: appID)), .objectPath(Self.clientPath),
-                   ["scenes": DBusValue.boolean(true)].dbusValue],
-            timeout: .seconds(30))
-    }
+    func register() async throws { try await BenchClient.register(connection, appID: appID) }
 
     /// D-Bus: `org.ferry.Scenes1.RequestActivation` for a new session; returns its persistent id.
     @discardableResult
@@ -71,59 +58,14 @@ final class BenchApp: Sendable {
         @Sendable func fromBroker(_ call: MethodCall) throws {
             counters.calls.add(1, ordering: .relaxed)
             guard call.sender == broker else {
-                throw DBusError(Self.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+                throw DBusError(BenchClient.permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
             }
         }
         return Interface("org.ferry.Client1") {
             Property("Version", "u", get: { _ in .uint32(2) })
-            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
-                   out: ["size": "t"], execution: .connectionThread) { call in
-                try? call.argument(2, as: FileDescriptor.self).close()
-                try fromBroker(call)
-                throw DBusError(Self.notFound, "scene-bench promises nothing")
-            }
-            Method("ChooseConfiguration", in: ["session": "a{sv}", "options": "a{sv}"], out: ["configuration": "s"],
-                   execution: .connectionThread) { call in
-                try fromBroker(call)
-                return [.string("Default")]
-            }
-            Method("ConnectScene", in: ["session": "a{sv}", "options": "a{sv}"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                counters.connectedScenes.add(1, ordering: .relaxed)
-                return []
-            }
-            Method("SceneChanged", in: ["persistent_id": "s", "changes": "a{sv}"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                return []
-            }
-            Method("ContinueActivity", in: ["persistent_id": "s", "activity": "a{sv}"],
-                   execution: .connectionThread) { call in
-                try fromBroker(call)
-                return []
-            }
-            Method("RefreshScene", in: ["persistent_id": "s"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                return []
-            }
-            Method("DisconnectScene", in: ["persistent_id": "s", "options": "a{sv}"],
-                   execution: .connectionThread) { call in
-                try fromBroker(call)
-                counters.connectedScenes.add(-1, ordering: .relaxed)
-                return []
-            }
-            Method("DiscardSceneSessions", in: ["persistent_ids": "as"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                return []
-            }
-            Method("PerformPaste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"],
-                   out: ["result": "a{sv}"], execution: .connectionThread) { call in
-                try fromBroker(call)
-                let result: [String: DBusValue] = [
-                    "accepted": .boolean(false), "configuration": [String]().dbusValue,
-                    "reason": .string("scene-bench accepts no pastes"), "message": .string(""),
-                ]
-                return [result.dbusValue]
-            }
+            BenchClient.sceneMethods(bench: "scene-bench", check: fromBroker,
+                                     connected: { _ in counters.connectedScenes.add(1, ordering: .relaxed) },
+                                     disconnected: { _ in counters.connectedScenes.add(-1, ordering: .relaxed) })
         }
     }
 }
