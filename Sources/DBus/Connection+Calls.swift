@@ -15,12 +15,12 @@ extension Connection {
     ///   `org.freedesktop.DBus.Error.NoReply` when the timeout passes;
     ///   `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
     public func call(_ message: consuming Message, timeout: Duration? = nil) async throws -> Message {
-        // Only the box holds the message from here, and `start` empties it once the message is
-        // sent: whatever it carries (a pipe's write end) is not kept alive until the reply.
-        let outgoing = Outgoing(consume message)
         let reply = PendingReply()
         let ms = Self.milliseconds(timeout)
         let loop = self.loop, router = self.router
+        // Only `direct` holds the message from here, and `start` takes it out once the message is
+        // sent: whatever it carries (a pipe's write end) is not kept alive until the reply.
+        var direct: Message? = consume message
         return try await withTaskCancellationHandler {
             // Unsafe (no checking canary) is sound: it is resumed exactly once, here when the loop
             // refuses the job, or else on the owner thread by `start` or by `PendingReply`, which
@@ -28,9 +28,14 @@ extension Connection {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Message, any Error>) in
                 if loop.onOwnerThread {
                     // A task on the connection's executor, run by the loop between its libdbus
-                    // calls (never inside a libdbus callback): send right here, with no job.
-                    Self.start(reply, outgoing, ms, loop, router, continuation)
-                } else if !loop.submit({ Self.start(reply, outgoing, ms, loop, router, continuation) }) {
+                    // calls, or a connection-thread handler started inside dispatch (where
+                    // libdbus has unlocked the connection): send right here, with no job.
+                    Self.start(reply, direct.take(), ms, loop, router, continuation)
+                    return
+                }
+                // From another thread the message travels in a box, emptied once it is sent.
+                let outgoing = Outgoing(direct.take()!)
+                if !loop.submit({ Self.start(reply, outgoing.take(), ms, loop, router, continuation) }) {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                 }
             }
@@ -47,9 +52,9 @@ extension Connection {
     }
 
     /// Sends `message` for `reply` (owner thread).
-    private static func start(_ reply: PendingReply, _ outgoing: Outgoing, _ ms: Int32, _ loop: ConnectionLoop,
+    private static func start(_ reply: PendingReply, _ message: Message?, _ ms: Int32, _ loop: ConnectionLoop,
                               _ router: ConnectionRouter, _ continuation: UnsafeContinuation<Message, any Error>) {
-        guard let conn = loop.connection, let message = outgoing.take() else {
+        guard let conn = loop.connection, let message else {
             continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
             return
         }

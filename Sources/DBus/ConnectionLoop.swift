@@ -16,7 +16,7 @@ import Musl
 final class ConnectionLoop: @unchecked Sendable {
     // Thread safety: `queue` is guarded by its mutex; `wakeFD` is immutable; every other stored
     // property is read and written only on the owner thread.
-    private let queue = Mutex<(jobs: [Work], accepting: Bool)>(([], true))
+    private let queue = Mutex<Queue>(Queue())
     private let wakeFD: Int32
     /// The owner thread's id (`pthread_self`), 0 before it starts.
     private let ownerThread = Atomic<UInt>(0)
@@ -59,14 +59,16 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Queues one unit of work; see `submit(_:)`.
     func submit(_ job: Work) -> Bool {
-        let accepted = queue.withLock { q -> Bool in
-            guard q.accepting else { return false }
+        let (accepted, asleep) = queue.withLock { q -> (Bool, Bool) in
+            guard q.accepting else { return (false, false) }
             q.jobs.append(job)
-            return true
+            defer { q.sleeping = false }
+            return (true, q.sleeping)
         }
-        // The owner thread looks at the queue before it polls again, so it needs no wake-up
-        // for its own jobs (a task on the connection's executor submits from there).
-        if accepted && !onOwnerThread { wake() }
+        // Only a loop asleep in `poll` needs the eventfd: one that is running looks at the queue
+        // before it polls again (so the owner thread never wakes itself, and a busy loop costs
+        // its submitters no syscall), and the first submitter's wake-up serves the others.
+        if asleep { wake() }
         return accepted
     }
 
@@ -167,7 +169,9 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func receive(_ raw: OpaquePointer) -> Bool {
         let message = Message(taking: dbus_message_ref(raw))
-        if dbus_message_is_signal(raw, DBUS_INTERFACE_LOCAL, "Disconnected") != 0 {
+        // The type first: it spares every method call and reply the two string comparisons.
+        if dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_SIGNAL,
+           dbus_message_is_signal(raw, DBUS_INTERFACE_LOCAL, "Disconnected") != 0 {
             lostWith = DBusError(.disconnected, "the connection to the bus was lost")
             return true
         }
@@ -209,7 +213,7 @@ final class ConnectionLoop: @unchecked Sendable {
             waitAndHandle()
         }
         // Refuse new jobs, then let the queued ones see the closed connection and fail.
-        queue.withLock { $0.accepting = false }
+        queue.withLock { $0.accepting = false; $0.sleeping = false }
         runJobs()
         watches = []
         timeouts = []
@@ -227,7 +231,10 @@ final class ConnectionLoop: @unchecked Sendable {
             spareJobs = jobs
         }
         while true {
-            queue.withLock { q in swap(&q.jobs, &jobs) }
+            queue.withLock { q in
+                q.sleeping = false
+                swap(&q.jobs, &jobs)
+            }
             if jobs.isEmpty { return }
             for job in jobs { job.run(on: self) }
             jobs.removeAll(keepingCapacity: true)
@@ -269,8 +276,14 @@ final class ConnectionLoop: @unchecked Sendable {
             let ms = (next - Self.monotonicNow() + 999_999) / 1_000_000
             wait = Int32(max(0, min(ms, 60_000)))
         }
-        // Jobs the owner thread queued for itself (it does not wake itself) must not wait.
-        if hasQueuedJobs { wait = 0 }
+        // Jobs the owner thread queued for itself (it does not wake itself) must not wait;
+        // otherwise the loop marks itself asleep, so that the next submitter wakes it.
+        let idle = queue.withLock { q -> Bool in
+            guard q.jobs.isEmpty else { return false }
+            q.sleeping = true
+            return true
+        }
+        if !idle { wait = 0 }
         let n = poll(&fds, nfds_t(fds.count), wait)
         if n > 0 {
             if fds[0].revents != 0 {
@@ -314,6 +327,16 @@ final class ConnectionLoop: @unchecked Sendable {
 }
 
 extension ConnectionLoop {
+    /// The jobs waiting for the owner thread and whether it is asleep in `poll`.
+    struct Queue {
+        var jobs: [Work] = []
+        /// False once the loop has stopped: `submit` then refuses jobs.
+        var accepting = true
+        /// Set by the owner thread when it is about to poll with no job waiting, cleared by the
+        /// first job submitted after that (which then wakes it) and when it runs its jobs.
+        var sleeping = false
+    }
+
     /// One unit of work for the owner thread.
     enum Work: Sendable {
         /// A closure from `submit(_:)`.

@@ -4,8 +4,10 @@ import Synchronization
 extension ConnectionRouter {
     /// Routes an incoming method call to an exported object (owner thread).
     ///
-    /// Unknown objects, interfaces and methods and mismatched arguments are answered here; a
-    /// matching handler runs as a task whose reply is posted back to the owner thread.
+    /// Unknown objects, interfaces and methods and mismatched arguments are answered here. A
+    /// matching handler runs as a task whose reply is posted back to the owner thread — started
+    /// right here for a connection-thread method — or, when it is synchronous and on the
+    /// connection thread, inline with no task.
     func dispatchCall(_ envelope: Envelope) {
         guard let connection else { return }
         let message = envelope.message
@@ -62,24 +64,58 @@ extension ConnectionRouter {
         }
         let noReply = envelope.noReplyExpected
         let memberName = MemberName(unchecked: member)
+        if method.execution == .connectionThread, let handler = method.synchronousHandler {
+            // A synchronous handler on the connection's thread: run it right here, with no task
+            // (libdbus calls this filter with the connection unlocked, so sending is fine).
+            let response = Self.response(to: message, noReply: noReply, interface: interface.name, method: method) {
+                try handler(MethodCall(message: message, sender: sender, path: path, interface: interface.name,
+                                       member: memberName, arguments: try message.body, connection: connection))
+            }
+            if let response { try? send(response) }
+            return
+        }
         handlersInFlight.add(1, ordering: .relaxed)
-        let executor: (any TaskExecutor)? = method.execution == .connectionThread ? connection.taskExecutor : nil
-        Task(executorPreference: executor) {
-            let response: Message?
+        let interfaceName = interface.name
+        let serve: @Sendable () async -> Void = {
+            var values: [DBusValue] = []
+            var failure: (any Error)?
             do {
-                let call = MethodCall(message: message, sender: sender, path: path, interface: interface.name,
+                let call = MethodCall(message: message, sender: sender, path: path, interface: interfaceName,
                                       member: memberName, arguments: try message.body, connection: connection)
-                let values = try await method.handler(call)
-                guard Self.signatures(of: values, equal: method.outputSignature) else {
-                    let produced = values.map(\.signature.rawValue).joined()
-                    throw DBusError(.failed, "\(interface.name).\(member) returned '\(produced)', "
-                        + "declared '\(method.outputSignature)'")
-                }
-                response = noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
+                values = try await method.handler(call)
             } catch {
-                response = noReply ? nil : Self.errorReply(to: message, error)
+                failure = error
+            }
+            let response = Self.response(to: message, noReply: noReply, interface: interfaceName, method: method) {
+                if let failure { throw failure }
+                return values
             }
             connection.finishHandler(reply: response)
+        }
+        if method.execution == .connectionThread {
+            // Started right here, on the connection's thread, until it first suspends (then it
+            // resumes on the connection's executor): no job and no loop round before it runs,
+            // and a handler that never suspends replies within this dispatch.
+            Task.immediate(executorPreference: connection.taskExecutor, operation: serve)
+        } else {
+            Task(operation: serve)
+        }
+    }
+
+    /// The reply to `message` carrying what `values` gives: its values, checked against the
+    /// method's declared outputs, or the error it throws; nil when no reply is expected.
+    static func response(to message: Message, noReply: Bool, interface: InterfaceName, method: Method,
+                         _ values: () throws -> [DBusValue]) -> Message? {
+        do {
+            let values = try values()
+            guard signatures(of: values, equal: method.outputSignature) else {
+                let produced = values.map(\.signature.rawValue).joined()
+                throw DBusError(.failed, "\(interface).\(method.name) returned '\(produced)', "
+                    + "declared '\(method.outputSignature)'")
+            }
+            return noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
+        } catch {
+            return noReply ? nil : errorReply(to: message, error)
         }
     }
 

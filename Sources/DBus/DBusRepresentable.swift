@@ -271,7 +271,10 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     public init(dbusValue: DBusValue) throws {
         switch dbusValue {
         case .bytes(let bytes) where Element.self == UInt8.self:
-            self = bytes as! [Element]
+            // The same type: reinterpret the buffer (O(1)). `as!` would cast element by element
+            // where this initializer runs unspecialized (called through a generic from another
+            // module, such as `MethodCall.argument(_:as:)`).
+            self = unsafeBitCast(bytes, to: [Element].self)
         case .array(let element, let elements) where element == Element.dbusSignature:
             self = try elements.map { try Element(dbusValue: $0) }
         default:
@@ -281,7 +284,8 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
 
     /// An array; `[UInt8]` becomes `bytes`.
     public var dbusValue: DBusValue {
-        if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(bytes) }
+        // The same type: reinterpret rather than cast element by element (see `init(dbusValue:)`).
+        if Element.self == UInt8.self { return .bytes(unsafeBitCast(self, to: [UInt8].self)) }
         return .array(element: Element.dbusSignature, elements: map(\.dbusValue))
     }
 }

@@ -75,9 +75,12 @@ public struct Method: Sendable {
     public let inputs: [Argument]
     /// The values the method returns.
     public let outputs: [Argument]
-    /// Where the handler's task runs.
+    /// Where the handler runs.
     public let execution: Execution
     let handler: @Sendable (MethodCall) async throws -> [DBusValue]
+    /// The handler as declared when it is synchronous: a ``Execution/connectionThread`` method
+    /// then runs it inline, as the call is dispatched, with no task.
+    private(set) var synchronousHandler: (@Sendable (MethodCall) throws -> [DBusValue])?
     /// The arguments' signatures joined, computed once: every incoming call is checked against it.
     let inputSignature: String
     /// The outputs' signatures joined, computed once: every reply is checked against it.
@@ -87,9 +90,11 @@ public struct Method: Sendable {
     public enum Execution: Sendable {
         /// A task on the global concurrent pool (the default): the handler may take its time.
         case pool
-        /// A task preferring the connection's own thread (`Connection.taskExecutor`): no thread
-        /// hop to start the handler or to send its reply, which is most of the latency a Swift
-        /// handler adds to a call (BENCHMARKS.md). The handler must not block — it holds up the
+        /// The connection's own thread (`Connection.taskExecutor`): no thread hop to start the
+        /// handler or to send its reply, which is most of the latency a Swift handler adds to a
+        /// call (BENCHMARKS.md). An `async` handler runs as a task started immediately, as the
+        /// call is dispatched, and resumes on that thread after each suspension; a synchronous
+        /// handler runs inline with no task at all. The handler must not block — it holds up the
         /// connection's I/O while it runs; awaiting is fine.
         case connectionThread
     }
@@ -115,8 +120,30 @@ public struct Method: Sendable {
         self.outputs = Argument.list(outputs)
         self.execution = execution
         self.handler = handler
+        synchronousHandler = nil
         inputSignature = self.inputs.map(\.signature.rawValue).joined()
         outputSignature = self.outputs.map(\.signature.rawValue).joined()
+    }
+
+    /// Declares a method whose handler is synchronous (it never awaits).
+    ///
+    /// With ``Execution/connectionThread`` the handler runs on the connection's thread as soon
+    /// as the call is dispatched, with no task: the cheapest way to serve a call (BENCHMARKS.md).
+    /// It must be short and must not block, since the connection's I/O waits for it. With
+    /// ``Execution/pool`` it runs as a task on the global pool, like an `async` handler.
+    ///
+    /// A closure that contains no `await` picks this form, one that awaits the `async` one.
+    ///
+    /// - Parameters: as for the `async` form.
+    public init(
+        _ name: MemberName, in inputs: KeyValuePairs<String, Signature> = [:],
+        out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
+        handler: @escaping @Sendable (MethodCall) throws -> [DBusValue]
+    ) {
+        // Typed as async so that this picks the `async` initializer, not this one again.
+        let asynchronous: @Sendable (MethodCall) async throws -> [DBusValue] = { call in try handler(call) }
+        self.init(name, in: inputs, out: outputs, execution: execution, handler: asynchronous)
+        synchronousHandler = handler
     }
 }
 
