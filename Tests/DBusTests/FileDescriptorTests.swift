@@ -8,8 +8,8 @@ private func openDescriptorCount() throws -> Int {
 }
 
 /// Other tests run in parallel and open descriptors too, so leak checks make many descriptors
-/// and allow a small slack: a leak shows up as hundreds.
-private let slack = 40
+/// and allow some slack (a busy parallel run opened 41 meanwhile): a leak shows up as hundreds.
+private let slack = 100
 
 @Suite struct FileDescriptorTests {
     @Test func droppingClosesExactlyOnce() throws {
