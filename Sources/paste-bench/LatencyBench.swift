@@ -28,13 +28,15 @@ struct LatencyBench {
         let rounds = config.quick ? 3 : 10
         let perRound = config.quick ? 100 : 300
         let bytes = Data((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) })
+        let executor = reader.connection.taskExecutor
+        try await swiftEchoRows(reader.connection, echo: echo, rounds: rounds, perRound: perRound)
+        if config.only == "dbus" { return }
 
         // P1: the bytes held by ferryd, read inline.
         let board = try await reader.pasteboard(named: Self.pasteboardName)
         var held = ItemProvider()
         held.registerDataRepresentation(for: .data, data: bytes)
         try await board.setItemProviders([held])
-        let executor = reader.connection.taskExecutor
         let (onExecutor, anchor1) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
             try await Self.heldPaste(board)
         }
@@ -139,6 +141,39 @@ struct LatencyBench {
         _ = try await board.clear()
         await source.close()
         await reader.close()
+    }
+
+    /// The Swift D-Bus layer alone, across processes: the Swift client (on its connection's
+    /// executor) calling `SwiftEchoServer`, a process of its own, beside the C client calling
+    /// the C server; latency and CPU per call on each side.
+    func swiftEchoRows(_ connection: Connection, echo: EchoAnchor, rounds: Int, perRound: Int) async throws {
+        let server = try await SwiftEchoServer(address: address, connection: connection)
+        defer { server.stop() }
+        let executor = connection.taskExecutor
+        let argument: [DBusValue] = [.bytes((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) })]
+        let calls = rounds * perRound
+        let c = try await Self.perCall(of: echo.server, calls: calls) {
+            _ = try echo.echo(payload: Self.payload, iterations: calls)
+        }
+        for (member, handler) in [("Echo", "synchronous handler"), ("EchoAsync", "async handler (a task per call)")] {
+            let (latency, anchor) = try await alternate(rounds: rounds, perRound: perRound, echo: echo, on: executor) {
+                try await SwiftEchoServer.echo(connection, argument, member: MemberName(member))
+            }
+            report("D-Bus layer: Swift client → Swift echo server process, 1 KiB, \(handler)", "p50", value: latency.median,
+                   unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor.median)
+            let swift = try await Self.perCall(of: server.pid, calls: calls) {
+                try await withTaskExecutorPreference(executor) {
+                    for _ in 0..<calls { try await SwiftEchoServer.echo(connection, argument, member: MemberName(member)) }
+                }
+            }
+            report("D-Bus layer: CPU per call, Swift echo server (\(handler)) vs C echo server", "mean",
+                   value: swift.serverCPU, unit: "µs", anchor: "C echo server's CPU per Echo", anchorValue: c.serverCPU)
+            guard member == "Echo" else { continue }
+            report("D-Bus layer: CPU per call, Swift client vs C client", "mean", value: swift.clientCPU,
+                   unit: "µs", anchor: "C client's CPU per Echo", anchorValue: c.clientCPU)
+            report("D-Bus layer: context switches per call, Swift echo server vs C echo server", "mean",
+                   value: swift.serverSwitches, unit: "", anchor: "C echo server", anchorValue: c.serverSwitches)
+        }
     }
 
     static func heldPaste(_ board: Pasteboard) async throws {

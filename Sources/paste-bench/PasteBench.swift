@@ -9,8 +9,9 @@ import Glibc
 /// Needs `DBUS_SESSION_BUS_ADDRESS` with ferryd serving it, `DISPLAY` for the xclip anchors and
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
-/// Usage: `paste-bench [--quick] [--only latency|p1|throughput|startup]` (p1: only the held paste); `--write-pipe N` and
-/// `--serve-echo ADDRESS` are the anchor processes it starts itself.
+/// Usage: `paste-bench [--quick] [--only latency|p1|dbus|throughput|startup]` (p1: the D-Bus layer's
+/// rows and the held paste; dbus: only the layer's rows); `--write-pipe N`, `--serve-echo ADDRESS`
+/// and `--serve-swift-echo ADDRESS` are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
 /// next to this one).
@@ -22,6 +23,7 @@ enum PasteBench {
             exit(PipeAnchor.writerMain(bytes: bytes))
         }
         if args.count == 3, args[1] == "--serve-echo" { exit(EchoAnchor.serverMain(address: args[2])) }
+        if args.count == 3, args[1] == "--serve-swift-echo" { exit(await SwiftEchoServer.serverMain(address: args[2])) }
         guard let address = Config.environment("DBUS_SESSION_BUS_ADDRESS") else {
             note("set DBUS_SESSION_BUS_ADDRESS (scripts/bench.sh starts a private bus and ferryd)")
             exit(1)
@@ -55,7 +57,9 @@ struct Config {
         xclipBytes = (Self.environment("FERRY_BENCH_XCLIP_MIB").flatMap(Int.init) ?? mib) << 20
     }
 
-    func runs(_ section: String) -> Bool { only == nil || only == section || (section == "latency" && only == "p1") }
+    func runs(_ section: String) -> Bool {
+        only == nil || only == section || (section == "latency" && (only == "p1" || only == "dbus"))
+    }
 
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
