@@ -15,9 +15,14 @@ import Musl
 
 extension PromiseRelay {
     /// Makes the pipe, builds the call carrying its write end, closes the broker's own write end,
-    /// and starts a task that sends the call and waits (at most `timeout`) for the byte count.
-    func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration)
-        throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
+    /// and starts a task that sends the call and waits (at most `timeout`) for the byte count,
+    /// then runs `ended`.
+    ///
+    /// The task runs on the connection's thread (it only sends and waits): the call goes out, and
+    /// the reply resumes it and whoever waits for it (`FinishTransfer`, on that thread too),
+    /// without a hop to another thread.
+    func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration,
+              ended: (@Sendable () -> Void)? = nil) throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
     {
         let message: Message
         let read: FileDescriptor
@@ -36,8 +41,9 @@ extension PromiseRelay {
         }
         let handOff = HandOff(message)
         let connection = self.connection
-        let task = Task<UInt64, any Error> {
+        let task = Task<UInt64, any Error>(executorPreference: connection.taskExecutor) {
             let started = ContinuousClock.now
+            let result: Result<UInt64, any Error>
             do {
                 // Taken out of the box so that nothing but this call holds the message (and its
                 // copy of the write end) once the call returns.
@@ -47,11 +53,13 @@ extension PromiseRelay {
                 guard body.count == 1, case .uint64(let size) = body[0] else {
                     throw FerryModelError(.unavailable, "the source \(owner.rawValue) replied \(reply.signature.rawValue) instead of a size (t)")
                 }
-                return size
+                result = .success(size)
             } catch {
-                throw Self.transferError(error, owner: owner, type: type, timeout: timeout,
-                                         elapsed: ContinuousClock.now - started)
+                result = .failure(Self.transferError(error, owner: owner, type: type, timeout: timeout,
+                                                     elapsed: ContinuousClock.now - started))
             }
+            ended?()
+            return try result.get()
         }
         return (read, task)
     }
@@ -82,10 +90,11 @@ extension PromiseRelay {
         return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
     }
 
-    /// Notes that a transfer's call has returned.
+    /// Notes that a transfer's call has returned. Recorded even before the transfer is in the
+    /// book (a call that ends before `start` has filed it) or after it was cancelled: forgetting
+    /// an id that is not there does nothing.
     func ended(_ id: String) {
         book.withLock { book in
-            guard book.transfers[id] != nil else { return }
             book.endedOrder.append((id, .now))
         }
     }

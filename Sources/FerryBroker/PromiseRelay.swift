@@ -89,16 +89,12 @@ public final class PromiseRelay: Sendable {
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
     public func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
-        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    timeout: timeout)
         let id = UUID().uuidString.lowercased()
+        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                    timeout: timeout, ended: { [weak self] in self?.ended(id) })
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, task: task)
-        }
-        Task { [weak self] in
-            _ = await task.result
-            self?.ended(id)
         }
         return (read, id)
     }
