@@ -64,7 +64,8 @@ public struct PasteboardRead: Sendable {
     }
 
     /// All the bytes: the inline ones, or the stream read to end of file (off the caller's thread)
-    /// and, for a promised read, confirmed with ``finish()``.
+    /// and, for a promised read, confirmed as ``finish()`` does — asked for while the stream is
+    /// read (the broker answers once the source has written everything).
     /// - Parameter limit: fail with `.tooLarge` past this many bytes.
     /// - Throws: `FerryError`: `.io` when reading fails, `.tooLarge`, and what ``finish()`` throws.
     public func bytes(limit: Int = Int.max) async throws(FerryError) -> [UInt8] {
@@ -72,15 +73,18 @@ public struct PasteboardRead: Sendable {
         case .bytes(let bytes):
             guard bytes.count <= limit else { throw FerryError(.tooLarge, "more than \(limit) bytes") }
             return bytes
-        case .stream(let fd, _):
-            let bytes = try await FerryError.bridging {
+        case .stream(let fd, nil):
+            defer { fd.close() }
+            return try await FerryError.bridging {
                 try await BlockingIO.run { try fd.readAll(limit: limit) }
             }
-            fd.close()
-            if let written = try await finish(), written != UInt64(bytes.count) {
-                throw FerryError(.unavailable, "the source wrote \(written) bytes but \(bytes.count) arrived")
+        case .stream(let fd, let transfer?):
+            let connection = connection, path = path
+            return try await PromisedStream.read(fd, limit: limit) { timeout in
+                try await connection.call(destination: FerryClient.brokerName, path: path, interface: Pasteboard.interface,
+                                          member: "FinishTransfer", body: [.string(transfer)], timeout: timeout,
+                                          returning: UInt64.self)
             }
-            return bytes
         }
     }
 }
