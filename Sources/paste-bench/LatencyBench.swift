@@ -21,19 +21,29 @@ struct LatencyBench {
     static let payload = 1024
     static let pasteboardName = "paste-bench"
 
+    var rounds: Int { config.quick ? 3 : 10 }
+    var perRound: Int { config.quick ? 100 : 300 }
+    var bytes: Data { Data((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) }) }
+
     func run() async throws {
         let reader = try await FerryClient.connect()
         let echo = try await EchoAnchor(address: address, connection: reader.connection)
         defer { echo.stop() }
-        let rounds = config.quick ? 3 : 10
-        let perRound = config.quick ? 100 : 300
-        let bytes = Data((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) })
-        let executor = reader.connection.taskExecutor
-        try await swiftEchoRows(reader.connection, echo: echo, rounds: rounds, perRound: perRound)
-        if config.only == "dbus" { return }
-
-        // P1: the bytes held by ferryd, read inline.
         let board = try await reader.pasteboard(named: Self.pasteboardName)
+        if config.only != "p2" {
+            try await swiftEchoRows(reader.connection, echo: echo, rounds: rounds, perRound: perRound)
+            if config.only == "dbus" { return }
+            try await heldPastes(reader, board, echo: echo)
+        }
+        if config.only != "p1" { try await promisedPastes(board, executor: reader.connection.taskExecutor, echo: echo) }
+        _ = try await board.clear()
+        await reader.close()
+    }
+
+    /// P1 and where its time goes.
+    func heldPastes(_ reader: FerryClient, _ board: Pasteboard, echo: EchoAnchor) async throws {
+        let executor = reader.connection.taskExecutor
+        // P1: the bytes held by ferryd, read inline.
         var held = ItemProvider()
         held.registerDataRepresentation(for: .data, data: bytes)
         try await board.setItemProviders([held])
@@ -63,7 +73,6 @@ struct LatencyBench {
             report("P1 breakdown: context switches per call, ferryd vs the C echo server", "mean",
                    value: paste.serverSwitches, unit: "", anchor: "C echo server", anchorValue: anchor.serverSwitches)
         }
-        if config.only == "p1" { return }
         // The floor any ferryd method has: a method exported through the Swift D-Bus layer (a
         // task per call) that only echoes, on a second connection of this process.
         let server = try await Connection(address: address)
@@ -109,6 +118,10 @@ struct LatencyBench {
         report("P1 1 KiB held paste (data(forType:), global pool)", "p50", value: pool.median, unit: "µs",
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor1b.median)
 
+    }
+
+    /// P2 and where its time goes.
+    func promisedPastes(_ board: Pasteboard, executor: any TaskExecutor, echo: EchoAnchor) async throws {
         // P2: the bytes promised by a second client, registered as an app, read through a pipe.
         let source = try await FerryClient.connect()
         defer { Task { await source.close() } }
@@ -124,8 +137,9 @@ struct LatencyBench {
                anchor: "C libdbus echo 1 KiB", anchorValue: anchor2.median, goal: .ratio(atMost: 2.5))
         report("P2 1 KiB promised paste (Read + pipe + FinishTransfer)", "p99", value: promisedPaste.percentile(99),
                unit: "µs", anchor: "C libdbus echo 1 KiB", anchorValue: anchor2.percentile(99))
-        // Where P2's time goes: Read (the broker starts the transfer), the bytes through the pipe
-        // (read on a blocking-I/O thread), FinishTransfer (the source's reply).
+        // Where P2's time goes, one phase after the other (the library overlaps the last two):
+        // Read (the broker starts the transfer), the bytes through the pipe (read on a
+        // blocking-I/O thread), FinishTransfer (the source's reply).
         var phases = [Samples(), Samples(), Samples()]
         let measured = try await withTaskExecutorPreference(executor) {
             var all: [[Double]] = []
@@ -138,9 +152,21 @@ struct LatencyBench {
         for (index, phase) in ["Read until the fd arrives", "pipe read to end of file", "FinishTransfer"].enumerated() {
             report("P2 breakdown: \(phase)", "p50", value: phases[index].median, unit: "µs")
         }
-        _ = try await board.clear()
+        if let ferryd = Config.environment("FERRY_BENCH_FERRYD_PID").flatMap({ pid_t($0) }) {
+            // CPU per promised paste: ferryd's (Read, the call to the source, FinishTransfer) and
+            // this process's (the reader and the source app, both in here).
+            let calls = rounds * perRound / 2
+            let paste = try await Self.perCall(of: ferryd, calls: calls) {
+                try await withTaskExecutorPreference(executor) {
+                    for _ in 0..<calls { try await Self.promisedPaste(board) }
+                }
+            }
+            report("P2 breakdown: CPU per paste, ferryd", "mean", value: paste.serverCPU, unit: "µs")
+            report("P2 breakdown: CPU per paste, reader and source (this process)", "mean", value: paste.clientCPU,
+                   unit: "µs")
+            report("P2 breakdown: context switches per paste, ferryd", "mean", value: paste.serverSwitches, unit: "")
+        }
         await source.close()
-        await reader.close()
     }
 
     /// The Swift D-Bus layer alone, across processes: the Swift client (on its connection's
@@ -190,7 +216,8 @@ struct LatencyBench {
         guard bytes.count == payload else { throw Spawn.Failure(description: "the promised paste gave \(bytes.count) bytes") }
     }
 
-    /// One promised paste in its three phases, as in `PasteboardRead.bytes()`; µs each.
+    /// One promised paste in its three phases, one after the other (`PasteboardRead.bytes()`
+    /// sends FinishTransfer while it reads); µs each.
     static func promisedPastePhases(_ board: Pasteboard) async throws -> [Double] {
         let start = now()
         let read = try await board.read(item: 0, type: .data)

@@ -9,8 +9,8 @@ import Glibc
 /// Needs `DBUS_SESSION_BUS_ADDRESS` with ferryd serving it, `DISPLAY` for the xclip anchors and
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
-/// Usage: `paste-bench [--quick] [--only latency|p1|dbus|throughput|startup]` (p1: the D-Bus layer's
-/// rows and the held paste; dbus: only the layer's rows); `--write-pipe N`, `--serve-echo ADDRESS`
+/// Usage: `paste-bench [--quick] [--only latency|p1|p2|dbus|throughput|startup]` (p1: the D-Bus
+/// layer's rows and the held paste; p2: the promised paste; dbus: only the layer's rows); `--write-pipe N`, `--serve-echo ADDRESS`
 /// and `--serve-swift-echo ADDRESS` are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
@@ -58,7 +58,7 @@ struct Config {
     }
 
     func runs(_ section: String) -> Bool {
-        only == nil || only == section || (section == "latency" && (only == "p1" || only == "dbus"))
+        only == nil || only == section || (section == "latency" && ["p1", "p2", "dbus"].contains(only))
     }
 
     static func environment(_ name: String) -> String? {
