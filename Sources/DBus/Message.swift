@@ -220,11 +220,6 @@ private func textLength(_ a: String?, _ b: String?, _ c: String?, _ d: String?) 
     (a?.utf8.count ?? 0) + (b?.utf8.count ?? 0) + (c?.utf8.count ?? 0) + (d?.utf8.count ?? 0)
 }
 
-private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
-}
-
 // MARK: - Reading
 
 extension Message {
