@@ -16,13 +16,14 @@ import Musl
 extension PromiseRelay {
     /// Makes the pipe, builds the call carrying its write end, closes the broker's own write end,
     /// and starts a task that sends the call and waits (at most `timeout`) for the byte count,
-    /// then runs `ended`.
+    /// then hands the outcome to `ended`.
     ///
     /// The task runs on the connection's thread (it only sends and waits): the call goes out, and
     /// the reply resumes it and whoever waits for it (`FinishTransfer`, on that thread too),
     /// without a hop to another thread.
     func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration,
-              ended: (@Sendable () -> Void)? = nil) throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
+              ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
+        throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
     {
         let message: Message
         let read: FileDescriptor
@@ -58,7 +59,7 @@ extension PromiseRelay {
                 result = .failure(Self.transferError(error, owner: owner, type: type, timeout: timeout,
                                                      elapsed: ContinuousClock.now - started))
             }
-            ended?()
+            ended?(result)
             return try result.get()
         }
         return (read, task)
@@ -90,11 +91,13 @@ extension PromiseRelay {
         return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
     }
 
-    /// Notes that a transfer's call has returned. Recorded even before the transfer is in the
-    /// book (a call that ends before `start` has filed it) or after it was cancelled: forgetting
-    /// an id that is not there does nothing.
-    func ended(_ id: String) {
+    /// Notes that a transfer's call has returned with `outcome`, which replaces the finished task.
+    /// Recorded even before the transfer is in the book (a call that ends before `start` has filed
+    /// it: the task then stays) or after it was cancelled: forgetting an id that is not there does
+    /// nothing.
+    func ended(_ id: String, _ outcome: Result<UInt64, any Error>) {
         book.withLock { book in
+            book.transfers[id]?.state = .ended(outcome)
             book.endedOrder.append((id, .now))
         }
     }

@@ -44,7 +44,29 @@ public final class PromiseRelay: Sendable {
         var owner: BusName
         /// The pasteboard read from, when the caller said (``cancelTransfers(ofPasteboard:)``).
         var pasteboard: String?
-        var task: Task<UInt64, any Error>
+        var state: State
+    }
+
+    /// A transfer's call to its source: running, or ended with the source's answer. An ended
+    /// transfer keeps only the answer (not the finished task) for the `retention` it is kept.
+    enum State {
+        case running(Task<UInt64, any Error>)
+        case ended(Result<UInt64, any Error>)
+
+        /// The source's byte count, once the call ends.
+        var value: UInt64 {
+            get async throws {
+                switch self {
+                case .running(let task): try await task.value
+                case .ended(let outcome): try outcome.get()
+                }
+            }
+        }
+
+        /// Cancels the call if it still runs.
+        func cancel() {
+            if case .running(let task) = self { task.cancel() }
+        }
     }
 
     /// The transfers, by id, and the order in which they ended.
@@ -91,10 +113,10 @@ public final class PromiseRelay: Sendable {
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let id = UUID().uuidString.lowercased()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    timeout: timeout, ended: { [weak self] in self?.ended(id) })
+                                    timeout: timeout, ended: { [weak self] outcome in self?.ended(id, outcome) })
         book.withLock { book in
             forgetExpired(&book)
-            book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, task: task)
+            book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task))
         }
         return (read, id)
     }
@@ -118,7 +140,7 @@ public final class PromiseRelay: Sendable {
         guard let entry, entry.reader == caller else {
             throw FerryModelError(.notFound, "no transfer \"\(transfer)\" for \(caller.rawValue)")
         }
-        return try await entry.task.value
+        return try await entry.state.value
     }
 
     /// Reads at most `limit` bytes of a promised representation into the broker, for pattern
@@ -168,7 +190,7 @@ public final class PromiseRelay: Sendable {
             let ids = book.transfers.compactMap { $0.value.pasteboard == pasteboard ? $0.key : nil }
             return ids.compactMap { book.transfers.removeValue(forKey: $0) }
         }
-        for transfer in cancelled { transfer.task.cancel() }
+        for transfer in cancelled { transfer.state.cancel() }
     }
 
     /// Cancels every transfer in flight (their readers see end of file, `finish` reports
@@ -178,7 +200,7 @@ public final class PromiseRelay: Sendable {
             defer { book = Book() }
             return Array(book.transfers.values)
         }
-        for transfer in cancelled { transfer.task.cancel() }
+        for transfer in cancelled { transfer.state.cancel() }
     }
 
     /// The number of transfers remembered (running, or ended less than `retention` ago).
