@@ -31,7 +31,7 @@ struct LatencyBench {
         defer { echo.stop() }
         let board = try await reader.pasteboard(named: Self.pasteboardName)
         if config.only != "p2" {
-            try await swiftEchoRows(reader.connection, echo: echo, rounds: rounds, perRound: perRound)
+            try await swiftEchoRows(reader.connection, echo: echo)
             if config.only == "dbus" { return }
             try await heldPastes(reader, board, echo: echo)
         }
@@ -172,11 +172,11 @@ struct LatencyBench {
     /// The Swift D-Bus layer alone, across processes: the Swift client (on its connection's
     /// executor) calling `SwiftEchoServer`, a process of its own, beside the C client calling
     /// the C server; latency and CPU per call on each side.
-    func swiftEchoRows(_ connection: Connection, echo: EchoAnchor, rounds: Int, perRound: Int) async throws {
+    func swiftEchoRows(_ connection: Connection, echo: EchoAnchor) async throws {
         let server = try await SwiftEchoServer(address: address, connection: connection)
         defer { server.stop() }
         let executor = connection.taskExecutor
-        let argument: [DBusValue] = [.bytes((0..<Self.payload).map { UInt8(truncatingIfNeeded: $0) })]
+        let argument: [DBusValue] = [.bytes([UInt8](bytes))]
         let calls = rounds * perRound
         let c = try await Self.perCall(of: echo.server, calls: calls) {
             _ = try echo.echo(payload: Self.payload, iterations: calls)
