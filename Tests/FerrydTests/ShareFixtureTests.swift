@@ -204,6 +204,22 @@ final class FakeShareApp: Sendable {
 
 /// Calls on org.ferry.Sharing1.
 enum ShareBus {
+    /// The start of a python-dbus script on the bus at argv[1]: `call(method, signature, args)` on
+    /// Sharing1, and `attempt(name, fn)`, which prints the name and OK or the error's name.
+    static let pythonPrelude = #"""
+        import dbus, sys
+        bus = dbus.bus.BusConnection(sys.argv[1])
+        def call(method, signature, args):
+            return bus.call_blocking("org.ferry.Broker", "/org/ferry/Sharing", "org.ferry.Sharing1", method, signature, args, timeout=30)
+        def attempt(name, fn):
+            try:
+                fn()
+                print(name, "OK")
+            except dbus.DBusException as e:
+                print(name, e.get_dbus_name())
+            sys.stdout.flush()
+        """#
+
     static let path: ObjectPath = "/org/ferry/Sharing"
     static let interface: InterfaceName = "org.ferry.Sharing1"
 

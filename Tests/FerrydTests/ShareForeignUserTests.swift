@@ -8,19 +8,9 @@ import Testing
 /// from python-dbus run as nobody (setpriv: the test must run as root).
 @Suite("ferryd shares: another user", .serialized)
 struct ShareForeignUserTests {
-    static let script = #"""
-        import dbus, sys
-        bus = dbus.bus.BusConnection(sys.argv[1])
+    static let script = ShareBus.pythonPrelude + #"""
+
         share = sys.argv[2]
-        def call(method, signature, args):
-            return bus.call_blocking("org.ferry.Broker", "/org/ferry/Sharing", "org.ferry.Sharing1", method, signature, args, timeout=30)
-        def attempt(name, fn):
-            try:
-                fn()
-                print(name, "OK")
-            except dbus.DBusException as e:
-                print(name, e.get_dbus_name())
-            sys.stdout.flush()
         attempt("register", lambda: call("RegisterActivities", "aa{sv}", [[]]))
         attempt("begin", lambda: call("BeginShare", "a{sv}", [{}]))
         attempt("list", lambda: call("ListActivities", "s", [share]))

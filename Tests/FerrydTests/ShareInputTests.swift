@@ -83,18 +83,8 @@ struct ShareInputTests {
     func pythonWrongSignatures() async throws {
         let stage = try await ShareStage.start()
         defer { stage.stop() }
-        let script = #"""
-            import dbus, sys
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            def call(method, signature, args):
-                return bus.call_blocking("org.ferry.Broker", "/org/ferry/Sharing", "org.ferry.Sharing1", method, signature, args, timeout=30)
-            def attempt(name, fn):
-                try:
-                    fn()
-                    print(name, "OK")
-                except dbus.DBusException as e:
-                    print(name, e.get_dbus_name())
-                sys.stdout.flush()
+        let script = ShareBus.pythonPrelude + #"""
+
             attempt("begin-s", lambda: call("BeginShare", "s", ["x"]))
             attempt("register-as", lambda: call("RegisterActivities", "as", [["x"]]))
             attempt("perform-short", lambda: call("Perform", "ss", ["1", "org.ferry.activity.copy"]))
