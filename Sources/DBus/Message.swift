@@ -20,8 +20,21 @@ public final class Message: @unchecked Sendable {
     /// Serializes this class's reads of `raw` (libdbus header reads update a cache).
     private let access = Mutex(())
 
+    /// Built by this library's factories (not received or parsed); such a message may change
+    /// until it is first sent.
+    private let built: Bool
+    private let sent = Atomic<Bool>(false)
+
     /// Takes ownership of one reference to `raw`.
-    init(taking raw: OpaquePointer) { self.raw = raw }
+    init(taking raw: OpaquePointer, built: Bool = false) {
+        self.raw = raw
+        self.built = built
+    }
+
+    /// Notes a send; true the first time for a message built here, which libdbus then locks.
+    func markSent() -> Bool {
+        built && !sent.exchange(true, ordering: .acquiringAndReleasing)
+    }
 
     deinit { dbus_message_unref(raw) }
 
@@ -40,6 +53,16 @@ public final class Message: @unchecked Sendable {
         case error
         /// A signal.
         case signal
+
+        /// The libdbus (and wire) type code.
+        var code: Int32 {
+            switch self {
+            case .methodCall: CDBUS_MESSAGE_TYPE_METHOD_CALL
+            case .methodReturn: CDBUS_MESSAGE_TYPE_METHOD_RETURN
+            case .error: CDBUS_MESSAGE_TYPE_ERROR
+            case .signal: CDBUS_MESSAGE_TYPE_SIGNAL
+            }
+        }
     }
 }
 
@@ -60,34 +83,19 @@ extension Message {
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
         body: [DBusValue] = [], noReplyExpected: Bool = false
     ) throws -> Message {
-        // The body first, then the header fields (see `appendBody`).
-        let message = try adopt(dbus_message_new(CDBUS_MESSAGE_TYPE_METHOD_CALL))
-        if noReplyExpected { dbus_message_set_no_reply(message.raw, 1) }
-        try message.appendBody(body, headerText: textLength(destination?.rawValue, path.rawValue,
-                                                            interface?.rawValue, member.rawValue))
-        try message.setField(dbus_message_set_path(message.raw, path.rawValue))
-        try message.setField(dbus_message_set_member(message.raw, member.rawValue))
-        if let interface { try message.setField(dbus_message_set_interface(message.raw, interface.rawValue)) }
-        if let destination { try message.setField(dbus_message_set_destination(message.raw, destination.rawValue)) }
-        return message
+        try build(WireWriter.Header(kind: .methodCall,
+                                    flags: noReplyExpected ? WireWriter.noReplyExpected : 0,
+                                    path: path.rawValue, interface: interface?.rawValue, member: member.rawValue,
+                                    destination: destination?.rawValue), body: body)
     }
 
     /// A successful reply to `call`.
     ///
     /// - Throws: `DBusError` when a value fails validation.
     public static func methodReturn(replyingTo call: Message, body: [DBusValue] = []) throws -> Message {
-        // What dbus_message_new_method_return makes, with the body before the header fields
-        // (see `appendBody`).
-        let serial = dbus_message_get_serial(call.raw)
-        guard serial != 0 else { throw DBusError(.failed, "cannot reply to a message that was never sent") }
-        let message = try adopt(dbus_message_new(CDBUS_MESSAGE_TYPE_METHOD_RETURN))
-        dbus_message_set_no_reply(message.raw, 1)
-        try message.appendBody(body, headerText: call.senderLength)
-        try message.setField(dbus_message_set_reply_serial(message.raw, serial))
-        if let sender = dbus_message_get_sender(call.raw) {
-            try message.setField(dbus_message_set_destination(message.raw, sender))
-        }
-        return message
+        let (serial, sender) = try call.replyAddress()
+        return try build(WireWriter.Header(kind: .methodReturn, flags: WireWriter.noReplyExpected,
+                                           replySerial: serial, destination: sender), body: body)
     }
 
     /// An error reply to `call` carrying `name` and, as its single string argument, `message`.
@@ -97,10 +105,11 @@ extension Message {
     public static func error(replyingTo call: Message, name: ErrorName, message text: String) throws
         -> Message
     {
-        let message = try adopt(dbus_message_new_error(call.raw, name.rawValue, nil))
+        let (serial, sender) = try call.replyAddress()
         let clean = text.utf8.contains(0) ? String(text.map { $0 == "\0" ? "\u{FFFD}" : $0 }) : text
-        try message.appendBody([.string(clean)], headerText: call.senderLength + name.rawValue.utf8.count)
-        return message
+        return try build(WireWriter.Header(kind: .error, flags: WireWriter.noReplyExpected,
+                                           errorName: name.rawValue, replySerial: serial, destination: sender),
+                         body: [.string(clean)])
     }
 
     /// An error reply to `call` made from `error`.
@@ -115,16 +124,20 @@ extension Message {
         path: ObjectPath, interface: InterfaceName, member: MemberName, body: [DBusValue] = [],
         destination: BusName? = nil
     ) throws -> Message {
-        // The body first, then the header fields (see `appendBody`).
-        let message = try adopt(dbus_message_new(CDBUS_MESSAGE_TYPE_SIGNAL))
-        dbus_message_set_no_reply(message.raw, 1)
-        try message.appendBody(body, headerText: textLength(path.rawValue, interface.rawValue, member.rawValue,
-                                                            destination?.rawValue))
-        try message.setField(dbus_message_set_path(message.raw, path.rawValue))
-        try message.setField(dbus_message_set_interface(message.raw, interface.rawValue))
-        try message.setField(dbus_message_set_member(message.raw, member.rawValue))
-        if let destination { try message.setField(dbus_message_set_destination(message.raw, destination.rawValue)) }
-        return message
+        try build(WireWriter.Header(kind: .signal, flags: WireWriter.noReplyExpected,
+                                    path: path.rawValue, interface: interface.rawValue, member: member.rawValue,
+                                    destination: destination?.rawValue), body: body)
+    }
+
+    /// The serial and sender of a call, which a reply to it is addressed by.
+    private func replyAddress() throws -> (UInt32, String?) {
+        try withRaw { raw in
+            let serial = dbus_message_get_serial(raw)
+            guard serial != 0, !built else {
+                throw DBusError(.failed, "cannot reply to a message that was never received")
+            }
+            return (serial, dbus_message_get_sender(raw).map { String(cString: $0) })
+        }
     }
 
     /// Parses a marshalled message (the D-Bus wire format), validating it fully.
@@ -140,84 +153,89 @@ extension Message {
         guard wireBytes.count <= BodyValidator.maximumMessageLength else {
             throw DBusError.limitsExceeded("message of \(wireBytes.count) bytes")
         }
-        let raw = try DBusError.check { error in
-            wireBytes.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) {
-                    dbus_message_demarshal($0.baseAddress, Int32($0.count), error)
-                }
-            }
+        guard let raw = try wireBytes.withUnsafeBytes(Self.demarshal) else {
+            throw DBusError(.invalidArgs, "malformed message")
         }
-        guard let raw else { throw DBusError(.invalidArgs, "malformed message") }
         self.init(taking: raw)
     }
 
     /// The message in the D-Bus wire format (without any unix fds).
-    ///
-    /// A message that was never sent has no serial; its bytes get serial 1.
     public func wireBytes() throws -> [UInt8] {
-        try withRaw { try Self.marshal($0) }
-    }
-
-    private static func marshal(_ raw: OpaquePointer) throws -> [UInt8] {
-        var source = raw
-        var copy: OpaquePointer? = nil
-        if dbus_message_get_serial(raw) == 0 {
-            guard let c = dbus_message_copy(raw) else { throw DBusError(.noMemory, "out of memory") }
-            dbus_message_set_serial(c, 1)
-            copy = c
-            source = c
+        try withRaw { raw in
+            var pointer: UnsafeMutablePointer<CChar>? = nil
+            var length: Int32 = 0
+            guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else {
+                throw DBusError(.noMemory, "out of memory")
+            }
+            defer { dbus_free(pointer) }
+            return Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
         }
-        defer { if let copy { dbus_message_unref(copy) } }
-        var pointer: UnsafeMutablePointer<CChar>? = nil
-        var length: Int32 = 0
-        guard dbus_message_marshal(source, &pointer, &length) != 0, let pointer else {
-            throw DBusError(.noMemory, "out of memory")
-        }
-        defer { dbus_free(pointer) }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
     }
 
-    private static func adopt(_ raw: OpaquePointer?) throws -> Message {
-        guard let raw else { throw DBusError(.noMemory, "libdbus could not allocate a message") }
-        return Message(taking: raw)
-    }
-
-    /// Validates `values` and appends them. Only the factories call it, once, before they set
-    /// any header field but the flags: libdbus rewrites the header's signature field after each
-    /// top-level value, walking every field before it, so on a full header (path, interface,
-    /// member, destination) a body of four values cost 3–4 times one of a single value.
-    ///
-    /// - Parameter headerText: the total length of the header's strings (path, interface,
-    ///   member, destination, sender, error name), which the factory knows: reading them back
-    ///   from libdbus would make it re-parse the header it just built.
-    func appendBody(_ values: [DBusValue], headerText: Int) throws {
-        guard !values.isEmpty else { return }
+    /// Builds a message: validates the body, then marshals it here (see `WireWriter`) unless it
+    /// carries unix fds, which only libdbus can attach, or is larger than `wireWriterLimit`.
+    static func build(_ header: WireWriter.Header, body: [DBusValue],
+                      marshaller: Marshaller = .automatic) throws -> Message {
+        var header = header
+        header.serial = nextSerial()
         var validator = BodyValidator()
-        let nodes = try validator.check(body: values, headerLength: Self.headerLengthBound(text: headerText))
-        try MessageWriter.append(values, nodes: nodes, to: raw)
+        let headerBound = headerLengthBound(header)
+        let nodes = try validator.check(body: body, headerLength: headerBound)
+        if marshaller != .libdbus, validator.unixFDs == 0, validator.offset <= wireWriterLimit || marshaller == .swift {
+            let capacity = headerBound + validator.offset
+            let raw = try WireWriter.withMessage(header, body: body, nodes: nodes, capacity: capacity, demarshal)
+            guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
+            return Message(taking: raw, built: true)
+        }
+        // libdbus: the body first, then the header fields: it rewrites the signature field after
+        // each top-level value, walking every field before it.
+        guard let raw = dbus_message_new(header.kind.code) else {
+            throw DBusError(.noMemory, "libdbus could not allocate a message")
+        }
+        let message = Message(taking: raw, built: true)
+        if header.flags & WireWriter.noReplyExpected != 0 { dbus_message_set_no_reply(raw, 1) }
+        if !body.isEmpty { try MessageWriter.append(body, nodes: nodes, to: raw) }
+        var set = true
+        if let path = header.path { set = set && dbus_message_set_path(raw, path) != 0 }
+        if let interface = header.interface { set = set && dbus_message_set_interface(raw, interface) != 0 }
+        if let member = header.member { set = set && dbus_message_set_member(raw, member) != 0 }
+        if let name = header.errorName { set = set && dbus_message_set_error_name(raw, name) != 0 }
+        if let serial = header.replySerial { set = set && dbus_message_set_reply_serial(raw, serial) != 0 }
+        if let destination = header.destination { set = set && dbus_message_set_destination(raw, destination) != 0 }
+        guard set else { throw DBusError(.noMemory, "libdbus is out of memory") }
+        dbus_message_set_serial(raw, header.serial)
+        return message
     }
 
-    /// Throws when libdbus could not set a header field (it only fails for memory).
-    private func setField(_ done: dbus_bool_t) throws {
-        guard done != 0 else { throw DBusError(.noMemory, "libdbus is out of memory") }
+    /// Who marshals a message's body; tests pin one to compare them.
+    enum Marshaller { case automatic, swift, libdbus }
+
+    /// The largest body marshalled in Swift (64 KiB): parsing copies the bytes twice more, which
+    /// for a large `ay` costs more than libdbus's own appending.
+    static let wireWriterLimit = 64 * 1024
+
+    /// The serial of the next message built here.
+    ///
+    /// Taken at build time from the upper half of the serial space, so the messages libdbus
+    /// numbers itself as it sends them (from 1 up: `Hello`, match rules, `Peer` replies) never
+    /// share one with these; it keeps a serial it finds set.
+    static func nextSerial() -> UInt32 {
+        0x8000_0000 | (serials.wrappingAdd(1, ordering: .relaxed).newValue & 0x7FFF_FFFF)
     }
 
-    /// An upper bound of the header's marshalled length, given the total length of its strings:
-    /// fixed part, reply serial, unix fds, signature (≤ 255), and padding for each of the six
-    /// string fields.
-    private static func headerLengthBound(text: Int) -> Int {
-        16 + 16 + 16 + 8 + 255 + 8 + 6 * 16 + text
+    private static let serials = Atomic<UInt32>(0)
+
+    private static func demarshal(_ bytes: UnsafeRawBufferPointer) throws -> OpaquePointer? {
+        try DBusError.check { error in
+            dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
+        }
     }
 
-    /// The length of the sender's name (the destination of a reply to this message).
-    private var senderLength: Int {
-        withRaw { raw in dbus_message_get_sender(raw).map { strlen($0) } ?? 0 }
+    /// An upper bound of the header's marshalled length: fixed part, reply serial, unix fds,
+    /// signature (≤ 255), and padding for each of the six string fields.
+    private static func headerLengthBound(_ header: WireWriter.Header) -> Int {
+        16 + 16 + 16 + 8 + 255 + 8 + 6 * 16 + WireWriter.textLength(header)
     }
-}
-
-/// The total UTF-8 length of up to four optional header strings.
-private func textLength(_ a: String?, _ b: String?, _ c: String?, _ d: String?) -> Int {
-    (a?.utf8.count ?? 0) + (b?.utf8.count ?? 0) + (c?.utf8.count ?? 0) + (d?.utf8.count ?? 0)
 }
 
 // MARK: - Reading
@@ -256,7 +274,7 @@ extension Message {
         text(dbus_message_get_destination).map(BusName.init(unchecked:))
     }
 
-    /// The serial number, assigned when the message is sent; 0 before.
+    /// The serial number: given when the message is built, or by the sender of one received.
     public var serial: UInt32 { withRaw { dbus_message_get_serial($0) } }
 
     /// For replies, the serial of the call they answer.

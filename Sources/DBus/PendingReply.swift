@@ -19,6 +19,7 @@ final class PendingReply: @unchecked Sendable {
             return
         }
         var call: OpaquePointer?
+        _ = message.markSent()
         guard dbus_connection_send_with_reply(conn, message.raw, &call, timeoutMs) != 0 else {
             continuation.resume(throwing: DBusError(.noMemory, "out of memory sending a call"))
             return
