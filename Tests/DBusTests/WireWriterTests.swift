@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Testing
 @testable import DBus
 
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func randomBodiesAgree() throws {
-        var random = SeededRandom(seed: 0xF_E77)
+        var random = SplitMix64(seed: 0xF_E77)
         for _ in 0..<400 {
             let body = (0..<random.next(upTo: 5)).map { _ in Self.randomValue(&random, depth: 0) }
             try expectAgreement(body)
@@ -97,7 +98,7 @@ import Testing
 
     // MARK: Random values
 
-    private static func randomValue(_ random: inout SeededRandom, depth: Int) -> DBusValue {
+    private static func randomValue(_ random: inout SplitMix64, depth: Int) -> DBusValue {
         let kinds = depth < 3 ? 18 : 13
         switch random.next(upTo: kinds) {
         case 0: return .byte(UInt8(truncatingIfNeeded: random.next()))
@@ -131,18 +132,4 @@ import Testing
             return .variant(randomValue(&random, depth: depth + 1))
         }
     }
-}
-
-/// SplitMix64: reproducible random bodies.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(upTo bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -9,7 +9,7 @@ struct ZlibCompressorTests {
     /// stretch of incompressible bytes: Python's zlib must inflate it back exactly.
     @Test("Python's zlib inflates the stream back to the same bytes; Adler-32 matches zlib's")
     func roundTrip() async throws {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var data: [UInt8] = []
         for _ in 0..<40_000 { data.append(UInt8(truncatingIfNeeded: generator.next())) }   // literals
         for length in 3...258 {                                                          // every length code
@@ -34,18 +34,6 @@ struct ZlibCompressorTests {
     }
 }
 
-/// A small deterministic generator for test data.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private extension String {
     func leftPadded(to length: Int) -> String {
