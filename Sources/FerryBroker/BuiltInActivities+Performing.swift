@@ -4,6 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The three built-in activities' work.
 extension BuiltInActivities {
@@ -15,28 +18,40 @@ extension BuiltInActivities {
     }
 
     /// `org.ferry.activity.save-to-folder`: each item's first data representation (not a user
-    /// activity) as a file in `folder`; the files' paths are the returned items.
+    /// activity) as a file in `folder`; the files' paths are the returned items. Promised bytes
+    /// stream from their writer into the file (no size limit but the disk's); all or nothing.
     func save(pasteboard: String, to folder: String, sharer: Caller) async throws -> ShareCompletion {
         let caller = writer(sharer)
         let items = try await pasteboards.transientItems(pasteboard)
         guard !items.isEmpty else { throw FerryModelError(.notFound, "the share has no items") }
-        var files: [FolderSaver.File] = []
-        var total = 0
-        let deadline = ContinuousClock.now + promiseBudget
+        var chosen: [StoredRepresentation] = []
         for (index, item) in items.enumerated() {
             let candidates = caller.visibleRepresentations(of: item).filter { $0.contentType != .userActivity }
             guard let representation = candidates.first(where: { $0.contentType.conforms(to: .data) }) ?? candidates.first else {
                 throw FerryModelError(.notFound, "item \(index) has nothing to save but a user activity")
             }
-            let bytes = try await pasteboards.shareBytes(pasteboard, item: item, representation: representation, index: index,
-                                                         limit: Self.maximumBytes - total, by: deadline)
-            total += bytes.count
-            files.append(FolderSaver.File(suggestedName: item.suggestedName,
-                                          filenameExtensions: representation.contentType.inheritedFilenameExtensions,
-                                          bytes: bytes))
+            chosen.append(representation)
         }
-        let toSave = files
-        let paths = try await BlockingWork.run { try FolderSaver.save(toSave, in: folder) }
+        let batch = try await BlockingWork.run { try FolderSaver.Batch(directory: folder) }
+        let deadline = ContinuousClock.now + promiseBudget
+        do {
+            for (index, (item, representation)) in zip(items, chosen).enumerated() {
+                let extensions = representation.contentType.inheritedFilenameExtensions
+                let (fd, name) = try await BlockingWork.run {
+                    try batch.create(suggestedName: item.suggestedName, filenameExtensions: extensions)
+                }
+                defer { close(fd) }
+                _ = try await pasteboards.streamShareBytes(pasteboard, item: item, representation: representation, index: index,
+                                                           by: deadline) { chunk in
+                    try FolderSaver.write(chunk, to: fd, name: name, directory: folder)
+                }
+                try await BlockingWork.run { try FolderSaver.sync(fd, name: name, directory: folder) }
+            }
+        } catch {
+            _ = try? await BlockingWork.run { batch.discard() }
+            throw error
+        }
+        let paths = try await BlockingWork.run { batch.commit() }
         let message = paths.count == 1 ? "Saved \(paths[0])" : "Saved \(Self.count(paths.count, "file")) in \(folder)"
         return ShareCompletion(completed: true, activityType: .saveToFolder, returnedItems: paths.map { ["path": $0] },
                                message: message)

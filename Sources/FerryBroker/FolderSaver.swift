@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import FerryModel
+import Synchronization
 
 /// Writes files into one directory without ever overwriting a file or leaving the directory:
 /// save-to-folder's file system part, with no bus.
@@ -57,24 +58,63 @@ public enum FolderSaver {
     ///   `.permissionDenied`, `.tooLarge` (no space) or `.unavailable` when a file cannot be
     ///   created or written — then none of the files remains.
     public static func save(_ files: [File], in directory: String) throws -> [String] {
-        let dir = try openDirectory(directory)
-        defer { close(dir) }
-        var created: [String] = []
+        let batch = try Batch(directory: directory)
         do {
             for file in files {
-                let (base, ext) = fileName(suggestedName: file.suggestedName, filenameExtensions: file.filenameExtensions)
-                let (fd, name) = try create(in: dir, base: base, extension: ext, directory: directory)
-                created.append(name)
+                let (fd, name) = try batch.create(suggestedName: file.suggestedName, filenameExtensions: file.filenameExtensions)
                 defer { close(fd) }
-                try write(file.bytes, to: fd, name: name, directory: directory)
+                try file.bytes.withUnsafeBytes { try write($0, to: fd, name: name, directory: directory) }
+                try sync(fd, name: name, directory: directory)
             }
         } catch {
-            for name in created.reversed() { unlinkat(dir, name, 0) }
+            batch.discard()
             throw error
         }
-        _ = fsync(dir)  // the new names; a file system that cannot sync a directory still has them
-        let prefix = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast(trailingSlashes(directory))) : directory
-        return created.map { prefix == "/" ? "/" + $0 : prefix + "/" + $0 }
+        return batch.commit()
+    }
+
+    /// A save in progress: files created one at a time in one opened folder (as `save` creates
+    /// them), then all kept (`commit`) or all removed (`discard`). For files whose bytes arrive
+    /// as a stream; its calls may come from different threads, one at a time.
+    public final class Batch: Sendable {
+        /// The folder, as given.
+        public let directory: String
+        private let dir: Int32
+        private let created = Mutex<[String]>([])
+
+        /// Opens `directory`.
+        /// - Throws: `FerryModelError` `.invalidArgument` (keyPath `options.to`) for a bad directory.
+        public init(directory: String) throws {
+            self.directory = directory
+            dir = try openDirectory(directory)
+        }
+
+        deinit { close(dir) }
+
+        /// Creates the next file under a fresh name; the caller writes it (`FolderSaver.write`,
+        /// then `sync`) and closes the descriptor.
+        /// - Throws: `FerryModelError` `.permissionDenied`, `.tooLarge` or `.io` (then `discard`).
+        public func create(suggestedName: String?, filenameExtensions: [String]) throws -> (fd: Int32, name: String) {
+            let (base, ext) = fileName(suggestedName: suggestedName, filenameExtensions: filenameExtensions)
+            let (fd, name) = try FolderSaver.create(in: dir, base: base, extension: ext, directory: directory)
+            created.withLock { $0.append(name) }
+            return (fd, name)
+        }
+
+        /// Keeps the files created: syncs the folder's new names and returns each file's absolute
+        /// path, in order.
+        public func commit() -> [String] {
+            _ = fsync(dir)  // the new names; a file system that cannot sync a directory still has them
+            let prefix = directory.count > 1 && directory.hasSuffix("/")
+                ? String(directory.dropLast(trailingSlashes(directory))) : directory
+            return created.withLock { $0 }.map { prefix == "/" ? "/" + $0 : prefix + "/" + $0 }
+        }
+
+        /// Removes the files created so far.
+        public func discard() {
+            let names = created.withLock { names in defer { names = [] }; return names }
+            for name in names.reversed() { unlinkat(dir, name, 0) }
+        }
     }
 
     /// Checks that `path` can be saved in: absolute, an existing directory, not a symbolic link.
@@ -136,20 +176,22 @@ public enum FolderSaver {
         return ext.map { numbered + "." + $0 } ?? numbered
     }
 
-    /// Writes all of `bytes` and syncs them to disk.
-    static func write(_ bytes: Data, to fd: Int32, name: String, directory: String) throws {
-        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, min(buffer.count - offset, 1 << 20))
-                if written < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
-                    throw failure(code, "cannot write \"\(name)\" in \(directory)")
-                }
-                offset += written
+    /// Writes all of `bytes` to the file `name` of `directory` (named in errors).
+    public static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String, directory: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 1 << 20))
+            if written < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw failure(code, "cannot write \"\(name)\" in \(directory)")
             }
+            offset += written
         }
+    }
+
+    /// Syncs a written file to disk.
+    public static func sync(_ fd: Int32, name: String, directory: String) throws {
         guard fsync(fd) == 0 else { throw failure(errno, "cannot write \"\(name)\" in \(directory) to disk") }
     }
 

@@ -54,6 +54,34 @@ extension PasteboardService {
         }
     }
 
+    /// Copies one representation of a transient pasteboard's item into `sink`: promised bytes
+    /// streamed from their writer as they come (however many; by `deadline`), held ones in one
+    /// chunk.
+    /// - Parameters: as ``shareBytes(_:item:representation:index:limit:by:)``, and `sink`, which
+    ///   takes each chunk on a worker thread (it may block).
+    /// - Returns: the number of bytes copied.
+    /// - Throws: what `sink` throws; otherwise as ``shareBytes(_:item:representation:index:limit:by:)``.
+    nonisolated func streamShareBytes(_ name: String, item: StoredItem, representation: StoredRepresentation, index: Int,
+                                      by deadline: ContinuousClock.Instant,
+                                      into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
+        guard case .promised(let owner) = representation.storage else {
+            let data = try await shareBytes(name, item: item, representation: representation, index: index,
+                                            limit: TransientPasteboard.maximumHeldSize, by: deadline)
+            try await BlockingWork.run { try data.withUnsafeBytes(sink) }
+            return UInt64(data.count)
+        }
+        let what = "item \(index)'s \(representation.contentType.identifier)"
+        guard let (owner, path) = await client(of: owner) else {
+            throw FerryModelError(.unavailable, "\(what) cannot be fetched: the app that promised it is gone")
+        }
+        do {
+            return try await relay.stream(owner: owner, clientPath: path, itemID: item.id, type: representation.contentType,
+                                          timeout: max(deadline - .now, .milliseconds(1)), into: sink)
+        } catch let error as FerryModelError where error.code == .unavailable || error.code == .timeout {
+            throw FerryModelError(error.code, "\(what) cannot be fetched: \(error.message)")
+        }
+    }
+
     /// Copies a share's items to the general pasteboard as `sharer`: one durable write through
     /// the ordinary write path (history, change count, `Changed`; a sensitive item keeps the
     /// write in memory, out of history). Every representation the sharer may see is copied, its

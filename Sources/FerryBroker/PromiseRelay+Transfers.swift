@@ -86,6 +86,15 @@ extension PromiseRelay {
         }
     }
 
+    /// The error for a pipe that timed out (`message` nil) or failed before end of file.
+    static func pipeFailure(_ message: String?, owner: BusName, type: ContentType, timeout: Duration) -> FerryModelError {
+        guard let message else {
+            return FerryModelError(.timeout, "the source \(owner.rawValue) did not finish writing \(type.identifier) "
+                                   + "within \(seconds(timeout)) s")
+        }
+        return FerryModelError(.unavailable, "reading \(type.identifier) from \(owner.rawValue) failed: \(message)")
+    }
+
     static func seconds(_ duration: Duration) -> String {
         let (s, attoseconds) = duration.components
         return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
@@ -126,55 +135,64 @@ final class HandOff<Value: Sendable>: Sendable {
     func take() -> Value? { value.withLock { v in defer { v = nil }; return v } }
 }
 
-/// Reads a pipe with a deadline on a Dispatch worker thread (never on a connection's thread or the
-/// cooperative pool, which a silent source would otherwise block).
+/// Drains a pipe with a deadline on a Dispatch worker thread (never on a connection's thread or
+/// the cooperative pool, which a silent source would otherwise block).
 enum PipeReader {
+    /// How a drain ended.
     enum Outcome: Sendable {
-        case endOfFile([UInt8])
-        case limitReached([UInt8])
-        case timedOut
-        case failed(String)
+        /// End of file after this many bytes.
+        case endOfFile(UInt64)
+        /// The deadline passed (nil) or reading failed (why).
+        case stopped(String?)
+        /// The sink threw.
+        case sinkFailed(any Error)
     }
 
-    static func read(_ fd: FileDescriptor, limit: Int, deadline: ContinuousClock.Instant) async -> Outcome {
+    /// Everything up to end of file, handed to `sink` chunk by chunk (on the worker thread: it may
+    /// block, as a file's `write` does).
+    static func drain(_ fd: FileDescriptor, deadline: ContinuousClock.Instant,
+                      into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async -> Outcome {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: readBlocking(fd, limit: limit, deadline: deadline))
+                continuation.resume(returning: drainBlocking(fd, deadline: deadline, sink: sink))
             }
         }
     }
 
-    private static func readBlocking(_ fd: FileDescriptor, limit: Int, deadline: ContinuousClock.Instant) -> Outcome {
-        var bytes: [UInt8] = []
-        guard limit > 0 else { return .limitReached([]) }
+    private static func drainBlocking(_ fd: FileDescriptor, deadline: ContinuousClock.Instant,
+                                      sink: (UnsafeRawBufferPointer) throws -> Void) -> Outcome {
         do {
-            return try fd.withRawValue { raw in
-                var chunk = [UInt8](repeating: 0, count: min(limit, 65536))
+            return try fd.withRawValue { raw -> Outcome in
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                var total: UInt64 = 0
                 while true {
                     let remaining = deadline - ContinuousClock.now
-                    guard remaining > .zero else { return .timedOut }
+                    guard remaining > .zero else { return .stopped(nil) }
                     let ms = Int32(clamping: remaining.components.seconds * 1000
                         + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
                     var poller = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
                     let ready = poll(&poller, 1, ms)
                     if ready < 0 {
                         if errno == EINTR { continue }
-                        return .failed(String(cString: strerror(errno)))
+                        return .stopped(String(cString: strerror(errno)))
                     }
                     if ready == 0 { continue }
-                    let wanted = min(chunk.count, limit - bytes.count)
-                    let n = chunk.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, wanted) }
+                    let n = chunk.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, $0.count) }
                     if n < 0 {
                         if errno == EINTR || errno == EAGAIN { continue }
-                        return .failed(String(cString: strerror(errno)))
+                        return .stopped(String(cString: strerror(errno)))
                     }
-                    if n == 0 { return .endOfFile(bytes) }
-                    bytes.append(contentsOf: chunk[0..<n])
-                    if bytes.count >= limit { return .limitReached(bytes) }
+                    if n == 0 { return .endOfFile(total) }
+                    total += UInt64(n)
+                    do {
+                        try chunk.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                    } catch {
+                        return .sinkFailed(error)
+                    }
                 }
             }
         } catch {
-            return .failed("\(error)")
+            return .stopped("\(error)")
         }
     }
 }

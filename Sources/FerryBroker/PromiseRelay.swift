@@ -159,25 +159,55 @@ public final class PromiseRelay: Sendable {
     /// - Throws: `FerryModelError` `.unavailable`, `.timeout`, as `finish`.
     public func fetch(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       limit: Int, timeout: Duration? = nil) async throws -> [UInt8] {
+        struct LimitReached: Error {}
+        let bytes = Mutex<[UInt8]>([])
+        do {
+            _ = try await stream(owner: owner, clientPath: clientPath, itemID: itemID, type: type, timeout: timeout) { chunk in
+                try bytes.withLock { bytes in
+                    bytes.append(contentsOf: chunk.prefix(max(0, limit - bytes.count)))
+                    if bytes.count >= limit { throw LimitReached() }
+                }
+            }
+        } catch is LimitReached {}
+        return bytes.withLock { $0 }
+    }
+
+    /// Copies a promised representation, to end of file, into `sink` (for the broker's own use:
+    /// a built-in activity saving a file): streamed, so its size is bounded by nothing the broker
+    /// holds. The source's byte count must match what the pipe carried.
+    ///
+    /// - Parameters:
+    ///   - owner: the unique name of the app that promised the representation.
+    ///   - clientPath: its `org.ferry.Client1` object.
+    ///   - itemID: the item's id.
+    ///   - type: the promised type.
+    ///   - timeout: how long the source has to write everything (default: the relay's `timeout`).
+    ///   - sink: takes each chunk as it arrives, on a worker thread (it may block); what it throws
+    ///     ends the copy and is rethrown.
+    /// - Returns: the number of bytes copied.
+    /// - Throws: what `sink` throws; `FerryModelError` `.unavailable` (the source failed, went
+    ///   away or miscounted), `.timeout`, as `finish`.
+    public func stream(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration? = nil,
+                       into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
         let timeout = timeout ?? self.timeout
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     timeout: timeout)
-        let deadline = ContinuousClock.now + timeout
-        let outcome = await PipeReader.read(read, limit: max(0, limit), deadline: deadline)
+        let outcome = await PipeReader.drain(read, deadline: ContinuousClock.now + timeout, into: sink)
         read.close()
         switch outcome {
-        case .limitReached(let bytes):
+        case .endOfFile(let count):
+            let said = try await task.value
+            guard said == count else {
+                throw FerryModelError(.unavailable, "the source \(owner.rawValue) said it wrote \(said) bytes of "
+                                      + "\(type.identifier), but the pipe carried \(count)")
+            }
+            return count
+        case .stopped(let message):
             task.cancel()
-            return bytes
-        case .endOfFile(let bytes):
-            _ = try await task.value  // the source must say it wrote everything
-            return bytes
-        case .timedOut:
+            throw Self.pipeFailure(message, owner: owner, type: type, timeout: timeout)
+        case .sinkFailed(let error):
             task.cancel()
-            throw FerryModelError(.timeout, "the source \(owner.rawValue) did not finish writing \(type.identifier) within \(Self.seconds(timeout)) s")
-        case .failed(let message):
-            task.cancel()
-            throw FerryModelError(.unavailable, "reading \(type.identifier) from \(owner.rawValue) failed: \(message)")
+            throw error
         }
     }
 

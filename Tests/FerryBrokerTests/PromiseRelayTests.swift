@@ -327,4 +327,31 @@ struct PromiseRelayTests {
         await broker.close()
         await source.connection.close()
     }
+
+    @Test func streamHandsEveryChunkToTheSinkAndRethrowsWhatTheSinkThrows() async throws {
+        let source = try await Source(bus: bus)
+        let (relay, broker) = try await relay()
+        let owner = source.connection.uniqueName
+        let big = UUID(), failing = UUID()
+        source.promise(big, .pattern(count: 3 << 20 + 17))
+        source.promise(failing, .fail("no longer there"))
+
+        let received = Mutex<[UInt8]>([])
+        let count = try await relay.stream(owner: owner, clientPath: Source.path, itemID: big, type: .data) { chunk in
+            received.withLock { $0.append(contentsOf: chunk) }
+        }
+        #expect(count == 3 << 20 + 17)
+        #expect(received.withLock { $0 } == (0..<(3 << 20 + 17)).map(Source.pattern))
+
+        struct DiskFull: Error {}
+        await #expect(throws: DiskFull.self) {
+            _ = try await relay.stream(owner: owner, clientPath: Source.path, itemID: big, type: .data) { _ in throw DiskFull() }
+        }
+        await expectError(.unavailable, containing: "no longer there") {
+            _ = try await relay.stream(owner: owner, clientPath: Source.path, itemID: failing, type: .data) { _ in }
+        }
+        #expect(await relay.count == 0, "streams are not transfers")
+        await broker.close()
+        await source.connection.close()
+    }
 }

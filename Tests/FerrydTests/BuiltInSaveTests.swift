@@ -81,6 +81,49 @@ struct BuiltInSaveTests {
         await broker.stop()
     }
 
+    @Test("a promise larger than the built-ins read into memory (128 MiB) streams into its file")
+    func largePromise() async throws {
+        let broker = try await BuiltInBroker.start()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var movie = [UInt8](repeating: 0x5A, count: BuiltInActivities.maximumBytes + (1 << 20) + 3)
+        for index in stride(from: 0, to: movie.count, by: 4093) { movie[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        let source = try await broker.drag.app("org.ferry.gallery", manifest: "Gallery", serving: ["public.mpeg-4": movie])
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: source, sharer: sharer)
+        try await broker.write(source, [F.item([F.promised("public.mpeg-4")], ["suggestedName": "holiday"])])
+        let completion = await broker.perform(.saveToFolder, options: ["to": .string(folder.path)], sharer: sharer)
+        #expect(completion.completed, "\(completion)")
+        #expect(completion.returnedItems.compactMap { $0["path"] } == [folder.appendingPathComponent("holiday.mp4").path])
+        #expect(try Data(contentsOf: folder.appendingPathComponent("holiday.mp4")) == Data(movie))
+        await source.close()
+        await sharer.close()
+        await broker.stop()
+    }
+
+    @Test("a source whose answered size is not what it wrote → Unavailable, and the files already written are removed")
+    func miscountingSource() async throws {
+        let broker = try await BuiltInBroker.start()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = F.pattern(70_000)
+        let source = try await broker.drag.app("org.ferry.gallery", manifest: "Gallery",
+                                               serving: ["public.png": photo, "public.jpeg": photo],
+                                               claiming: ["public.jpeg": 100_000])
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: source, sharer: sharer)
+        try await broker.write(source, [F.item([F.promised("public.png")]), F.item([F.promised("public.jpeg")])])
+        let completion = await broker.perform(.saveToFolder, options: ["to": .string(folder.path)], sharer: sharer)
+        #expect(!completion.completed)
+        #expect(completion.errorName == "org.ferry.Error.Unavailable")
+        #expect(completion.error?.contains("item 1's public.jpeg cannot be fetched") == true, "\(completion.error ?? "")")
+        #expect(completion.error?.contains("said it wrote 100000 bytes") == true, "\(completion.error ?? "")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        await source.close()
+        await sharer.close()
+        await broker.stop()
+    }
+
     @Test("a folder that is a symbolic link is refused: InvalidArgument, nothing written through it")
     func symlinkFolder() async throws {
         let broker = try await BuiltInBroker.start()

@@ -45,8 +45,10 @@ struct DragBroker {
     }
 
     /// A connection registered as an app (Notes' manifest under `appID`) serving `contents` by
-    /// type through org.ferry.Client1; `onServe` hears every ProvideRepresentation call.
+    /// type through org.ferry.Client1; `onServe` hears every ProvideRepresentation call, and
+    /// `claiming` makes it answer another size than it wrote for a type (a source that miscounts).
     func app(_ appID: String, manifest: String = "Notes", serving contents: [String: [UInt8]] = [:],
+             claiming sizes: [String: UInt64] = [:],
              onServe: @escaping @Sendable () -> Void = {}) async throws -> Connection {
         let connection = try await fixture.connect()
         let client = Interface("org.ferry.Client1") {
@@ -60,7 +62,7 @@ struct DragBroker {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     F.readers.async { continuation.resume(with: Result { try fd.write(all: bytes); fd.close() }) }
                 }
-                return [.uint64(UInt64(bytes.count))]
+                return [.uint64(sizes[type] ?? UInt64(bytes.count))]
             }
         }
         try connection.export(client, at: "/org/ferry/Client")
