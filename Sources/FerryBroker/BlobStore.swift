@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import DBus
 import FerryModel
 
 /// The files under `blobs/` that hold large representations. A blob is immutable once named and
@@ -103,6 +104,17 @@ struct BlobStore: Sendable {
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
+
+    /// An unnamed file in `blobs/` for bytes on their way in (promised bytes a built-in copy
+    /// streams from their writer before the write copies them into a blob): unlinked as soon as
+    /// it is made, so it is gone once closed, crash or not.
+    func scratch() throws -> FileDescriptor {
+        let temporary = directory + "/.tmp-" + UUID().uuidString.lowercased()
+        let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FerryModelError.storage("cannot create \(temporary): errno \(errno)") }
+        unlink(temporary)
+        return FileDescriptor(taking: fd)
+    }
 
     /// Creates a temporary file, lets `fill` write it, then fsyncs, renames and fsyncs the directory.
     private func create(_ fill: (Int32) throws -> Void) throws -> String {

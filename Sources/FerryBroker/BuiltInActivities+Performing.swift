@@ -12,8 +12,7 @@ import Glibc
 extension BuiltInActivities {
     /// `org.ferry.activity.copy`: the items onto the general pasteboard, as the sharer.
     func copy(pasteboard: String, sharer: Caller) async throws -> ShareCompletion {
-        let (_, count) = try await pasteboards.copyShareItems(pasteboard, as: writer(sharer), limit: Self.maximumBytes,
-                                                              by: .now + promiseBudget)
+        let (_, count) = try await pasteboards.copyShareItems(pasteboard, as: writer(sharer), by: .now + promiseBudget)
         return ShareCompletion(completed: true, activityType: .copy, message: "Copied \(Self.count(count, "item"))")
     }
 

@@ -26,9 +26,6 @@ public struct BuiltInActivities: Sendable {
     /// How long the writing app has to serve the promised representations one perform reads, in all.
     public let promiseBudget: Duration
 
-    /// The most promised or held bytes one copy reads into memory, in all (128 MiB); a save
-    /// streams promised bytes into its files instead.
-    public static let maximumBytes = 128 << 20
     /// The most bytes of an archived user activity (64 KiB).
     public static let maximumActivitySize = 64 * 1024
     /// How long the writing app has to serve the promised representations one perform reads, in

@@ -78,36 +78,47 @@ extension PasteboardService {
             return try await relay.stream(owner: owner, clientPath: path, itemID: item.id, type: representation.contentType,
                                           timeout: max(deadline - .now, .milliseconds(1)), into: sink)
         } catch let error as FerryModelError where error.code == .unavailable || error.code == .timeout {
-            throw FerryModelError(error.code, "\(what) cannot be fetched: \(error.message)")
+            // Late is unavailable too: the activity cannot wait for ever (the writer's time budget).
+            let why = error.code == .timeout ? "the app that promised it did not serve it in time" : error.message
+            throw FerryModelError(.unavailable, "\(what) cannot be fetched: \(why)")
         }
     }
 
     /// Copies a share's items to the general pasteboard as `sharer`: one durable write through
     /// the ordinary write path (history, change count, `Changed`; a sensitive item keeps the
     /// write in memory, out of history). Every representation the sharer may see is copied, its
-    /// bytes fetched first; another app's `ownApp` representations stay behind.
+    /// bytes fetched first (promised ones streamed into a scratch file in the store, so their size
+    /// is bounded by the disk, not by memory); another app's `ownApp` representations stay behind.
     /// - Parameters:
     ///   - name: the share's pasteboard.
     ///   - sharer: who writes.
-    ///   - limit: the most bytes read, in all.
     ///   - deadline: when the writers must have served every promised representation.
     /// - Returns: the general pasteboard's new change count and how many items were copied.
     /// - Throws: `FerryModelError`: `.unavailable` when a representation cannot be fetched (then
-    ///   nothing is written), `.tooLarge`, `.notFound` (no items, or the share has ended), or
-    ///   what the store throws.
-    func copyShareItems(_ name: String, as sharer: PasteboardCaller, limit: Int,
+    ///   nothing is written), `.notFound` (no items, or the share has ended), or what the store
+    ///   throws.
+    func copyShareItems(_ name: String, as sharer: PasteboardCaller,
                         by deadline: ContinuousClock.Instant) async throws -> (changeCount: UInt64, items: Int) {
         let stored = try await transientItems(name)
         var items: [PasteboardWrite.Item] = []
-        var total = 0
         for (index, item) in stored.enumerated() {
             var representations: [PasteboardWrite.Representation] = []
             for representation in sharer.visibleRepresentations(of: item) {
-                let bytes = try await shareBytes(name, item: item, representation: representation, index: index,
-                                                 limit: limit - total, by: deadline)
-                total += bytes.count
+                let source: PasteboardWrite.Source
+                if case .promised = representation.storage {
+                    // Streamed into a scratch file, which the write then copies into a blob.
+                    let scratch = try await BlockingWork.run { [store] in try store.blobs.scratch() }
+                    let count = try await streamShareBytes(name, item: item, representation: representation, index: index,
+                                                           by: deadline) { chunk in
+                        try scratch.withRawValue { try BlobStore.writeAll($0, chunk) }
+                    }
+                    source = .descriptor(scratch, offset: 0, length: Int64(count))
+                } else {
+                    source = .bytes(try await shareBytes(name, item: item, representation: representation, index: index,
+                                                         limit: TransientPasteboard.maximumHeldSize, by: deadline))
+                }
                 representations.append(PasteboardWrite.Representation(contentType: representation.contentType,
-                                                                       visibility: representation.visibility, source: .bytes(bytes)))
+                                                                       visibility: representation.visibility, source: source))
             }
             guard !representations.isEmpty else { continue }
             items.append(PasteboardWrite.Item(options: item.options, suggestedName: item.suggestedName,

@@ -87,6 +87,27 @@ struct BuiltInCopyTests {
         await broker.stop()
     }
 
+    @Test("a 129 MiB promise is copied through a scratch file into the store: readable after its app quits")
+    func largePromise() async throws {
+        let broker = try await BuiltInBroker.start()
+        let movie = BuiltInSaveTests.largeMovie()
+        let source = try await broker.drag.app("org.ferry.gallery", manifest: "Gallery", serving: ["public.mpeg-4": movie])
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: source, sharer: sharer)
+        try await broker.write(source, [F.item([F.promised("public.mpeg-4")])])
+        let completion = await broker.perform(.copy, sharer: sharer)
+        #expect(completion.completed, "\(completion)")
+        await source.close()
+        let read = try await F.read(sharer, 0, "public.mpeg-4")
+        #expect(read.size == Int64(movie.count))
+        #expect(try await read.bytes() == movie)
+        let blobs = broker.fixture.stateDir.appendingPathComponent("blobs").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs).filter { $0.hasPrefix(".tmp-") }.isEmpty,
+                "no scratch file left")
+        await sharer.close()
+        await broker.stop()
+    }
+
     @Test("a promise that cannot be fetched (its app failing or gone) → not completed, Unavailable; the general pasteboard is untouched")
     func unavailable() async throws {
         let broker = try await BuiltInBroker.start()
