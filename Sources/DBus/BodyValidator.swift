@@ -16,6 +16,8 @@ struct BodyValidator {
     private(set) var offset = 0
     /// The unix fds counted so far.
     private(set) var unixFDs = 0
+    /// The bytes of `ay` values (`.bytes`) so far: bulk that parsing a marshalled message copies.
+    private(set) var byteArrayLength = 0
 
     /// Checks `values` as a whole body and returns their parsed types, in order.
     mutating func check(body values: [DBusValue], headerLength: Int) throws -> [TypeNode] {
@@ -160,6 +162,7 @@ struct BodyValidator {
             align(4); offset += 4
             try checkArrayLength(bytes.count)
             offset += bytes.count
+            byteArrayLength += bytes.count
         case (.array(let element, let elements), .array(let elementNode)):
             guard element.rawValue == elementNode.text else { throw mismatch(value, node) }
             align(4); offset += 4

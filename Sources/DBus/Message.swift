@@ -173,7 +173,8 @@ extension Message {
     }
 
     /// Builds a message: validates the body, then marshals it here (see `WireWriter`) unless it
-    /// carries unix fds, which only libdbus can attach, or is larger than `wireWriterLimit`.
+    /// carries unix fds, which only libdbus can attach, or byte arrays of more than
+    /// `wireWriterLimit` bytes in all.
     static func build(_ header: WireWriter.Header, body: [DBusValue],
                       marshaller: Marshaller = .automatic) throws -> Message {
         var header = header
@@ -181,7 +182,8 @@ extension Message {
         var validator = BodyValidator()
         let headerBound = headerLengthBound(header)
         let nodes = try validator.check(body: body, headerLength: headerBound)
-        if marshaller != .libdbus, validator.unixFDs == 0, validator.offset <= wireWriterLimit || marshaller == .swift {
+        if marshaller != .libdbus, validator.unixFDs == 0,
+           validator.byteArrayLength <= wireWriterLimit || marshaller == .swift {
             let capacity = headerBound + validator.offset
             let raw = try WireWriter.withMessage(header, body: body, nodes: nodes, capacity: capacity, demarshal)
             guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
@@ -210,8 +212,9 @@ extension Message {
     /// Who marshals a message's body; tests pin one to compare them.
     enum Marshaller { case automatic, swift, libdbus }
 
-    /// The largest body marshalled in Swift (64 KiB): parsing copies the bytes twice more, which
-    /// for a large `ay` costs more than libdbus's own appending.
+    /// The most bytes of `ay` values a body marshalled in Swift carries (64 KiB): parsing copies
+    /// the message twice, which on large byte arrays costs more than libdbus's appending (one
+    /// copy). Other values cost libdbus far more to append than to parse, however many.
     static let wireWriterLimit = 64 * 1024
 
     /// The serial of the next message built here.
