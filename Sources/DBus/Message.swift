@@ -182,10 +182,11 @@ extension Message {
         var validator = BodyValidator()
         let headerBound = headerLengthBound(header)
         let nodes = try validator.check(body: body, headerLength: headerBound)
-        if marshaller != .libdbus, validator.unixFDs == 0,
-           validator.byteArrayLength <= wireWriterLimit || marshaller == .swift {
+        let small = validator.byteArrayLength <= wireWriterLimit
+        if validator.unixFDs == 0, marshaller == .automatic ? small : marshaller != .libdbus {
             let capacity = headerBound + validator.offset
-            let raw = try WireWriter.withMessage(header, body: body, nodes: nodes, capacity: capacity, demarshal)
+            let raw = try WireWriter.withMessage(header, body: body, nodes: nodes, capacity: capacity,
+                                                 bigEndian: marshaller == .swiftBigEndian, demarshal)
             guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
             return Message(taking: raw, built: true)
         }
@@ -209,8 +210,9 @@ extension Message {
         return message
     }
 
-    /// Who marshals a message's body; tests pin one to compare them.
-    enum Marshaller { case automatic, swift, libdbus }
+    /// Who marshals a message's body; tests pin one to compare them (and the readers, on a
+    /// message in the byte order this machine does not use).
+    enum Marshaller { case automatic, swift, swiftBigEndian, libdbus }
 
     /// The most bytes of `ay` values a body marshalled in Swift carries (64 KiB): parsing copies
     /// the message twice, which on large byte arrays costs more than libdbus's appending (one
@@ -304,7 +306,7 @@ extension Message {
     /// - Throws: `DBusError` when the body cannot be read (for example an `h` in a message
     ///   parsed from bytes, which carries no fds).
     public var body: [DBusValue] {
-        get throws { try withRaw { try MessageReader.readBody(of: $0) } }
+        get throws { try withRaw { raw in try WireReader.readBody(of: raw) ?? MessageReader.readBody(of: raw) } }
     }
 
     /// A header string read under the lock.

@@ -27,6 +27,8 @@ struct WireWriter {
     /// Where the message is written, and how much is written so far.
     private let base: UnsafeMutableRawPointer
     private var count = 0
+    /// Big-endian instead of this machine's little-endian order (for tests of readers).
+    private let bigEndian: Bool
 
     /// Writes the whole message, the header (with the body's signature and length) then the
     /// body, into a temporary buffer and hands it to `use`.
@@ -34,9 +36,9 @@ struct WireWriter {
     /// - Parameter capacity: at least the message's length: `Message` bounds the header's, and
     ///   `BodyValidator` measured the body's exactly.
     static func withMessage<R>(_ header: Header, body values: [DBusValue], nodes: [TypeNode], capacity: Int,
-                               _ use: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+                               bigEndian: Bool = false, _ use: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
-            var writer = WireWriter(base: buffer.baseAddress!)
+            var writer = WireWriter(base: buffer.baseAddress!, bigEndian: bigEndian)
             writer.write(header, nodes: nodes)
             let bodyStart = writer.count
             for (value, node) in zip(values, nodes) { writer.append(value, node) }
@@ -46,10 +48,13 @@ struct WireWriter {
         }
     }
 
-    private init(base: UnsafeMutableRawPointer) { self.base = base }
+    private init(base: UnsafeMutableRawPointer, bigEndian: Bool) {
+        self.base = base
+        self.bigEndian = bigEndian
+    }
 
     private mutating func write(_ header: Header, nodes: [TypeNode]) {
-        byte(UInt8(ascii: "l"))
+        byte(UInt8(ascii: bigEndian ? "B" : "l"))
         byte(UInt8(truncatingIfNeeded: header.kind.code))
         byte(header.flags)
         byte(1) // protocol version
@@ -92,14 +97,14 @@ struct WireWriter {
 
     private mutating func fixed<T: FixedWidthInteger>(_ value: T) {
         align(MemoryLayout<T>.size)
-        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: T.self)
+        base.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: count, as: T.self)
         count += MemoryLayout<T>.size
     }
 
     private mutating func uint32(_ value: UInt32) { fixed(value) }
 
     private func patch(_ value: UInt32, at offset: Int) {
-        base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+        base.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
     private mutating func raw(_ bytes: UnsafeRawBufferPointer) {
