@@ -109,7 +109,7 @@ struct ExportedObjectTests {
             destination: service.uniqueName, path: "/files", interface: "org.ferry.Test.Files", member: "Reverse",
             body: [.unixFD(try FileDescriptor.memfd(name: "input", contents: payload, sealed: false))],
             returning: FileDescriptor.self)
-        #expect(try reply.readAll() == payload.reversed())
+        #expect(try firstDifference(reply.readAll(), payload.reversed()) == nil)
         #expect(reply.seals != nil && reply.seals != 0)
         reply.close()
         await client.close()

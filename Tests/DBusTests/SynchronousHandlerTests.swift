@@ -84,8 +84,9 @@ struct SynchronousHandlerTests {
     @Test("a byte array converts to [UInt8] and back without changing a byte")
     func byteArraysConvert() throws {
         let bytes: [UInt8] = [0, 1, 254, 255, 42]
-        #expect(try [UInt8](dbusValue: .bytes(bytes)) == bytes)
-        #expect(try [UInt8](dbusValue: .array(element: .byte, elements: bytes.map { .byte($0) })) == bytes)
+        #expect(try firstDifference([UInt8](dbusValue: .bytes(bytes)), bytes) == nil)
+        let elements = DBusValue.array(element: .byte, elements: bytes.map { .byte($0) })
+        #expect(try firstDifference([UInt8](dbusValue: elements), bytes) == nil)
         #expect(bytes.dbusValue == .bytes(bytes))
         #expect(throws: DBusError.self) { try [UInt8](dbusValue: .array(element: .uint32, elements: [.uint32(1)])) }
     }

@@ -28,7 +28,7 @@ struct ZlibCompressorTests {
             sys.stderr.write('%08x' % zlib.adler32(data))
             """], standardInput: Data(compressed))
         #expect(result.succeeded, "python3: \(result.stderr)")
-        #expect(Array(result.standardOutput) == data)
+        #expect(firstDifference(Array(result.standardOutput), data) == nil)
         #expect(result.stderr == String(ZlibCompressor.adler32(data), radix: 16).leftPadded(to: 8))
         #expect(ZlibCompressor.compress([]).count == 8, "an empty stream: header, one empty block, Adler-32")
     }

@@ -1,5 +1,6 @@
 import FerryBroker
 import FerryModel
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
         #expect(stored.representations.map(\.storage) == [.inline, .blob, .blob, .inline, .promised(owner: ":1.7")])
         #expect(stored.representations.map(\.size) == [1024, Int64(large.count), 200_000, 1024, 99])
         #expect(try bytes(store, stored.id, .utf8PlainText) == small)
-        #expect(try bytes(store, stored.id, .png) == large)
+        #expect(try firstDifference(bytes(store, stored.id, .png), large) == nil)
         #expect(try bytes(store, stored.id, .data) == fileBytes)
         #expect(try bytes(store, stored.id, .plainText) == small)
         guard case .promised(":1.7") = try store.readData(item: stored.id, representation: .pdf) else {
@@ -88,7 +89,7 @@ import Testing
         #expect(try store.changeCount(of: "com.example.drafts") == 2)
         #expect(try store.items(in: "general") == before.0)
         #expect(try firstText(store) == "two")
-        #expect(try bytes(store, before.0[1].id, .png) == large)
+        #expect(try firstDifference(bytes(store, before.0[1].id, .png), large) == nil)
         #expect(try firstText(store, "com.example.drafts") == "draft 2")
         #expect(try store.history() == before.1)
         #expect(try store.history().map { try firstText(of: $0, store) } == ["one"])

@@ -71,7 +71,7 @@ struct PromiseTests {
             let items = try await reader.general.items
             #expect(items.allSatisfy { $0.promisedTypes.isEmpty })
             #expect(try await reader.general.string == "still here")
-            #expect(try await reader.general.data(forType: .image, item: 1) == big)
+            #expect(try await firstDifference(reader.general.data(forType: .image, item: 1) ?? Data(), big) == nil)
             await reader.close()
         }
     }

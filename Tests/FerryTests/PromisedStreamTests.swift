@@ -65,7 +65,7 @@ struct PromisedStreamTests {
             provider.registerDataRepresentation(for: .png, estimatedSize: 16) { _ in big }
             try await writer.general.setItemProviders([provider])
             let start = ContinuousClock.now
-            #expect(try await reader.general.data(forType: .png) == big)
+            #expect(try await firstDifference(reader.general.data(forType: .png) ?? Data(), big) == nil)
             #expect(ContinuousClock.now - start < .seconds(20), "no wait for the relay's timeout")
             await writer.close()
             await reader.close()
@@ -91,7 +91,7 @@ struct PromisedStreamTests {
             #expect(ContinuousClock.now - start < .seconds(20))
             guard case .stream(let fd, _) = read.content else { Issue.record("not a stream"); return }
             #expect(!fd.isOpen, "the pipe is closed")
-            #expect(try await reader.general.data(forType: .png) == big)
+            #expect(try await firstDifference(reader.general.data(forType: .png) ?? Data(), big) == nil)
             await writer.close()
             await reader.close()
         }

@@ -66,7 +66,7 @@ struct ShareEndToEndTests {
             #expect(completion == ShareCompletion(completed: true, activityType: ShareStage.addToAlbum,
                                                   returnedItems: [["size": String(bytes.count), "type": "public.png"]],
                                                   message: "read 1 item(s)"))
-            #expect(s.albumEvents.bytes(readBy: ShareStage.addToAlbum) == bytes)
+            #expect(firstDifference(s.albumEvents.bytes(readBy: ShareStage.addToAlbum) ?? Data(), bytes) == nil)
             #expect(s.albumEvents.starting("perform") == [
                 "perform \(ShareStage.addToAlbum) share=\(share.id) items=1 title=- metadata=- source=- types=[\"public.png\"]",
             ])
@@ -155,7 +155,7 @@ struct ShareEndToEndTests {
             #expect(try await share.activities().map(\.type) == [.copy, .saveToFolder, ShareStage.addToAlbum])
             let completion = try await share.perform(ShareStage.addToAlbum)
             #expect(completion.completed)
-            #expect(s.albumEvents.bytes(readBy: ShareStage.addToAlbum) == bytes)
+            #expect(firstDifference(s.albumEvents.bytes(readBy: ShareStage.addToAlbum) ?? Data(), bytes) == nil)
             let n = s.notesScene
             try await DragStage.eventually("the completion") { s.notesEvents.starting("completed").count == 1 }
             #expect(s.notesEvents.starting("completed") == ["completed \(n) share=\(share.id) \(ShareStage.addToAlbum) true 1"])
