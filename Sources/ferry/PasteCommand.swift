@@ -17,9 +17,14 @@ struct PasteCommand: AsyncParsableCommand {
 
             Data promised by a running app (ferry copy --lazy) streams straight from it. If the \
             app goes away mid-way the paste fails with status 4; if it sends nothing for \
-            --timeout seconds, with status 5. -o writes a temporary file beside FILE and renames \
-            it when everything arrived, so FILE is never left half written. Over 8 MiB a \
-            progress bar is drawn when standard error is a terminal.
+            --timeout seconds, with status 5. Over 8 MiB a progress bar is drawn when \
+            standard error is a terminal.
+
+            -o FILE writes FILE as the shell's > does, except that a new or regular file is \
+            never left half written: it is written beside and renamed over FILE once \
+            everything arrived, keeping an existing file's mode and owner; a symbolic link is followed and stays; \
+            a FIFO or device (/dev/null) is written through, a file with other hard links in \
+            place. -o - is standard output.
 
             When nothing conforms the paste fails with status 2 and lists the types the item \
             has. Exit statuses are listed in 'ferry --help'.
