@@ -136,7 +136,7 @@ struct CopyCommand: AsyncParsableCommand {
                 }
                 let type = try resolveTypeArgument(String(argument[..<equals]))
                 let path = String(argument[argument.index(after: equals)...])
-                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(path, sniff: false)
+                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(PathArgument(path), sniff: false)
                 if item.suggestedName == nil { item.suggestedName = source.suggestedName }
                 item.representations.append((type, source))
             }

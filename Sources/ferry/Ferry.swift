@@ -43,7 +43,9 @@ struct Ferry: AsyncParsableCommand {
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
     /// everything else through ArgumentParser.
     static func main() async {
-        if let request = FastPaste.request(CommandLine.arguments.dropFirst()) {
+        // Arguments that are not UTF-8 keep their bytes (file names are bytes): see RawArguments.
+        let arguments = RawArguments.load()
+        if let request = FastPaste.request(arguments.dropFirst()) {
             do {
                 try await request.run()
             } catch {
@@ -51,6 +53,6 @@ struct Ferry: AsyncParsableCommand {
             }
             exit()
         }
-        await main(nil)
+        await main(Array(arguments.dropFirst()))
     }
 }
