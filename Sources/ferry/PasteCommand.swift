@@ -41,7 +41,7 @@ struct PasteCommand: AsyncParsableCommand {
                                                       valueName: "type"))
     var type: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
     var item = 0
 
     @OptionGroup var pasteboard: PasteboardOption
@@ -49,7 +49,7 @@ struct PasteCommand: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
     var timeout = 60
 
     @Option(name: .long, help: ArgumentHelp("Paste into an app's scene instead (see above).", valueName: "app[/session]"))
