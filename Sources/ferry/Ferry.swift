@@ -28,8 +28,8 @@ struct Ferry: AsyncParsableCommand {
                   answer a scene request, a paste into its scene, a drag or a share
                   in time
               64  usage error: bad or missing arguments, a bad pasteboard name, a
-                  session prefix shorter than 4 characters or matching several, a
-                  'help' topic that is no command
+                  session prefix shorter than 4 characters or matching several, an
+                  app name several apps share, a 'help' topic that is no command
               69  no broker: no bus, or org.ferry.Broker neither running nor activatable
 
             Errors are reported as one line on standard error; a usage error ends

@@ -42,7 +42,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
             (string or null), state.
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The app's id (CFBundleIdentifier).", valueName: "app"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The app: its id (CFBundleIdentifier) or its name.", valueName: "app"))
     var app: String
 
     @Option(name: .long, help: ArgumentHelp("A user activity of this type.", valueName: "type"))
@@ -166,6 +166,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let broker = try await SceneCommand.Broker.connect(bus)
+            let app = try await broker.appID(self.app)
             let before = try await broker.sessions(app: app)
             var requestingID: String?
             if let requesting {

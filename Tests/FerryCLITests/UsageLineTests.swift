@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// What a person sees when a command line is wrong: one line, the documented status, words of
-/// the CLI (not the broker's key paths).
-@Suite("usage errors are one line", .serialized)
+/// the CLI (not the broker's key paths), and apps named as `ferry apps` shows them.
+@Suite("usage errors are one line; apps by display name", .serialized)
 struct UsageLineTests {
     private static let noBus = ["--bus", "unix:path=/nonexistent/ferry-test"]
 
@@ -64,6 +64,41 @@ struct UsageLineTests {
             #expect(share.status == 64, "\(share.summary)")
             #expect(share.stderr.hasPrefix("ferry: --to: ") && share.stderr.contains("is a symbolic link"), "\(share.stderr)")
             #expect(!share.stderr.contains("options."))
+        }
+    }
+
+    @Test("an app's display name works where its id does; a name two apps share is a usage error naming both")
+    func displayNames() async throws {
+        try await CLIBroker.with { broker in
+            let notes = try await SceneApp.start(broker, manifest: SceneApp.notes, ["--accept-paste"])
+            defer { notes.stop() }
+            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+
+            let opened = try await broker.ferry("scene", "open", "Notes")
+            #expect(opened.status == 0, "\(opened.summary)")
+            #expect(try await broker.scenes(app: "Notes").count == 2)
+            #expect(try await broker.scenes(app: "notes").count == 2, "ASCII case is ignored when no name matches exactly")
+
+            #expect(try await broker.ferry("copy", "--text", "milk").succeeded)
+            let pasted = try await broker.ferry("paste", "--into", "Notes")
+            #expect(pasted.status == 0 && pasted.stdout.hasPrefix("accepted: "), "\(pasted.summary)")
+
+            let dragged = try await broker.ferry("drag", "--from", "Notes", "--to", "Notes", "--text", "x")
+            #expect(dragged.status != 2 && dragged.status != 64, "\(dragged.summary)")
+            #expect(!dragged.stderr.contains("no scene of"), "\(dragged.stderr)")
+            let shared = try await broker.ferry("share", "--from", "Notes", "--list")
+            #expect(!shared.stderr.contains("no scene of") && shared.status != 64, "\(shared.summary)")
+
+            // A second app called Notes: the name no longer says which.
+            let single = try await SceneApp.start(broker, manifest: try SceneApp.singleSceneManifest(in: broker.folder))
+            defer { single.stop() }
+            #expect(try await broker.eventually { try await broker.scenes().count == 3 })
+            let ambiguous = try await broker.ferry("scene", "open", "Notes")
+            #expect(ambiguous.status == 64, "\(ambiguous.summary)")
+            #expect(ambiguous.stderr == "ferry: 'Notes' is the name of 2 apps: org.ferry.notes, org.ferry.single; give one's app id\n",
+                    "\(ambiguous.stderr)")
+            // The id still works.
+            #expect(try await broker.ferry("scenes", "--app", "org.ferry.single").status == 0)
         }
     }
 }
