@@ -78,9 +78,10 @@ private func message(_ text: String, name: String) -> String {
 }
 
 /// Writes `ferry: MESSAGE` and a newline to standard error in one write; control characters in
-/// the message (an app's or the broker's text) are escaped, so an error is always one line.
+/// the message (an app's or the broker's text) are escaped, so an error is always one line, and
+/// bytes of an argument that were not UTF-8 show as U+FFFD (`RawArguments.lossy`).
 func printError(_ message: String) {
-    let line = Array("ferry: \(message.printableLine())\n".utf8)
+    let line = Array("ferry: \(RawArguments.lossy(message).printableLine())\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 

@@ -72,6 +72,9 @@ struct RawPathTests {
             // Missing: the message names the file, the stray byte as U+FFFD.
             let missing = try await Self.ferry(broker, [Self.bytes("copy"), Self.path(broker.folder, Self.bytes("gone") + [0xFF])])
             #expect(missing.status == 2 && missing.stderr.contains("gone\u{FFFD}"), "\(missing.summary)")
+            // Any argument echoed in an error shows its stray bytes as U+FFFD, not as what carried them.
+            let badType = try await Self.ferry(broker, [Self.bytes("copy"), Self.bytes("-t"), Self.bytes("image/x") + [0xFF], first])
+            #expect(badType.status == 2 && badType.stderr.contains("image/x\u{FFFD}"), "\(badType.summary)")
         }
     }
 
