@@ -132,6 +132,15 @@ public enum FolderSaver {
         guard !path.utf8.contains(0) else { throw refuse("must not contain NUL") }
         guard path.hasPrefix("/") else { throw refuse("must be an absolute path (\"\(path.printableLine(limit: 80))\" is relative)") }
         guard path.utf8.count < pathMax else { throw refuse("is longer than \(pathMax - 1) bytes") }
+        // O_NOFOLLOW guards the last part only as the kernel sees it: with a trailing slash it
+        // follows a link there anyway, and after "." or ".." the link is a folder on the way.
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let last = trimmed.split(separator: "/").last
+        guard last != "." && last != ".." else {
+            throw refuse("must name the folder itself, not end in '.' or '..' (\"\(path.printableLine(limit: 80))\")")
+        }
+        let path = String(trimmed)
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd >= 0 { return fd }
         let code = errno

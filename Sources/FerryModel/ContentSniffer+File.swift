@@ -18,10 +18,13 @@ public struct SniffError: Error, Sendable, Hashable, CustomStringConvertible {
 extension TypeDatabase {
     /// Sniffs the file at `path` by its name and its first 64 KiB. A directory is `public.folder`
     /// (certain, by content).
+    /// - Parameter filename: the name to sniff by and to report, when `path` is not it (a
+    ///   `/proc/self/fd/N` standing for a path that is not UTF-8); nil: `path`.
     /// - Throws: `SniffError` when the file cannot be opened or read.
-    public func sniff(fileAtPath path: String) throws(SniffError) -> SniffResult {
-        func failure() -> SniffError { SniffError(path: path, reason: String(cString: strerror(errno))) }
-        guard !path.isEmpty, !path.utf8.contains(0) else { throw SniffError(path: path, reason: "invalid path") }
+    public func sniff(fileAtPath path: String, filename: String? = nil) throws(SniffError) -> SniffResult {
+        let filename = filename ?? path
+        func failure() -> SniffError { SniffError(path: filename, reason: String(cString: strerror(errno))) }
+        guard !path.isEmpty, !path.utf8.contains(0) else { throw SniffError(path: filename, reason: "invalid path") }
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure() }
         if (info.st_mode & S_IFMT) == S_IFDIR {
@@ -41,6 +44,6 @@ extension TypeDatabase {
             if n == 0 { break }
             filled += n
         }
-        return sniff(data: buffer[..<filled], filename: path)
+        return sniff(data: buffer[..<filled], filename: filename)
     }
 }

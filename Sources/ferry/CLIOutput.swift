@@ -57,15 +57,16 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
     case let failure as CLIFailure:
         return (failure.status, failure.message)
     case let error as DBusError:
-        return (ExitStatus.of(errorName: error.name.rawValue), message(error.message, name: error.name.rawValue))
+        return (ExitStatus.of(errorName: error.name.rawValue), message(BrokerKeyPath.reworded(error.message), name: error.name.rawValue))
     case let error as FerryModelError:
-        return (ExitStatus.of(ferryCode: error.code.rawValue), error.keyPath.map { "\($0): \(error.message)" } ?? error.message)
+        return (ExitStatus.of(ferryCode: error.code.rawValue),
+                BrokerKeyPath.reworded(error.keyPath.map { "\($0): \(error.message)" } ?? error.message))
     case let error as SniffError:
         return (.notFound, error.description)
     case let error as TypeDatabaseError:
         return (.notFound, error.description)
     default:
-        if let ferry = ferryErrorDescription(error) { return ferry }
+        if let ferry = ferryErrorDescription(error) { return (ferry.0, BrokerKeyPath.reworded(ferry.1)) }
         return (.failure, String(describing: error))
     }
 }
@@ -77,9 +78,10 @@ private func message(_ text: String, name: String) -> String {
 }
 
 /// Writes `ferry: MESSAGE` and a newline to standard error in one write; control characters in
-/// the message (an app's or the broker's text) are escaped, so an error is always one line.
+/// the message (an app's or the broker's text) are escaped, so an error is always one line, and
+/// bytes of an argument that were not UTF-8 show as U+FFFD (`RawArguments.lossy`).
 func printError(_ message: String) {
-    let line = Array("ferry: \(message.printableLine())\n".utf8)
+    let line = Array("ferry: \(RawArguments.lossy(message).printableLine())\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 

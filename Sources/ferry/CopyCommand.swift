@@ -53,7 +53,7 @@ struct CopyCommand: AsyncParsableCommand {
     @Flag(name: .customLong("local-only"), help: "Keep the items on this machine.")
     var localOnly = false
 
-    @Option(name: .long, help: ArgumentHelp("Remove the items after this many seconds.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Remove the items after this many seconds.", valueName: "seconds"))
     var expires: Double?
 
     @Flag(name: .long, help: "Never persist the items nor keep them in the history (passwords).")
@@ -136,7 +136,7 @@ struct CopyCommand: AsyncParsableCommand {
                 }
                 let type = try resolveTypeArgument(String(argument[..<equals]))
                 let path = String(argument[argument.index(after: equals)...])
-                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(path, sniff: false)
+                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(PathArgument(path), sniff: false)
                 if item.suggestedName == nil { item.suggestedName = source.suggestedName }
                 item.representations.append((type, source))
             }

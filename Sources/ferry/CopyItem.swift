@@ -63,7 +63,7 @@ extension CopyItem {
         if let text { return [CopyItem(representations: [(type ?? .utf8PlainText, CopySource.text(text))])] }
         return try (files.isEmpty ? ["-"] : files).map { path in
             let source = path == "-" ? try CopySource.standardInput(sniff: type == nil)
-                                     : try CopySource.file(path, sniff: type == nil, verb: verb)
+                                     : try CopySource.file(PathArgument(path), sniff: type == nil, verb: verb)
             return CopyItem(suggestedName: source.suggestedName, representations: [(type ?? source.sniffed ?? .data, source)])
         }
     }

@@ -42,7 +42,8 @@ struct CopySource {
 
     /// `--text S`.
     static func text(_ text: String) -> CopySource {
-        CopySource(bytes: .inline(Array(text.utf8)), sniffed: .utf8PlainText, suggestedName: nil)
+        // Bytes of the argument that are not UTF-8 become U+FFFD: the type says UTF-8 text.
+        CopySource(bytes: .inline(Array(RawArguments.lossy(text).utf8)), sniffed: .utf8PlainText, suggestedName: nil)
     }
 
     /// A named file: checked readable now, sniffed unless `sniff` is false (a `--type` was given).
@@ -50,24 +51,28 @@ struct CopySource {
     /// time to sniff it would take its first bytes, or wait for a writer that has gone.
     /// - Throws: `CLIFailure` (status 2) when it is missing, unreadable or a folder (`verb` says
     ///   what could not be done with a folder).
-    static func file(_ path: String, sniff: Bool, verb: String = "copy") throws -> CopySource {
-        guard !path.isEmpty, !path.utf8.contains(0) else { throw CLIFailure("cannot read '\(path)': invalid path") }
+    ///   A name that is not UTF-8 is read by its exact bytes; its suggested name and the name it
+    ///   is sniffed by show those bytes as U+FFFD.
+    static func file(_ argument: PathArgument, sniff: Bool, verb: String = "copy") throws -> CopySource {
+        let shown = argument.display
+        guard !argument.bytes.isEmpty, !argument.bytes.contains(0) else { throw CLIFailure("cannot read '\(shown)': invalid path") }
+        guard let path = argument.systemPath() else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
+        guard fd >= 0 else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
         defer { close(fd) }
-        guard let info = LinuxCalls.status(of: fd) else { throw CLIFailure("cannot read '\(path)': \(LinuxCalls.reason(errno))") }
-        if LinuxCalls.isDirectory(info) { throw CLIFailure("cannot \(verb) '\(path)': it is a folder") }
-        let base = path.split(separator: "/").last.map(String.init) ?? path
+        guard let info = LinuxCalls.status(of: fd) else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
+        if LinuxCalls.isDirectory(info) { throw CLIFailure("cannot \(verb) '\(shown)': it is a folder") }
+        let base = argument.fileName
         var name = base
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { name = String(base[..<dot]) }
         guard LinuxCalls.isRegularFile(info) else {
             // A FIFO or a device: read it now, like standard input.
-            return try read(fd, name: "'\(path)'", sniff: sniff, suggestedName: name)
+            return try read(fd, name: "'\(shown)'", sniff: sniff, suggestedName: name)
         }
         var type: ContentType?
         if sniff {
             do {
-                type = try TypeDatabase.shared.sniff(fileAtPath: path).type
+                type = try TypeDatabase.shared.sniff(fileAtPath: path, filename: shown).type
             } catch {
                 throw CLIFailure(error.description)
             }

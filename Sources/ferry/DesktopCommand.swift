@@ -20,7 +20,9 @@ struct DesktopCommand: AsyncParsableCommand {
             grey, forbidden red, copy green, move blue; a violet square where a drop would \
             open a scene at an edge), a ring at the drop coloured by the outcome, and a \
             label saying how it ended. The PNG is drawn at half scale. FILE '-' is standard \
-            output; a file is replaced only once it is complete. Nothing else is printed \
+            output; FILE is written as 'ferry paste -o' writes it (a file replaced only once \
+            complete, keeping its mode and owner; links followed; FIFOs and devices written \
+            through). Nothing else is printed \
             unless --json is given too.
 
             JSON keys: edgeZone, screens (array of objects with index, frame (x, y, width, \
@@ -203,10 +205,9 @@ struct DesktopCommand: AsyncParsableCommand {
         if json, svg == "-" || png == "-" { throw ValidationError("--json cannot share standard output with a picture ('-').") }
     }
 
-    /// Writes `bytes` to `path` (`-`: standard output), replacing it only once complete.
+    /// Writes `bytes` to `path` (`-`: standard output; see `OutputPath`), replacing a file only once complete.
     static func write(_ bytes: [UInt8], to path: String) throws {
-        if path == "-" { return try OutputFile.standardOutput.write(bytes) }
-        let file = try AtomicFile(path: path)
+        let file = try OutputPath(path: PathArgument(path))
         do {
             try file.output.write(bytes)
             try file.commit()

@@ -16,28 +16,32 @@ extension DragCommand {
     /// URL — so an edge drop can open it in an app whose document types accept that type.
     /// - Throws: `CLIFailure` (status 2) when the file is missing, unreadable or a folder.
     static func fileItem(_ path: String) throws -> CopyItem {
-        let source = try CopySource.file(path, sniff: true, verb: "drag")
-        let url = Array(fileURL(absolutePath(path)).utf8)
+        let argument = PathArgument(path)
+        let source = try CopySource.file(argument, sniff: true, verb: "drag")
+        let url = Array(fileURL(absolutePath(argument.bytes)).utf8)
         return CopyItem(suggestedName: source.suggestedName, representations: [
             (source.sniffed ?? .data, source),
             (.fileURL, CopySource(bytes: .inline(url), sniffed: .fileURL, suggestedName: nil)),
         ])
     }
 
-    /// `path` made absolute against the current directory (not resolving links or `..`).
-    static func absolutePath(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
+    /// `path` made absolute against the current directory (not resolving links or `..`), as
+    /// bytes: a name that is not UTF-8 stays exact.
+    static func absolutePath(_ path: [UInt8]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        if path.first == slash { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
-        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (directory.hasSuffix("/") ? directory : directory + "/") + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+        guard getcwd(&buffer, buffer.count) != nil else { return [slash] + path }
+        let directory = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let relative = path.starts(with: [UInt8(ascii: "."), slash]) ? Array(path.dropFirst(2)) : path
+        return (directory.last == slash ? directory : directory + [slash]) + relative
     }
 
     /// `file://` and the absolute path, each byte outside RFC 3986's unreserved set and `/`
     /// percent-encoded (`/tmp/a b.txt` → `file:///tmp/a%20b.txt`).
-    static func fileURL(_ absolutePath: String) -> String {
+    static func fileURL(_ absolutePath: [UInt8]) -> String {
         var text = "file://"
-        for byte in absolutePath.utf8 {
+        for byte in absolutePath {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):

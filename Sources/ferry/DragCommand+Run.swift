@@ -21,12 +21,12 @@ struct DragRun {
     func drag(from: String, to destination: DragCommand.Destination, screen: Int?, via: [Point],
               options: DragOptions) async throws -> DragOutcome {
         let sessions = try await broker.sessions()
-        let source = try Self.scene(try DragCommand.sceneArgument(from, option: "--from"), among: sessions)
+        let source = try Self.scene(try await broker.sceneArgument(from, option: "--from"), among: sessions)
         let start = try Self.visiblePoint(of: source, among: sessions)
         let end: Point
         switch destination {
         case .scene(let text):
-            let target = try Self.scene(try DragCommand.sceneArgument(text, option: "--to"), among: sessions,
+            let target = try Self.scene(try await broker.sceneArgument(text, option: "--to"), among: sessions,
                                         avoiding: source.persistentIdentifier)
             end = try Self.visiblePoint(of: target, among: sessions)
         case .point(let point):
@@ -49,6 +49,7 @@ struct DragRun {
 
     /// A drag of `app`'s icon from the centre of `screen` to its `edge`.
     func iconDrag(app: String, edge: ScenePlacement, screen: Int, via: [Point]) async throws -> DragOutcome {
+        let app = try await broker.appID(app)
         let frame = try await screenFrame(screen)
         let start = Point(x: frame.midX, y: frame.midY)
         let end = try await edgePoint(edge, screen: screen)

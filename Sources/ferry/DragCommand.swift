@@ -65,7 +65,7 @@ struct DragCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Drag this app's icon (only with --edge).", valueName: "app"))
     var app: String?
 
-    @Option(name: .long, help: ArgumentHelp("Which of the source scene's things to drag (the app's numbering).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Which of the source scene's things to drag (the app's numbering).", valueName: "n"))
     var item: Int?
 
     @Option(name: .long, help: ArgumentHelp("Drag this text instead of what the source app provides.", valueName: "text"))
@@ -77,16 +77,16 @@ struct DragCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Drop on this scene's centre.", valueName: "app[/session]"))
     var to: String?
 
-    @Option(name: .long, help: ArgumentHelp("Drop at this point (desktop coordinates).", valueName: "x,y"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Drop at this point (desktop coordinates).", valueName: "x,y"))
     var at: String?
 
     @Option(name: .long, help: ArgumentHelp("Drop in the middle of this edge zone: left or right.", valueName: "edge"))
     var edge: String?
 
-    @Option(name: .long, help: ArgumentHelp("Pass through this point on the way (repeatable, in order).", valueName: "x,y"))
+    @Option(name: .long, parsing: .unconditionalSingleValue, help: ArgumentHelp("Pass through this point on the way (repeatable, in order).", valueName: "x,y"))
     var via: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The screen whose edge --edge means (default: the source's; 0 for --app).",
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The screen whose edge --edge means (default: the source's; 0 for --app).",
                                             valueName: "n"))
     var screen: Int?
 

@@ -28,10 +28,12 @@ struct Ferry: AsyncParsableCommand {
                   answer a scene request, a paste into its scene, a drag or a share
                   in time
               64  usage error: bad or missing arguments, a bad pasteboard name, a
-                  session prefix shorter than 4 characters or matching several
+                  session prefix shorter than 4 characters or matching several, an
+                  app name several apps share, a 'help' topic that is no command
               69  no broker: no bus, or org.ferry.Broker neither running nor activatable
 
-            Errors are reported as one line on standard error.
+            Errors are reported as one line on standard error; a usage error ends
+            with the help to read: (see 'ferry paste --help').
             """,
         subcommands: [
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
@@ -41,9 +43,11 @@ struct Ferry: AsyncParsableCommand {
         ])
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
-    /// everything else through ArgumentParser.
+    /// everything else through ArgumentParser, with usage errors on one line (`UsageError`).
     static func main() async {
-        if let request = FastPaste.request(CommandLine.arguments.dropFirst()) {
+        // Arguments that are not UTF-8 keep their bytes (file names are bytes): see RawArguments.
+        let arguments = RawArguments.load()
+        if let request = FastPaste.request(arguments.dropFirst()) {
             do {
                 try await request.run()
             } catch {
@@ -51,6 +55,21 @@ struct Ferry: AsyncParsableCommand {
             }
             exit()
         }
-        await main(nil)
+        let rest = Array(arguments.dropFirst())
+        do {
+            try UsageError.checkHelpTopic(rest)
+            var command = try parseAsRoot(rest)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if let line = UsageError.line(for: error, arguments: rest) {
+                printError(line)
+                exit(withError: ExitCode.validationFailure)
+            }
+            exit(withError: error)
+        }
     }
 }

@@ -16,6 +16,10 @@ enum LinuxCalls {
 
     static let spliceMove: UInt32 = 1        // SPLICE_F_MOVE
 
+    /// `O_PATH` (behind `_GNU_SOURCE` too): a descriptor that only names a file, opened without
+    /// reading it (a FIFO is not waited on).
+    static let openPathOnly: Int32 = 0o10000000
+
     private static func symbol<F>(_ name: String) -> F? {
         #if os(Linux)
         guard let pointer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }

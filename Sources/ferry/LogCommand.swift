@@ -15,7 +15,7 @@ struct LogCommand: AsyncParsableCommand {
             null), uniqueName, uid, pid, pasteboard, item, type).
             """)
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
     var limit = 20
 
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")

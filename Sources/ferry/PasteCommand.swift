@@ -17,9 +17,14 @@ struct PasteCommand: AsyncParsableCommand {
 
             Data promised by a running app (ferry copy --lazy) streams straight from it. If the \
             app goes away mid-way the paste fails with status 4; if it sends nothing for \
-            --timeout seconds, with status 5. -o writes a temporary file beside FILE and renames \
-            it when everything arrived, so FILE is never left half written. Over 8 MiB a \
-            progress bar is drawn when standard error is a terminal.
+            --timeout seconds, with status 5. Over 8 MiB a progress bar is drawn when \
+            standard error is a terminal.
+
+            -o FILE writes FILE as the shell's > does, except that a new or regular file is \
+            never left half written: it is written beside and renamed over FILE once \
+            everything arrived, keeping an existing file's mode and owner; a symbolic link is followed and stays; \
+            a FIFO or device (/dev/null) is written through, a file with other hard links in \
+            place. -o - is standard output.
 
             When nothing conforms the paste fails with status 2 and lists the types the item \
             has. Exit statuses are listed in 'ferry --help'.
@@ -36,7 +41,7 @@ struct PasteCommand: AsyncParsableCommand {
                                                       valueName: "type"))
     var type: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
     var item = 0
 
     @OptionGroup var pasteboard: PasteboardOption
@@ -44,7 +49,7 @@ struct PasteCommand: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Give up when promised data stalls this long.", valueName: "seconds"))
     var timeout = 60
 
     @Option(name: .long, help: ArgumentHelp("Paste into an app's scene instead (see above).", valueName: "app[/session]"))

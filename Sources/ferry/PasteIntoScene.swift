@@ -40,9 +40,10 @@ struct PasteIntoScene {
     /// Pastes, turning errors into one stderr line and the documented exit status.
     func run() async throws {
         try await reportingFailures {
-            let (app, session) = try Self.parse(target)
+            var (app, session) = try Self.parse(target)
             try PasteboardName.validate(pasteboard)
             let broker = try await SceneCommand.Broker.connect(address: bus)
+            app = try await broker.appID(app)
             var persistentID: String?
             if let session {
                 let target = try SceneCommand.resolve(session, among: try await broker.sessions(app: app))

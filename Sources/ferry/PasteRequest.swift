@@ -21,7 +21,7 @@ struct PasteRequest {
             let client = try await BusOptions.connect(bus)
             let board = pasteboard == PasteboardName.general ? client.general : try await client.pasteboard(named: pasteboard)
             // An output that cannot be written fails before anything is pasted.
-            let file = try output.map { try AtomicFile(path: $0) }
+            let file = try output.map { try OutputPath(path: PathArgument($0)) }
             do {
                 let read: PasteboardRead
                 do {

@@ -35,6 +35,35 @@ extension SceneCommand {
             return try dictionaries(reply.first).map(App.init)
         }
 
+        /// The app id `argument` means: an app id the broker knows, as it is; else the display
+        /// name (`Notes`, `CFBundleName`) of exactly one registered app — matched exactly, or
+        /// ignoring ASCII case when no name matches exactly; else `argument` unchanged (the call
+        /// it goes to says what is wrong with it).
+        /// - Throws: `CLIFailure` `.usage` when the name is several apps', listing their ids.
+        func appID(_ argument: String) async throws -> String {
+            let apps = try await apps()
+            if apps.contains(where: { $0.appID == argument }) { return argument }
+            var named = apps.filter { $0.name == argument }
+            if named.isEmpty { named = apps.filter { !$0.name.isEmpty && Self.asciiLowercased($0.name) == Self.asciiLowercased(argument) } }
+            guard named.count <= 1 else {
+                throw CLIFailure(.usage, "'\(argument.printableLine())' is the name of \(named.count) apps: "
+                                 + named.map(\.appID).joined(separator: ", ") + "; give one's app id")
+            }
+            return named.first?.appID ?? argument
+        }
+
+        /// `APP[/SESSION]` (`--from`, `--to`, `--into`) split as `PasteIntoScene.parse` splits it,
+        /// APP taken by id or display name (`appID`), errors naming `option`.
+        func sceneArgument(_ text: String, option: String) async throws -> (app: String, session: String?) {
+            var argument = try DragCommand.sceneArgument(text, option: option)
+            argument.app = try await appID(argument.app)
+            return argument
+        }
+
+        private static func asciiLowercased(_ text: String) -> String {
+            String(String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+        }
+
         /// Every session (or `app`'s), apps sorted by id, each app's sessions front to back.
         ///
         /// D-Bus: `org.ferry.Scenes1.ListSessions`.

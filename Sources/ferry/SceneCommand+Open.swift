@@ -42,7 +42,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
             (string or null), state.
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The app's id (CFBundleIdentifier).", valueName: "app"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The app: its id (CFBundleIdentifier) or its name.", valueName: "app"))
     var app: String
 
     @Option(name: .long, help: ArgumentHelp("A user activity of this type.", valueName: "type"))
@@ -126,8 +126,9 @@ struct SceneOpenCommand: AsyncParsableCommand {
     func userActivity() throws -> [String: WireValue]? {
         guard let activity else { return nil }
         var made = try UserActivity(activityType: activity)
-        made.userInfo = try Self.userInfo(info)
-        made.targetContentIdentifier = targetContent
+        // Text for the app: bytes of an argument that were not UTF-8 become U+FFFD.
+        made.userInfo = try Self.userInfo(info.map(RawArguments.lossy))
+        made.targetContentIdentifier = targetContent.map(RawArguments.lossy)
         return try made.wireDictionary()
     }
 
@@ -135,7 +136,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
     func requestOptions(requesting: String?) throws -> VariantDictionary {
         var options = VariantDictionary()
         if let activity = try userActivity() { options["userActivity"] = activity.dbusValue }
-        if !url.isEmpty { options["urls"] = .array(of: .string, url.map(DBusValue.string)) }
+        if !url.isEmpty { options["urls"] = .array(of: .string, url.map { .string(RawArguments.lossy($0)) }) }
         if let requesting { options["requestingScene"] = .string(requesting) }
         if let placement { options["placement"] = .string(placement) }
         if let role = role.flatMap({ Self.roles[$0] }) { options["role"] = .string(role.rawValue) }
@@ -166,6 +167,7 @@ struct SceneOpenCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let broker = try await SceneCommand.Broker.connect(bus)
+            let app = try await broker.appID(self.app)
             let before = try await broker.sessions(app: app)
             var requestingID: String?
             if let requesting {

@@ -13,6 +13,11 @@ struct SceneCommand: AsyncParsableCommand {
             of one of at least 4 characters (letters match in either case). A prefix matching \
             several sessions is a usage error (status 64) listing them; one matching none \
             exits with status 2.
+
+            APP (here and in 'ferry scenes --app', 'paste --into', 'drag', 'share --from') is \
+            an app's id or its name as 'ferry apps' shows it (Notes), when exactly one \
+            registered app has that name (letters in either case when none matches exactly); \
+            a name several apps share is a usage error (status 64) listing their ids.
             """,
         subcommands: [SceneOpenCommand.self, SceneActivateCommand.self, SceneRefreshCommand.self, SceneCloseCommand.self])
 

@@ -73,7 +73,10 @@ struct ScenesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let sessions = try await SceneCommand.Broker.connect(bus).sessions(app: app)
+            let broker = try await SceneCommand.Broker.connect(bus)
+            var app = self.app
+            if let name = app { app = try await broker.appID(name) }
+            let sessions = try await broker.sessions(app: app)
             if json { return try printJSON(Report(scenes: sessions.map(Entry.init))) }
             if sessions.isEmpty { return }
             let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]

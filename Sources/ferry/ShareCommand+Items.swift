@@ -16,8 +16,13 @@ extension ShareCommand {
     /// `--to` as the broker takes it: an absolute path is passed on as it is; a relative one is
     /// taken from the current directory, its folders resolved (`..`, links) but not its last
     /// part, so the broker still sees — and refuses — a last part that is a symbolic link.
-    /// - Throws: `CLIFailure` `.usage` (64) when the path does not name an existing folder.
+    /// - Throws: `CLIFailure` `.usage` (64) when the path does not name an existing folder, or
+    ///   when it (or the current directory it is taken from) is not UTF-8: the broker takes the
+    ///   folder as a D-Bus string, which cannot carry it, and a path mended with U+FFFD would be
+    ///   another folder.
     static func folder(_ path: String) throws -> String {
+        let bytes = RawArguments.bytes(path)
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw notUTF8(String(decoding: bytes, as: UTF8.self)) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw CLIFailure(.usage, "--to: cannot use '\(path.printableLine())': \(LinuxCalls.reason(errno))")
@@ -40,6 +45,11 @@ extension ShareCommand {
             throw CLIFailure(.usage, "--to: cannot use '\(path.printableLine())': \(LinuxCalls.reason(errno))")
         }
         defer { free(pointer) }
-        return String(cString: pointer)
+        guard let resolved = String(validatingCString: pointer) else { throw notUTF8(String(cString: pointer)) }
+        return resolved
+    }
+
+    private static func notUTF8(_ shown: String) -> CLIFailure {
+        CLIFailure(.usage, "--to: '\(shown.printableLine())' is not UTF-8, and save-to-folder takes the folder's path as text")
     }
 }

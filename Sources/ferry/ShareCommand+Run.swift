@@ -53,7 +53,7 @@ extension ShareCommand {
     private func begin(on client: FerryClient, items: [CopyItem], options: ShareOptions) async throws -> ShareSession {
         if let from {
             let broker = SceneCommand.Broker(connection: client.connection)
-            let scene = try DragRun.scene(try DragCommand.sceneArgument(from, option: "--from"), among: try await broker.sessions())
+            let scene = try DragRun.scene(try await broker.sceneArgument(from, option: "--from"), among: try await broker.sessions())
             return try await client.beginShare(scene: scene.persistentIdentifier, options: options)
         }
         if items.contains(where: \.needsPromises) { try await client.registerCommandLineTool() }

@@ -1,5 +1,8 @@
 import ArgumentParser
 import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `ferry type of`: sniff a file.
 struct TypeOfCommand: ParsableCommand {
@@ -46,16 +49,19 @@ struct TypeOfCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            // A name that is not UTF-8 is read by its exact bytes and shown with U+FFFD.
+            let path = PathArgument(file), shown = path.display
+            guard let system = path.systemPath() else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
             let result: SniffResult
             do {
-                result = try TypeDatabase.shared.sniff(fileAtPath: file)
+                result = try TypeDatabase.shared.sniff(fileAtPath: system, filename: shown)
             } catch let error as SniffError {
                 throw CLIFailure(error.description)
             }
-            let report = Report(file: file, byName: result.byName?.identifier, byContent: result.byContent?.identifier,
+            let report = Report(file: shown, byName: result.byName?.identifier, byContent: result.byContent?.identifier,
                                 contentCertain: result.isContentCertain, type: result.type.identifier, rule: result.rule.rawValue)
             if output.json { return try printJSON(report) }
-            print("file:       \(file)")
+            print("file:       \(shown)")
             print("by name:    \(report.byName ?? "-")")
             print("by content: \(report.byContent.map { "\($0) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
             print("type:       \(report.type) (\(report.rule))")

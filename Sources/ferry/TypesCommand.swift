@@ -19,7 +19,7 @@ struct TypesCommand: AsyncParsableCommand {
             visibility)).
             """)
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Only this item (its index, 0 first).", valueName: "n"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Only this item (its index, 0 first).", valueName: "n"))
     var item: Int?
 
     @OptionGroup var pasteboard: PasteboardOption

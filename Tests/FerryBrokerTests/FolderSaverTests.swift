@@ -117,6 +117,10 @@ struct FolderSaverTests {
             (file, "is not a folder"), (link, "is a symbolic link"), ("relative/dir", "must be an absolute path"),
             (folder.path + "/missing", "does not exist"), ("", "not empty"), (folder.path + "\u{0}x", "NUL"),
             (file + "/below", "not a folder"),
+            // A trailing slash, ".", or ".." would make the kernel follow the link at the end.
+            (link + "/", "is a symbolic link"), (link + "//", "is a symbolic link"),
+            (link + "/.", "not end in '.' or '..'"), (link + "/./", "not end in '.' or '..'"),
+            (link + "/..", "not end in '.' or '..'"),
         ]
         for (path, reason) in cases {
             let error = Self.error { try FolderSaver.checkDirectory(path) }

@@ -172,9 +172,10 @@ struct DragCLIUnitTests {
         let provider = try item.provider(lazy: false)
         #expect(provider.representations.map(\.contentType.identifier) == ["public.utf8-plain-text", "public.file-url"])
         #expect(!item.needsPromises)
-        #expect(DragCommand.fileURL("/a/ü b") == "file:///a/%C3%BC%20b")
-        #expect(DragCommand.absolutePath("/x/y") == "/x/y")
-        #expect(DragCommand.absolutePath("./y") == FileManager.default.currentDirectoryPath + "/y")
+        #expect(DragCommand.fileURL(Array("/a/ü b".utf8)) == "file:///a/%C3%BC%20b")
+        #expect(DragCommand.fileURL(Array("/a/bad".utf8) + [0xFF]) == "file:///a/bad%FF")
+        #expect(DragCommand.absolutePath(Array("/x/y".utf8)) == Array("/x/y".utf8))
+        #expect(DragCommand.absolutePath(Array("./y".utf8)) == Array((FileManager.default.currentDirectoryPath + "/y").utf8))
         #expect(throws: CLIFailure.self) { try DragCommand.fileItem(folder.path) }
     }
 

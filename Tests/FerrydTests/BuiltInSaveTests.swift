@@ -142,10 +142,13 @@ struct BuiltInSaveTests {
         let sharer = try await broker.fixture.connect()
         try await broker.createShare(writer: sharer)
         try await broker.write(sharer, [F.item([F.representation("public.utf8-plain-text", "x")])])
-        let completion = await broker.perform(.saveToFolder, options: ["to": .string(link.path)], sharer: sharer)
-        #expect(!completion.completed && completion.errorName == "org.ferry.Error.InvalidArgument")
-        #expect(completion.error?.contains("is a symbolic link") == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        // With a trailing slash too: the kernel would follow the link despite O_NOFOLLOW.
+        for to in [link.path, link.path + "/", link.path + "//"] {
+            let completion = await broker.perform(.saveToFolder, options: ["to": .string(to)], sharer: sharer)
+            #expect(!completion.completed && completion.errorName == "org.ferry.Error.InvalidArgument", "\(to)")
+            #expect(completion.error?.contains("is a symbolic link") == true, "\(to): \(completion.error ?? "")")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty, "\(to)")
+        }
         await sharer.close()
         await broker.stop()
     }
