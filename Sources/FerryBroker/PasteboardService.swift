@@ -58,6 +58,10 @@ public actor PasteboardService {
     /// find none and need not wait for it).
     nonisolated let hasVolatileContent = Mutex<Set<String>>([])
     var announced: [String: UInt64] = [:]
+    /// The connections (unique names) that asked for each named pasteboard's path
+    /// (`Broker1.Pasteboard`, the same uid by then): its signals go to them only, so that its
+    /// name, which may be private, is not broadcast. Forgotten when they leave the bus.
+    var openers: [String: Set<String>] = [:]
     /// The transient pasteboards (drags', shares'), by name: who may use them and their items (memory only). A Mutex,
     /// not actor state, so that access checks and reads need no hop to the actor.
     nonisolated let transients = Mutex<[String: TransientPasteboard]>([:])
@@ -135,7 +139,9 @@ public actor PasteboardService {
         if !exported.contains(name) {
             if try store.createPasteboard(name) { log("created pasteboard \(name)") }
         }
-        return try export(name)
+        let path = try export(name)
+        if let caller, name != PasteboardName.general { openers[name, default: []].insert(caller) }
+        return path
     }
 
     /// Removes a named pasteboard: its items go, a last `Changed` is emitted, its object goes.
@@ -185,13 +191,15 @@ public actor PasteboardService {
         expiryWake.signal()
     }
 
-    /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`, to everyone, or only to
-    /// `recipients` (unique names: a transient pasteboard's parties, so that nobody else learns of its
+    /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`: the general pasteboard's to
+    /// everyone, a named one's only to its ``openers`` (its path carries its name), or only to
+    /// `parties` (unique names: a transient pasteboard's parties, so that nobody else learns of its
     /// changes).
-    func announce(_ name: String, changeCount: UInt64, to recipients: Set<String>? = nil) {
+    func announce(_ name: String, changeCount: UInt64, to parties: Set<String>? = nil) {
         if let last = announced[name], last >= changeCount { return }
         announced[name] = changeCount
         guard let path = try? ObjectPath(PasteboardName.objectPath(name)) else { return }
+        let recipients = parties ?? (name == PasteboardName.general ? nil : openers[name] ?? [])
         guard let recipients else {
             try? connection.emitPropertiesChanged(path: path, interface: Self.interfaceName,
                                                   changed: ["ChangeCount": .uint64(changeCount)])
@@ -282,6 +290,10 @@ public actor PasteboardService {
     /// turn its promises into unavailable markers (not a change: nothing is announced).
     public func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
         credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
+        for name in Array(openers.keys) {
+            openers[name]?.remove(uniqueName)
+            if openers[name]?.isEmpty == true { openers[name] = nil }
+        }
         guard wasRegistered else { return }
         dropPromises(of: uniqueName)
     }

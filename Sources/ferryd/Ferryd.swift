@@ -123,6 +123,7 @@ struct Ferryd: AsyncParsableCommand {
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     log: say)
+        service.restrictStandardInterfaces()
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
