@@ -41,6 +41,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
+    @Option(help: ArgumentHelp("The most the pasteboards' files may take on disk (suffix K, M or G; default 4G).",
+                               valueName: "bytes"))
+    var diskBudget: String = "4G"
+
     @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
                                valueName: "WIDTHxHEIGHT"))
     var screen: [String] = []
@@ -70,6 +74,7 @@ struct Ferryd: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
+        _ = try byteCount(diskBudget, option: "--disk-budget")
         do {
             try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
         } catch let error as FerryModelError {
@@ -100,7 +105,8 @@ struct Ferryd: AsyncParsableCommand {
         let store: PasteboardStore
         do {
             store = try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
-                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)))
+                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)),
+                                             diskBudget: try byteCount(diskBudget, option: "--disk-budget"))
         } catch let error as FerryModelError {
             await connection.close(gracePeriod: .zero)
             let directory = stateDir ?? StateDirectory.defaultPath()
@@ -203,6 +209,23 @@ struct Ferryd: AsyncParsableCommand {
 }
 
 extension Ferryd {
+    /// A size in bytes from `text`: a decimal number, optionally followed by K, M or G (binary
+    /// units: 1K is 1024 bytes).
+    func byteCount(_ text: String, option: String) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = digits.last?.uppercased().first, let factor = units[last] {
+            unit = factor
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let number = Int64(digits),
+              number <= Int64.max / unit else {
+            throw ValidationError("\(option) \(text): expected a number of bytes, optionally with K, M or G (e.g. 512M)")
+        }
+        return number * unit
+    }
+
     /// The `--screen` sizes (`1920x1080`); none means the default screen.
     func screenSizes() throws -> [Size] {
         guard !screen.isEmpty else { return [Desktop.defaultScreenSize] }
