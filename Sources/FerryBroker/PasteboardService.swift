@@ -39,6 +39,8 @@ public actor PasteboardService {
     /// The apps with a foreground scene (the scene service keeps it): they may paste.
     public nonisolated let foregroundApps: SceneService.ForegroundApps
     nonisolated let ownUID: UInt32
+    /// What the transient pasteboards and the sensitive writes may hold in memory, in all and per caller.
+    public nonisolated let memory: MemoryBudget
     nonisolated let log: @Sendable (String) -> Void
     nonisolated let expiryWake = WakeSignal()
     /// Where paste records are written, in order, off the reader's path.
@@ -52,7 +54,12 @@ public actor PasteboardService {
 
     var exported: Set<String> = []
     var volatile: [String: VolatileContent] = [:] {
-        didSet { hasVolatileContent.withLock { [volatile] in $0 = Set(volatile.keys) } }
+        didSet {
+            hasVolatileContent.withLock { [volatile] in $0 = Set(volatile.keys) }
+            var released = 0
+            for name in oldValue.keys where volatile[name] == nil { released += memory.release(Self.sensitiveKey(name)) }
+            if released > 0 { FreedMemory.returnToSystem() }
+        }
     }
     /// The pasteboards with volatile content, readable without a hop to the actor (most reads
     /// find none and need not wait for it).
@@ -75,10 +82,12 @@ public actor PasteboardService {
     ///   - relay: serves promised representations from their apps.
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - foregroundApps: the apps with a foreground scene, for the paste policy.
+    ///   - memory: what transient pasteboards and sensitive writes may hold in memory.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
                 relay: PromiseRelay, ownUID: UInt32,
                 foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
+                memory: MemoryBudget = MemoryBudget(),
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.store = store
@@ -87,8 +96,12 @@ public actor PasteboardService {
         self.relay = relay
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
+        self.memory = memory
         self.log = log
     }
+
+    /// The key under which ``memory`` holds a pasteboard's sensitive items.
+    static func sensitiveKey(_ name: String) -> String { "sensitive " + name }
 
     // MARK: - Objects
 
@@ -186,6 +199,8 @@ public actor PasteboardService {
         } else if let current = volatile[name], current.changeCount < changeCount {
             volatile[name] = nil
         }
+        // A sensitive write that lost to a later one was charged but is not held.
+        if volatile[name] == nil, memory.release(Self.sensitiveKey(name)) > 0 { FreedMemory.returnToSystem() }
         if !exported.contains(name) { _ = try? export(name) }
         announce(name, changeCount: changeCount)
         expiryWake.signal()

@@ -45,6 +45,14 @@ struct Ferryd: AsyncParsableCommand {
                                valueName: "bytes"))
     var diskBudget: String = "4G"
 
+    @Option(help: ArgumentHelp("The most that drags', shares' and sensitive items may hold in memory in all (K, M or G; default 256M).",
+                               valueName: "bytes"))
+    var memoryBudget: String = "256M"
+
+    @Option(help: ArgumentHelp("The most that one caller's drags, shares and sensitive items may hold in memory (K, M or G; default 64M).",
+                               valueName: "bytes"))
+    var callerMemoryBudget: String = "64M"
+
     @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
                                valueName: "WIDTHxHEIGHT"))
     var screen: [String] = []
@@ -75,6 +83,8 @@ struct Ferryd: AsyncParsableCommand {
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
         _ = try byteCount(diskBudget, option: "--disk-budget")
+        _ = try byteCount(memoryBudget, option: "--memory-budget")
+        _ = try byteCount(callerMemoryBudget, option: "--caller-memory-budget")
         do {
             try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
         } catch let error as FerryModelError {
@@ -95,6 +105,8 @@ struct Ferryd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Drags', shares' and sensitive items' bytes leave the process when they end.
+        FreedMemory.returnLargeBuffersAtOnce()
         let signals = SignalWatch([SIGTERM, SIGINT])
         let connection: Connection
         do {
@@ -123,7 +135,11 @@ struct Ferryd: AsyncParsableCommand {
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: say)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: say)
+                                            relay: PromiseRelay(connection: connection), ownUID: getuid(),
+                                            memory: MemoryBudget(total: Int(try byteCount(memoryBudget, option: "--memory-budget")),
+                                                                 perCaller: Int(try byteCount(callerMemoryBudget,
+                                                                                              option: "--caller-memory-budget"))),
+                                            log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
