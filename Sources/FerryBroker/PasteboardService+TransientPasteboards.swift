@@ -9,7 +9,8 @@ import Synchronization
 
 /// Transient pasteboards (`org.ferry.drag.<n>`, `org.ferry.share.<n>`): one per running drag or
 /// share, created and removed by the drag or share service. Memory only (``TransientPasteboard``):
-/// never in the store, never listed, no history, at most 16 MiB held; reads, promises and `Fulfill`
+/// never in the store, never listed, no history, at most 16 MiB held and within ``PasteboardService/memory``
+/// (charged to the writer, released when it goes); reads, promises and `Fulfill`
 /// go through the same code as on any pasteboard. Only the parties of the drag or share
 /// (``TransientPasteboardAccess``) may use one.
 extension PasteboardService {
