@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <malloc.h>
 
 /* Type codes. */
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
@@ -114,5 +115,11 @@ static inline int cdbus_get_pipe_size(int fd) { return fcntl(fd, CDBUS_F_GETPIPE
 /* fcntl(fd, F_DUPFD_CLOEXEC, 0): fcntl is variadic in Swift. */
 static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 static inline int cdbus_errno(void) { return errno; }
+
+/* Gives memory that malloc holds free back to the system (glibc keeps large freed buffers). */
+static inline int cdbus_malloc_trim(void) { return malloc_trim(0); }
+/* Makes every allocation of at least `bytes` a mapping of its own, returned to the system when
+ * freed (glibc otherwise raises this threshold as large buffers are freed, and keeps them). */
+static inline int cdbus_malloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 #endif

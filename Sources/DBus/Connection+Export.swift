@@ -17,6 +17,17 @@ extension Connection {
         try objects.export([interface], at: path)
     }
 
+    /// Makes every `org.freedesktop.DBus.Introspectable` and `Properties` call on this
+    /// connection's objects pass `check` before it is served, so that what a service refuses to
+    /// callers of its own methods (another uid) its properties and object tree do not tell them.
+    /// `Peer` stays open to everyone.
+    ///
+    /// - Parameter check: throws the error the caller gets (e.g. a `DBusErrorConvertible`
+    ///   naming `PermissionDenied`); nil removes the check.
+    public func restrictStandardInterfaces(_ check: (@Sendable (MethodCall) async throws -> Void)?) {
+        objects.restrictStandardInterfaces(check)
+    }
+
     /// Removes the object at `path`, or only `interface` from it.
     ///
     /// - Returns: true when something was removed.

@@ -5,6 +5,19 @@ import Synchronization
 /// Exporting and lookup may happen on any thread; the owner thread reads it to route calls.
 final class ObjectRegistry: Sendable {
     private let objects = Mutex<[ObjectPath: [Interface]]>([:])
+    /// Asked before `Introspectable` and `Properties` calls are served; nil lets every caller in.
+    private let standardAccess = Mutex<(@Sendable (MethodCall) async throws -> Void)?>(nil)
+
+    /// Makes `Introspectable` and `Properties` calls pass `check` first (nil: no check).
+    func restrictStandardInterfaces(_ check: (@Sendable (MethodCall) async throws -> Void)?) {
+        standardAccess.withLock { $0 = check }
+    }
+
+    /// Throws what the check set by ``restrictStandardInterfaces(_:)`` throws for `call`.
+    func checkStandardAccess(_ call: MethodCall) async throws {
+        guard let check = standardAccess.withLock({ $0 }) else { return }
+        try await check(call)
+    }
 
     /// Adds `interfaces` to the object at `path`.
     ///

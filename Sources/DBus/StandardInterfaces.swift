@@ -1,6 +1,7 @@
 /// The standard interfaces every exported object implements: `Introspectable`, `Properties`
 /// and `Peer`. They are ordinary `Interface` values, so their calls are checked and dispatched
-/// like any other.
+/// like any other; `Introspectable` and `Properties` first pass the connection's access check
+/// (`Connection.restrictStandardInterfaces`), when it has one.
 enum StandardInterfaces {
     static let introspectableName: InterfaceName = "org.freedesktop.DBus.Introspectable"
     static let propertiesName: InterfaceName = "org.freedesktop.DBus.Properties"
@@ -14,7 +15,8 @@ enum StandardInterfaces {
     /// `org.freedesktop.DBus.Introspectable`: the XML of the object at the call's path.
     static let introspectable = Interface(introspectableName) {
         Method("Introspect", out: ["xml_data": "s"]) { call in
-            [.string(Introspection.document(for: call.path, in: call.connection.objects))]
+            try await call.connection.objects.checkStandardAccess(call)
+            return [.string(Introspection.document(for: call.path, in: call.connection.objects))]
         }
     }
 
@@ -28,10 +30,12 @@ enum StandardInterfaces {
     /// `org.freedesktop.DBus.Properties`: Get, GetAll, Set and the PropertiesChanged signal.
     static let properties = Interface(propertiesName) {
         Method("Get", in: ["interface_name": "s", "property_name": "s"], out: ["value": "v"]) { call in
+            try await call.connection.objects.checkStandardAccess(call)
             let (target, property) = try lookup(call)
             return [.variant(try await read(property, target, call))]
         }
         Method("GetAll", in: ["interface_name": "s"], out: ["properties": "a{sv}"]) { call in
+            try await call.connection.objects.checkStandardAccess(call)
             let name = try call.argument(0, as: String.self)
             let targets = try interfaces(named: name, call)
             var entries: [DBusDictionaryEntry] = []
@@ -44,6 +48,7 @@ enum StandardInterfaces {
             return [.dictionary(key: .string, value: .variant, entries: entries)]
         }
         Method("Set", in: ["interface_name": "s", "property_name": "s", "value": "v"]) { call in
+            try await call.connection.objects.checkStandardAccess(call)
             let (target, property) = try lookup(call)
             guard let setter = property.setter else {
                 throw DBusError(.propertyReadOnly, "property \(property.name) is read-only")

@@ -15,16 +15,22 @@ import FerryModel
 /// A blob becomes visible atomically: bytes go to `.tmp-<uuid>`, which is fsynced, renamed to
 /// `<uuid>`, and the directory is fsynced — all before the transaction that references it
 /// commits. A crash in between leaves an unreferenced file, removed by the next ``collect(keeping:)``.
+///
+/// Every byte written is charged to ``budget`` first and refunded when its blob is removed (or
+/// its write fails); a file system that fills up anyway refuses the write as `.tooLarge` too.
 struct BlobStore: Sendable {
     /// The copy buffer size.
     static let bufferSize = 1 << 20
 
     /// The `blobs/` directory.
     let directory: String
+    /// What the blob files may take in all, and take now.
+    let budget: DiskBudget
 
     /// Makes the directory if needed.
-    init(directory: String) throws {
+    init(directory: String, budget: DiskBudget) throws {
         self.directory = directory
+        self.budget = budget
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -40,28 +46,46 @@ struct BlobStore: Sendable {
     }
 
     /// Writes `data` as a new blob, durably. Returns its name.
+    /// - Throws: `FerryModelError` `.tooLarge` past the budget or when the file system is full.
     func write(_ data: Data) throws -> String {
-        try create { fd in
-            try data.withUnsafeBytes { try Self.writeAll(fd, $0) }
+        try budget.charge(Int64(data.count))
+        do {
+            return try create { fd in
+                try data.withUnsafeBytes { try Self.writeAll(fd, $0) }
+            }
+        } catch {
+            budget.refund(Int64(data.count))
+            throw error
         }
     }
 
-    /// Writes `prefix` and then everything `source` still delivers, durably.
+    /// Writes `prefix` and then everything `source` still delivers, durably, each chunk charged
+    /// to the budget before it is written.
     /// - Returns: the blob's name and its size.
+    /// - Throws: `FerryModelError` `.tooLarge` once the bytes pass the budget or the file system
+    ///   is full (nothing is left of the blob then), and as reading `source` does.
     func write(prefix: Data, copyingFrom source: inout DescriptorReader) throws -> (name: String, size: Int64) {
-        var size = Int64(prefix.count)
-        let name = try create { fd in
-            try prefix.withUnsafeBytes { try Self.writeAll(fd, $0) }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let count = try source.read(into: buffer)
-                if count == 0 { break }
-                try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                size += Int64(count)
+        var size: Int64 = 0
+        do {
+            try budget.charge(Int64(prefix.count))
+            size = Int64(prefix.count)
+            let name = try create { fd in
+                try prefix.withUnsafeBytes { try Self.writeAll(fd, $0) }
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+                defer { buffer.deallocate() }
+                while true {
+                    let count = try source.read(into: buffer)
+                    if count == 0 { break }
+                    try budget.charge(Int64(count))
+                    size += Int64(count)
+                    try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                }
             }
+            return (name, size)
+        } catch {
+            budget.refund(size)
+            throw error
         }
-        return (name, size)
     }
 
     /// Opens a blob read-only. The caller owns the descriptor.
@@ -83,7 +107,11 @@ struct BlobStore: Sendable {
     /// Deletes blobs; missing ones are ignored. Not fsynced: a blob that comes back after a crash
     /// is unreferenced and collected at the next open.
     func remove(_ names: some Sequence<String>) {
-        for name in names where Self.isValidName(name) { unlink(path(name)) }
+        for name in names where Self.isValidName(name) {
+            var info = stat()
+            let size = stat(path(name), &info) == 0 ? Int64(info.st_size) : 0
+            if unlink(path(name)) == 0 { budget.refund(size) }
+        }
     }
 
     /// Deletes every file in `blobs/` that is not in `referenced` (orphans of a crash, temporary
@@ -97,9 +125,16 @@ struct BlobStore: Sendable {
             throw FerryModelError.storage("cannot list \(directory): \(error)")
         }
         var removed = 0
-        for name in names where !referenced.contains(name) {
-            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        var kept: Int64 = 0
+        for name in names {
+            if !referenced.contains(name) {
+                if unlink(directory + "/" + name) == 0 { removed += 1 }
+                continue
+            }
+            var info = stat()
+            if stat(directory + "/" + name, &info) == 0 { kept += Int64(info.st_size) }
         }
+        budget.reset(to: kept)
         return removed
     }
 
@@ -153,8 +188,13 @@ struct BlobStore: Sendable {
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
-                if errno == EINTR { continue }
-                throw FerryModelError.storage("cannot write a blob: errno \(errno)")
+                let code = errno
+                if code == EINTR { continue }
+                if code == ENOSPC || code == EDQUOT || code == EFBIG {
+                    throw FerryModelError(.tooLarge, "the state directory's file system is full (errno \(code)); "
+                                          + "clear a pasteboard or the history to make room")
+                }
+                throw FerryModelError.storage("cannot write a blob: errno \(code)")
             }
             offset += written
         }

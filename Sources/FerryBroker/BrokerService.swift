@@ -22,6 +22,8 @@ public struct BrokerService: Sendable {
     public let pasteboards: PasteboardService
     /// The scene sessions, when ferryd serves them.
     public let scenes: SceneService?
+    /// Callers of the standard interfaces, refused when of another uid.
+    let standardCallers: CallerCache
     private let log: @Sendable (String) -> Void
 
     /// Makes the service; nothing is exported until ``export()``.
@@ -37,7 +39,17 @@ public struct BrokerService: Sendable {
         self.registry = registry
         self.pasteboards = pasteboards
         self.scenes = scenes
+        self.standardCallers = CallerCache(ownUID: pasteboards.ownUID)
         self.log = log
+    }
+
+    /// Refuses `Introspectable` and `Properties` calls from callers of another uid, on every
+    /// object of the connection, with `org.ferry.Error.PermissionDenied`: scene titles, user
+    /// info, restoration activities, pasteboard names and change counts are theirs no more than
+    /// the methods are. `Peer` stays open. Call it before exporting anything.
+    public func restrictStandardInterfaces() {
+        let callers = standardCallers, connection = connection
+        connection.restrictStandardInterfaces { call in _ = try await callers.resolve(call, on: connection) }
     }
 
     /// Exports `org.ferry.Broker1` at ``path``.
@@ -54,6 +66,7 @@ public struct BrokerService: Sendable {
     public func watch(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)? = nil) async {
         do {
             for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
+                standardCallers.forget(change.name.rawValue)
                 let app = await registry.connectionClosed(change.name.rawValue)
                 if let app { announceUnregistered(app, reason: "disconnected") }
                 await scenes?.appDisconnected(uniqueName: change.name.rawValue)

@@ -155,7 +155,7 @@ extension PasteboardService {
             return [.uint64(count), .array(element: .string, elements: ids.map { .string($0.uuidString) })]
         }
         let store = self.store
-        let outcome = try await BlockingWork.run { try write.perform(on: store, pasteboard: name) }
+        let outcome = try await BlockingWork.run { [memory] in try write.perform(on: store, pasteboard: name, memory: memory) }
         await didChange(name, changeCount: outcome.changeCount, volatile: outcome.volatile)
         return [.uint64(outcome.changeCount), .array(element: .string, elements: outcome.itemIDs.map { .string($0.uuidString) })]
     }

@@ -127,7 +127,7 @@ extension PasteboardService {
         guard !items.isEmpty else { throw FerryModelError(.notFound, "the share has no items the sharer may copy") }
         let write = PasteboardWrite(items: items, writer: sharer)
         let store = self.store, general = PasteboardName.general
-        let outcome = try await BlockingWork.run { try write.perform(on: store, pasteboard: general) }
+        let outcome = try await BlockingWork.run { [memory] in try write.perform(on: store, pasteboard: general, memory: memory) }
         didChange(general, changeCount: outcome.changeCount, volatile: outcome.volatile)
         log("copied \(items.count) item(s) of \(name) to \(general) for \(sharer.appID ?? sharer.uniqueName)")
         return (outcome.changeCount, items.count)

@@ -9,7 +9,8 @@ import Synchronization
 
 /// Transient pasteboards (`org.ferry.drag.<n>`, `org.ferry.share.<n>`): one per running drag or
 /// share, created and removed by the drag or share service. Memory only (``TransientPasteboard``):
-/// never in the store, never listed, no history, at most 16 MiB held; reads, promises and `Fulfill`
+/// never in the store, never listed, no history, at most 16 MiB held and within ``PasteboardService/memory``
+/// (charged to the writer, released when it goes); reads, promises and `Fulfill`
 /// go through the same code as on any pasteboard. Only the parties of the drag or share
 /// (``TransientPasteboardAccess``) may use one.
 extension PasteboardService {
@@ -56,11 +57,18 @@ extension PasteboardService {
     /// their `FinishTransfer` is NotFound from now on. No-op for an unknown name.
     /// - Parameter name: the transient pasteboard's name.
     public func removeTransientPasteboard(_ name: String) {
-        guard let gone = transients.withLock({ $0.removeValue(forKey: name) }) else { return }
-        relay.cancelTransfers(ofPasteboard: name)
-        announce(name, changeCount: gone.content.changeCount + 1, to: gone.access.parties)
+        let held: Int
+        do {
+            // Its own scope, so that the items' bytes are freed before they are given back.
+            guard let gone = transients.withLock({ $0.removeValue(forKey: name) }) else { return }
+            held = gone.content.heldBytes
+            memory.release(name)
+            relay.cancelTransfers(ofPasteboard: name)
+            announce(name, changeCount: gone.content.changeCount + 1, to: gone.access.parties)
+        }
         if let path = try? ObjectPath(PasteboardName.objectPath(name)) { connection.unexport(path) }
         announced[name] = nil
+        if held > 0 { FreedMemory.returnToSystem() }
     }
 
     /// A transient pasteboard's current items (metadata as the store describes them), for the
@@ -165,9 +173,12 @@ extension PasteboardService {
         let held = append ? try transientContent(name).heldBytes : 0
         let timeout = store.descriptorTimeout
         let limit = TransientPasteboard.maximumHeldSize
+        let caller = write.writer.uniqueName
+        let room = memory.room(for: caller, replacing: name)
         let reason = "a transient pasteboard holds its bytes in memory (promise larger representations)"
         let added = try await BlockingWork.run {
-            try write.performInMemory(limit: max(0, limit - held), timeout: timeout, limitReason: reason)
+            try write.performInMemory(limit: max(0, min(limit, room) - held), timeout: timeout,
+                                      limitReason: room < limit ? reason + "; ferryd --memory-budget, --caller-memory-budget" : reason)
         }
         let count = try transients.withLock { transients throws(FerryModelError) -> UInt64 in
             guard var transient = transients[name] else { throw FerryModelError(.notFound, "the drag or share of \(name) has ended") }
@@ -183,6 +194,7 @@ extension PasteboardService {
             guard content.heldBytes + added.heldBytes <= limit else {
                 throw FerryModelError(.tooLarge, "\(reason): at most \(limit) bytes in all", keyPath: "items")
             }
+            try memory.charge(name, caller: caller, bytes: content.heldBytes + added.heldBytes)
             content.items += added.items
             content.sensitive.formUnion(added.sensitive)
             content.bytes.merge(added.bytes) { _, new in new }
@@ -210,11 +222,17 @@ extension PasteboardService {
                     throw FerryModelError(.tooLarge, "a transient pasteboard holds at most \(TransientPasteboard.maximumHeldSize) bytes in all",
                                           keyPath: "data")
                 }
+                let previous = try memory.charge(name, caller: owner, bytes: transient.content.heldBytes + data.count)
                 do {
-                    guard try transient.content.fulfill(item: item, type: type, data: data, from: owner) else { return false }
+                    guard try transient.content.fulfill(item: item, type: type, data: data, from: owner) else {
+                        memory.restore(name, previous)
+                        return false
+                    }
                 } catch let error as FerryModelError {
+                    memory.restore(name, previous)
                     throw error
                 } catch {
+                    memory.restore(name, previous)
                     throw FerryModelError(.invalidArgument, "\(error)")
                 }
                 transients[name] = transient

@@ -39,6 +39,8 @@ public actor PasteboardService {
     /// The apps with a foreground scene (the scene service keeps it): they may paste.
     public nonisolated let foregroundApps: SceneService.ForegroundApps
     nonisolated let ownUID: UInt32
+    /// What the transient pasteboards and the sensitive writes may hold in memory, in all and per caller.
+    public nonisolated let memory: MemoryBudget
     nonisolated let log: @Sendable (String) -> Void
     nonisolated let expiryWake = WakeSignal()
     /// Where paste records are written, in order, off the reader's path.
@@ -52,12 +54,21 @@ public actor PasteboardService {
 
     var exported: Set<String> = []
     var volatile: [String: VolatileContent] = [:] {
-        didSet { hasVolatileContent.withLock { [volatile] in $0 = Set(volatile.keys) } }
+        didSet {
+            hasVolatileContent.withLock { [volatile] in $0 = Set(volatile.keys) }
+            var released = 0
+            for name in oldValue.keys where volatile[name] == nil { released += memory.release(Self.sensitiveKey(name)) }
+            if released > 0 { FreedMemory.returnToSystem() }
+        }
     }
     /// The pasteboards with volatile content, readable without a hop to the actor (most reads
     /// find none and need not wait for it).
     nonisolated let hasVolatileContent = Mutex<Set<String>>([])
     var announced: [String: UInt64] = [:]
+    /// The connections (unique names) that asked for each named pasteboard's path
+    /// (`Broker1.Pasteboard`, the same uid by then): its signals go to them only, so that its
+    /// name, which may be private, is not broadcast. Forgotten when they leave the bus.
+    var openers: [String: Set<String>] = [:]
     /// The transient pasteboards (drags', shares'), by name: who may use them and their items (memory only). A Mutex,
     /// not actor state, so that access checks and reads need no hop to the actor.
     nonisolated let transients = Mutex<[String: TransientPasteboard]>([:])
@@ -71,10 +82,12 @@ public actor PasteboardService {
     ///   - relay: serves promised representations from their apps.
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - foregroundApps: the apps with a foreground scene, for the paste policy.
+    ///   - memory: what transient pasteboards and sensitive writes may hold in memory.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
                 relay: PromiseRelay, ownUID: UInt32,
                 foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
+                memory: MemoryBudget = MemoryBudget(),
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.store = store
@@ -83,8 +96,12 @@ public actor PasteboardService {
         self.relay = relay
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
+        self.memory = memory
         self.log = log
     }
+
+    /// The key under which ``memory`` holds a pasteboard's sensitive items.
+    static func sensitiveKey(_ name: String) -> String { "sensitive " + name }
 
     // MARK: - Objects
 
@@ -135,7 +152,9 @@ public actor PasteboardService {
         if !exported.contains(name) {
             if try store.createPasteboard(name) { log("created pasteboard \(name)") }
         }
-        return try export(name)
+        let path = try export(name)
+        if let caller, name != PasteboardName.general { openers[name, default: []].insert(caller) }
+        return path
     }
 
     /// Removes a named pasteboard: its items go, a last `Changed` is emitted, its object goes.
@@ -180,18 +199,22 @@ public actor PasteboardService {
         } else if let current = volatile[name], current.changeCount < changeCount {
             volatile[name] = nil
         }
+        // A sensitive write that lost to a later one was charged but is not held.
+        if volatile[name] == nil, memory.release(Self.sensitiveKey(name)) > 0 { FreedMemory.returnToSystem() }
         if !exported.contains(name) { _ = try? export(name) }
         announce(name, changeCount: changeCount)
         expiryWake.signal()
     }
 
-    /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`, to everyone, or only to
-    /// `recipients` (unique names: a transient pasteboard's parties, so that nobody else learns of its
+    /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`: the general pasteboard's to
+    /// everyone, a named one's only to its ``openers`` (its path carries its name), or only to
+    /// `parties` (unique names: a transient pasteboard's parties, so that nobody else learns of its
     /// changes).
-    func announce(_ name: String, changeCount: UInt64, to recipients: Set<String>? = nil) {
+    func announce(_ name: String, changeCount: UInt64, to parties: Set<String>? = nil) {
         if let last = announced[name], last >= changeCount { return }
         announced[name] = changeCount
         guard let path = try? ObjectPath(PasteboardName.objectPath(name)) else { return }
+        let recipients = parties ?? (name == PasteboardName.general ? nil : openers[name] ?? [])
         guard let recipients else {
             try? connection.emitPropertiesChanged(path: path, interface: Self.interfaceName,
                                                   changed: ["ChangeCount": .uint64(changeCount)])
@@ -282,6 +305,10 @@ public actor PasteboardService {
     /// turn its promises into unavailable markers (not a change: nothing is announced).
     public func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
         credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
+        for name in Array(openers.keys) {
+            openers[name]?.remove(uniqueName)
+            if openers[name]?.isEmpty == true { openers[name] = nil }
+        }
         guard wasRegistered else { return }
         dropPromises(of: uniqueName)
     }

@@ -50,7 +50,7 @@ extension PasteboardStore {
     @discardableResult
     public func clear(_ pasteboard: String, now: Date = Date()) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
-        return try writing { db in
+        return try freeing { db in
             try requirePasteboard(db, pasteboard)
             let garbage = try replaceItems(db, pasteboard: pasteboard, with: [], now: now)
             return (try incrementChangeCount(db, pasteboard), garbage: garbage)
@@ -89,11 +89,11 @@ extension PasteboardStore {
         guard pasteboard != Self.general else {
             throw FerryModelError(.invalidArgument, "the general pasteboard cannot be removed")
         }
-        try writing { db in
+        try freeing { db in
             try requirePasteboard(db, pasteboard)
             let garbage = try deleteItems(db, where: "pasteboard = ?", [pasteboard])
             try db.execute(sql: "DELETE FROM pasteboard WHERE name = ?", arguments: [pasteboard])
-            return garbage
+            return ((), garbage: garbage)
         }
     }
 
@@ -122,10 +122,10 @@ extension PasteboardStore {
 
     /// Deletes the general pasteboard's whole history and its blobs.
     public func clearHistory() throws {
-        try writing { db in
+        try freeing { db in
             let garbage = try deleteItems(db, where: "historyEntry IS NOT NULL", [])
             try db.execute(sql: "DELETE FROM historyEntry")
-            return garbage
+            return ((), garbage: garbage)
         }
     }
 

@@ -37,6 +37,14 @@ public final class PasteboardStore: Sendable {
     /// How long a descriptor being copied may deliver nothing before the write fails with
     /// `Timeout` (a pipe whose writer never writes).
     public let descriptorTimeout: Duration
+    /// The most the blob files may take, in bytes (``open(directory:historyLimit:descriptorTimeout:diskBudget:)``).
+    public var diskBudget: Int64 { blobs.budget.limit }
+    /// The bytes the blob files take now.
+    public var diskUsed: Int64 { blobs.budget.charged }
+    /// The default ``diskBudget``: 4 GiB.
+    public static let defaultDiskBudget: Int64 = 4 << 30
+    /// The size of `ferry.reserve`: space kept so that clearing works on a full file system.
+    static let reserveSize = 1 << 20
 
     let database: DatabaseQueue
     let blobs: BlobStore
@@ -64,12 +72,16 @@ public final class PasteboardStore: Sendable {
     ///   - directory: the state directory; nil means ``StateDirectory/defaultPath(environment:)``.
     ///   - historyLimit: how many history entries the general pasteboard keeps (0: none).
     ///   - descriptorTimeout: how long a descriptor being copied may deliver nothing (30 s).
-    /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit or timeout,
+    ///   - diskBudget: the most the blob files may take, in bytes (4 GiB); a write past it is
+    ///     `.tooLarge`.
+    /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit, budget or timeout,
     ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
     ///   be opened.
     public static func open(directory: String? = nil, historyLimit: Int = 100,
-                            descriptorTimeout: Duration = .seconds(30)) throws -> PasteboardStore {
+                            descriptorTimeout: Duration = .seconds(30),
+                            diskBudget: Int64 = defaultDiskBudget) throws -> PasteboardStore {
         guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
+        guard diskBudget >= 0 else { throw FerryModelError(.invalidArgument, "the disk budget must not be negative") }
         guard descriptorTimeout > .zero else {
             throw FerryModelError(.invalidArgument, "the descriptor timeout must be positive")
         }
@@ -77,7 +89,7 @@ public final class PasteboardStore: Sendable {
         try StateDirectory.prepare(path)
         let lock = try StateDirectory.lock(path)
         do {
-            let blobs = try BlobStore(directory: path + "/blobs")
+            let blobs = try BlobStore(directory: path + "/blobs", budget: DiskBudget(limit: diskBudget))
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             configuration.label = "ferry"
@@ -95,6 +107,7 @@ public final class PasteboardStore: Sendable {
                                         descriptorTimeout: descriptorTimeout, database: database,
                                         blobs: blobs, lock: lock)
             try store.recover()
+            store.keepReserve()
             return store
         } catch let error as FerryModelError {
             Glibc.close(lock)
@@ -162,6 +175,35 @@ public final class PasteboardStore: Sendable {
     /// `writing` for bodies that make no garbage.
     func writing(_ body: (Database) throws -> [String]) throws {
         try writing { db in ((), garbage: try body(db)) }
+    }
+
+    /// `writing` for a transaction that makes room (clearing, removing): when the file system
+    /// is too full for SQLite to write even that, `ferry.reserve` is deleted and the transaction
+    /// tried once more, so space can always be freed through Ferry. The reserve is made again
+    /// afterwards, when there is room.
+    func freeing<T>(_ body: (Database) throws -> (T, garbage: [String])) throws -> T {
+        defer { keepReserve() }
+        do {
+            return try writing(body)
+        } catch let error as FerryModelError where error.code == .tooLarge {
+            guard unlink(reservePath) == 0 else { throw error }
+            return try writing(body)
+        }
+    }
+
+    private var reservePath: String { directory + "/ferry.reserve" }
+
+    /// Makes `ferry.reserve` (``reserveSize`` bytes) unless it is there; without room it stays
+    /// missing until a later call (best effort: the store works without it).
+    func keepReserve() {
+        var info = stat()
+        if stat(reservePath, &info) == 0, info.st_size >= Self.reserveSize { return }
+        let fd = Glibc.open(reservePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { Glibc.close(fd) }
+        let zeros = [UInt8](repeating: 0, count: Self.reserveSize)
+        let complete = (try? zeros.withUnsafeBytes { try BlobStore.writeAll(fd, $0) }) != nil && fsync(fd) == 0
+        if !complete { unlink(reservePath) }
     }
 
     /// Runs `body` on the queue, outside a write transaction. No read transaction is needed:

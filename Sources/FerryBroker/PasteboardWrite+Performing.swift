@@ -24,10 +24,11 @@ extension PasteboardWrite {
     /// a silent one. Run it with ``BlockingWork``.
     /// - Throws: `FerryModelError` from reading the descriptors or from the store; nothing is
     ///   written then.
-    func perform(on store: PasteboardStore, pasteboard: String) throws -> Outcome {
+    /// - Parameter memory: charged with a sensitive write's bytes (refused past it).
+    func perform(on store: PasteboardStore, pasteboard: String, memory: MemoryBudget) throws -> Outcome {
         let items = try resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
         if items.contains(where: \.isSensitive) {
-            return try performVolatile(items, on: store, pasteboard: pasteboard)
+            return try performVolatile(items, on: store, pasteboard: pasteboard, memory: memory)
         }
         let owner = writer.uniqueName
         let newItems = items.map { item in
@@ -64,11 +65,18 @@ extension PasteboardWrite {
     }
 
     /// A write with a sensitive item: every held byte is read into memory (at most
-    /// ``maximumVolatileSize`` in all), and the store only records the change.
-    private func performVolatile(_ items: [Item], on store: PasteboardStore, pasteboard: String) throws -> Outcome {
-        var content = try Self.readIntoMemory(items, writer: writer, limit: Self.maximumVolatileSize,
+    /// ``maximumVolatileSize`` in all, and within `memory`: it replaces what the pasteboard's
+    /// sensitive items held), and the store only records the change.
+    private func performVolatile(_ items: [Item], on store: PasteboardStore, pasteboard: String,
+                                 memory: MemoryBudget) throws -> Outcome {
+        let key = PasteboardService.sensitiveKey(pasteboard)
+        let reason = "a write with a sensitive item is kept in memory"
+        let room = memory.room(for: writer.uniqueName, replacing: key)
+        var content = try Self.readIntoMemory(items, writer: writer, limit: min(Self.maximumVolatileSize, room),
                                               timeout: store.descriptorTimeout,
-                                              limitReason: "a write with a sensitive item is kept in memory")
+                                              limitReason: room < Self.maximumVolatileSize
+                                                ? reason + " (ferryd --memory-budget, --caller-memory-budget)" : reason)
+        let previous = try memory.charge(key, caller: writer.uniqueName, bytes: content.heldBytes)
         let placeholders = content.items.map { item in
             var options = item.options
             options.sensitive = true
@@ -82,14 +90,19 @@ extension PasteboardWrite {
                 }
             })
         }
-        content.changeCount = try store.write(placeholders, to: pasteboard)
+        do {
+            content.changeCount = try store.write(placeholders, to: pasteboard)
+        } catch {
+            memory.restore(key, previous)
+            throw error
+        }
         return Outcome(changeCount: content.changeCount, itemIDs: items.map(\.id), volatile: content)
     }
 
     /// The write's items held in memory, never in the store (a drag pasteboard's): every held
     /// byte read (at most `limit` in all), promises kept as promises. The change count is left 0.
     ///
-    /// Blocks like ``perform(on:pasteboard:)``.
+    /// Blocks like ``perform(on:pasteboard:memory:)``.
     /// - Throws: `FerryModelError` `.tooLarge` past `limit`, and as reading the descriptors does.
     func performInMemory(limit: Int, timeout: Duration, limitReason: String) throws -> VolatileContent {
         try Self.readIntoMemory(try resolvingPasswordManagerHints(timeout: timeout), writer: writer, limit: limit,
@@ -112,8 +125,12 @@ extension PasteboardWrite {
                 switch representation.source {
                 case .bytes(let inline): data = inline
                 case .descriptor(let fd, let offset, let length):
-                    data = try Self.read(fd, offset: offset, length: length, limit: max(0, limit - total),
-                                         timeout: timeout, keyPath: keyPath + ".fd")
+                    do {
+                        data = try Self.read(fd, offset: offset, length: length, limit: max(0, limit - total),
+                                             timeout: timeout, keyPath: keyPath + ".fd")
+                    } catch let error as FerryModelError where error.code == .tooLarge {
+                        throw FerryModelError(.tooLarge, "\(limitReason): at most \(limit) bytes in all", keyPath: keyPath + ".fd")
+                    }
                 case .promised(let size):
                     representations.append(StoredRepresentation(contentType: representation.contentType, visibility: representation.visibility,
                                                                 size: size, storage: .promised(owner: writer.uniqueName)))

@@ -116,10 +116,19 @@ extension SceneService {
         }
     }
 
-    /// Emits `PropertiesChanged` for a session's object.
+    /// The session properties whose values a broadcast signal never carries: they are the app's
+    /// and its user's content, and a signal reaches every connection on the bus that asks for it.
+    static let contentProperties: Set<String> = ["Title", "UserInfo", "StateRestorationActivity"]
+
+    /// Emits `PropertiesChanged` for a session's object: new values of the other properties, and
+    /// the names only of ``contentProperties`` (as invalidated), to be read with `Properties.Get`,
+    /// which checks the caller.
     func emitChanged(_ id: String, _ changed: [String: DBusValue]) {
         guard !changed.isEmpty, let path = try? ObjectPath(SceneSession.objectPath(id)) else { return }
-        try? connection.emitPropertiesChanged(path: path, interface: Self.sessionInterfaceName, changed: changed)
+        let values = changed.filter { !Self.contentProperties.contains($0.key) }
+        let invalidated = changed.keys.filter { Self.contentProperties.contains($0) }.sorted()
+        try? connection.emitPropertiesChanged(path: path, interface: Self.sessionInterfaceName, changed: values,
+                                              invalidated: invalidated)
     }
 
     /// Emits `SessionAdded` or `SessionRemoved`.

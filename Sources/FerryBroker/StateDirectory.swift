@@ -7,11 +7,13 @@ import Foundation
 import Glibc
 #endif
 import FerryModel
+import GRDB
 
 /// Where ferryd keeps its durable state: `$XDG_STATE_HOME/ferry`, by default `~/.local/state/ferry`.
 ///
 /// Inside: `ferry.sqlite` (with its `-wal` and `-shm` files), `blobs/` for large representations,
-/// and `ferry.lock`, which one store at a time holds with `flock`.
+/// `ferry.lock`, which one store at a time holds with `flock`, and `ferry.reserve`, 1 MiB kept
+/// free for clearing on a full file system.
 public enum StateDirectory {
     /// The default state directory for this user, following the XDG base directory specification:
     /// `$XDG_STATE_HOME/ferry` when that is an absolute path, else `$HOME/.local/state/ferry`.
@@ -71,6 +73,9 @@ extension FerryModelError {
             return try body()
         } catch let error as FerryModelError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw FerryModelError(.tooLarge, "the state directory's file system is full (\(what): \(error)); "
+                                  + "clear a pasteboard or the history to make room")
         } catch {
             throw storage("\(what) error: \(error)")
         }

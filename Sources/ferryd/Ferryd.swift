@@ -41,6 +41,18 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
+    @Option(help: ArgumentHelp("The most the pasteboards' files may take on disk (suffix K, M or G; default 4G).",
+                               valueName: "bytes"))
+    var diskBudget: String = "4G"
+
+    @Option(help: ArgumentHelp("The most that drags', shares' and sensitive items may hold in memory in all (K, M or G; default 256M).",
+                               valueName: "bytes"))
+    var memoryBudget: String = "256M"
+
+    @Option(help: ArgumentHelp("The most that one caller's drags, shares and sensitive items may hold in memory (K, M or G; default 64M).",
+                               valueName: "bytes"))
+    var callerMemoryBudget: String = "64M"
+
     @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
                                valueName: "WIDTHxHEIGHT"))
     var screen: [String] = []
@@ -70,6 +82,9 @@ struct Ferryd: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
+        _ = try byteCount(diskBudget, option: "--disk-budget")
+        _ = try byteCount(memoryBudget, option: "--memory-budget")
+        _ = try byteCount(callerMemoryBudget, option: "--caller-memory-budget")
         do {
             try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
         } catch let error as FerryModelError {
@@ -90,6 +105,8 @@ struct Ferryd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Drags', shares' and sensitive items' bytes leave the process when they end.
+        FreedMemory.returnLargeBuffersAtOnce()
         let signals = SignalWatch([SIGTERM, SIGINT])
         let connection: Connection
         do {
@@ -100,7 +117,8 @@ struct Ferryd: AsyncParsableCommand {
         let store: PasteboardStore
         do {
             store = try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
-                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)))
+                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)),
+                                             diskBudget: try byteCount(diskBudget, option: "--disk-budget"))
         } catch let error as FerryModelError {
             await connection.close(gracePeriod: .zero)
             let directory = stateDir ?? StateDirectory.defaultPath()
@@ -117,12 +135,17 @@ struct Ferryd: AsyncParsableCommand {
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: say)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: say)
+                                            relay: PromiseRelay(connection: connection), ownUID: getuid(),
+                                            memory: MemoryBudget(total: Int(try byteCount(memoryBudget, option: "--memory-budget")),
+                                                                 perCaller: Int(try byteCount(callerMemoryBudget,
+                                                                                              option: "--caller-memory-budget"))),
+                                            log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     log: say)
+        service.restrictStandardInterfaces()
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
@@ -202,6 +225,23 @@ struct Ferryd: AsyncParsableCommand {
 }
 
 extension Ferryd {
+    /// A size in bytes from `text`: a decimal number, optionally followed by K, M or G (binary
+    /// units: 1K is 1024 bytes).
+    func byteCount(_ text: String, option: String) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = digits.last?.uppercased().first, let factor = units[last] {
+            unit = factor
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let number = Int64(digits),
+              number <= Int64.max / unit else {
+            throw ValidationError("\(option) \(text): expected a number of bytes, optionally with K, M or G (e.g. 512M)")
+        }
+        return number * unit
+    }
+
     /// The `--screen` sizes (`1920x1080`); none means the default screen.
     func screenSizes() throws -> [Size] {
         guard !screen.isEmpty else { return [Desktop.defaultScreenSize] }
