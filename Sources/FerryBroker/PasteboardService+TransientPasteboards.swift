@@ -166,7 +166,7 @@ extension PasteboardService {
         let timeout = store.descriptorTimeout
         let limit = TransientPasteboard.maximumHeldSize
         let reason = "a transient pasteboard holds its bytes in memory (promise larger representations)"
-        let added = try await BlockingWork.run {
+        let added = try await BlockingWork.run(reading: write.descriptors, for: write.writer.uniqueName, timeout: timeout) {
             try write.performInMemory(limit: max(0, limit - held), timeout: timeout, limitReason: reason)
         }
         let count = try transients.withLock { transients throws(FerryModelError) -> UInt64 in

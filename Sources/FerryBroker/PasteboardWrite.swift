@@ -62,6 +62,15 @@ struct PasteboardWrite: Sendable {
     /// The writer.
     var writer: PasteboardCaller
 
+    /// The descriptors the writer handed over, in the order they are read.
+    var descriptors: [FileDescriptor] {
+        items.flatMap { item in
+            item.representations.compactMap { representation in
+                if case .descriptor(let fd, _, _) = representation.source { fd } else { nil }
+            }
+        }
+    }
+
     /// Checks a SetItems argument.
     /// - Throws: `FerryModelError`: `.invalidArgument` naming the key path of the first bad
     ///   value (`items[2].representations[0].type`), `.tooLarge` past the limits,
