@@ -89,3 +89,47 @@ struct SilentDescriptorTests {
         return nil
     }
 }
+
+/// What one SetItems may carry in all, so one caller's huge write cannot hold everyone up.
+@Suite("One write's size in all", .serialized)
+struct WriteSizeLimitTests {
+    typealias F = FerrydFixture
+
+    static func items(_ count: Int, representations: Int, bytes: Int) -> [DBusValue] {
+        let data = [UInt8](repeating: 0x61, count: bytes)
+        return (0..<count).map { _ in
+            F.item((0..<representations).map { F.representation("com.example.limit\($0)", data) })
+        }
+    }
+
+    @Test("more than 4096 representations or 48 MiB inline in one write is TooLarge, answered quickly; nothing is written")
+    func limitsInAll() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let writer = try await fixture.connect()
+        let before = try await F.setItems(writer, [F.item([F.representation("public.utf8-plain-text", "kept")])]).changeCount
+
+        let start = ContinuousClock.now
+        let many = await F.failure { try await F.setItems(writer, Self.items(1000, representations: 5, bytes: 16)) }
+        #expect(many?.name == "org.ferry.Error.TooLarge", "\(String(describing: many))")
+        #expect(many?.message.contains("4096 representations") == true)
+        #expect(ContinuousClock.now - start < .seconds(10))
+
+        let heavy = await F.failure { try await F.setItems(writer, Self.items(50, representations: 1, bytes: 1 << 20)) }
+        #expect(heavy?.name == "org.ferry.Error.TooLarge", "\(String(describing: heavy))")
+        #expect(heavy?.message.contains("inline") == true)
+
+        let items = try await F.items(writer)
+        #expect(items.count == 1, "nothing was written")
+        #expect(try F.types(items[0]) == ["public.utf8-plain-text"])
+        let after = try await F.setItems(writer, [F.item([F.representation("public.utf8-plain-text", "next")])]).changeCount
+        #expect(after == before + 1, "the refused writes did not change the pasteboard")
+
+        // Right at the limits is fine.
+        try await F.setItems(writer, Self.items(64, representations: 64, bytes: 16))
+        #expect(try await F.items(writer).count == 64)
+        #expect(daemon.isRunning)
+    }
+}
