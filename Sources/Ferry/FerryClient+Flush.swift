@@ -102,6 +102,14 @@ extension FerryClient {
         TerminationFlush.install(for: self)
     }
 
+    /// ``flushOnTermination()``, exiting with the status `exitStatus` chooses from the signal and
+    /// the flush's first failure (nil when everything was handed over; a `.timeout` when the
+    /// flush took too long) — a tool that documents "hands the data over and exits" exits 0.
+    public func flushOnTermination(exitStatus: @escaping @Sendable (_ signal: Int32, _ failure: FerryError?) -> Int32) {
+        flushOnExit()
+        TerminationFlush.install(for: self, exitStatus: exitStatus)
+    }
+
     /// Flushes in an `atexit` hook when the process exits normally (returning from `main`, or
     /// `exit`), for at most about 10 s. ``register(appID:manifest:)`` calls it; idempotent.
     ///

@@ -23,6 +23,9 @@ enum TerminationFlush {
         /// Set once the process is on its way out (a signal arrived, or `exit` ran the hook).
         var leaving = false
         var exiting = false
+        /// Chooses the exit status after a signal, from the signal and the flush's failure (nil:
+        /// everything was handed over); nil exits with 128 + signal.
+        var exitStatus: (@Sendable (Int32, FerryError?) -> Int32)?
     }
 
     /// The signal sources, kept alive for the life of the process. Written once, by the one
@@ -47,10 +50,12 @@ enum TerminationFlush {
         if install { atexit { TerminationFlush.exitHook() } }
     }
 
-    /// Flushes `client` on SIGINT/SIGTERM, then exits with 128 + signal.
-    static func install(for client: FerryClient) {
+    /// Flushes `client` on SIGINT/SIGTERM, then exits with 128 + signal, or with what
+    /// `exitStatus` chooses when given.
+    static func install(for client: FerryClient, exitStatus: (@Sendable (Int32, FerryError?) -> Int32)? = nil) {
         let install = state.withLock { s in
             add(client, &s)
+            if let exitStatus { s.exitStatus = exitStatus }
             defer { s.signalsInstalled = true }
             return !s.signalsInstalled
         }
@@ -69,12 +74,21 @@ enum TerminationFlush {
     /// A signal arrived: flush every client (at most ``deadline`` seconds), then exit.
     static func terminate(signal number: Int32) {
         guard state.withLock({ s in defer { s.leaving = true }; return !s.leaving }) else { return }
-        let status = 128 + number
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { exitOnce(status) }
-        let clients = state.withLock { $0.clients.compactMap(\.client) }
+        let (clients, choose) = state.withLock { ($0.clients.compactMap(\.client), $0.exitStatus) }
+        let status: @Sendable (FerryError?) -> Int32 = { failure in choose?(number, failure) ?? 128 + number }
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
+            exitOnce(status(FerryError(.timeout, "handing the data over took longer than \(Int(deadline)) s")))
+        }
         Task.detached {
-            for client in clients { try? await client.flush() }
-            exitOnce(status)
+            var failure: FerryError?
+            for client in clients {
+                do {
+                    try await client.flush()
+                } catch {
+                    if failure == nil { failure = FerryError.converting(error) }
+                }
+            }
+            exitOnce(status(failure))
         }
     }
 
@@ -95,8 +109,8 @@ enum TerminationFlush {
     }
 
     /// Exits with `status` unless another thread is already exiting.
-    private static func exitOnce(_ status: Int32) {
+    private static func exitOnce(_ status: @autoclosure () -> Int32) {
         guard state.withLock({ s in defer { s.exiting = true }; return !s.exiting }) else { return }
-        exit(status)
+        exit(status())
     }
 }

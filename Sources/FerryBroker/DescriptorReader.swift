@@ -11,7 +11,8 @@ import FerryModel
 /// Reads a representation's bytes from a file descriptor a writer handed over: from its current
 /// offset or from a given offset (with `pread`, leaving the shared offset alone), to end of file
 /// or for a given length, and giving up with `Timeout` when it delivers nothing for `timeout`
-/// (a pipe whose writer never writes).
+/// (a pipe whose writer never writes). A regular file that changes while it is read (a rewrite in
+/// progress) is refused with `Unavailable` at its end, so no copy mixes two versions of it.
 struct DescriptorReader {
     /// The descriptor (not owned).
     let descriptor: Int32
@@ -23,6 +24,8 @@ struct DescriptorReader {
     let timeout: Duration
     /// How many bytes were read so far.
     private(set) var delivered: Int64 = 0
+    /// The file's identity when the reader was made; nil when it is not a regular file.
+    private let identity: FileIdentity?
 
     /// Makes a reader of `descriptor`.
     /// - Parameters:
@@ -34,6 +37,7 @@ struct DescriptorReader {
         self.offset = offset
         self.remaining = length
         self.timeout = timeout
+        self.identity = descriptor >= 0 ? FileIdentity(descriptor: descriptor) : nil
     }
 
     /// Reads up to `buffer.count` bytes. Returns 0 at the end (end of file, or `length` read).
@@ -46,7 +50,7 @@ struct DescriptorReader {
         }
         var wanted = buffer.count
         if let remaining {
-            if remaining == 0 { return 0 }
+            if remaining == 0 { try checkUnchanged(); return 0 }
             wanted = Int(min(Int64(wanted), remaining))
         }
         while true {
@@ -67,6 +71,7 @@ struct DescriptorReader {
                     throw FerryModelError(.invalidArgument,
                                           "the file descriptor ended after \(delivered) of \(delivered + remaining) bytes (length)")
                 }
+                try checkUnchanged()
                 return 0
             }
             switch errno {
@@ -94,8 +99,19 @@ struct DescriptorReader {
             }
         }
         data.count = filled
-        if !atEnd, remaining == 0 { atEnd = true }
+        if !atEnd, remaining == 0 {
+            try checkUnchanged()
+            atEnd = true
+        }
         return (data, atEnd)
+    }
+
+    /// At the end of a regular file: refuses what was read when the file changed meanwhile.
+    /// - Throws: `FerryModelError` `.unavailable` naming the change.
+    func checkUnchanged() throws {
+        guard let identity, let now = FileIdentity(descriptor: descriptor), let change = now.change(since: identity) else { return }
+        throw FerryModelError(.unavailable, "the file changed while it was read (\(change)); nothing was stored: "
+                              + "copy it again once it is written")
     }
 
     /// Waits until the descriptor has data (or end of file), at most `timeout`.

@@ -85,6 +85,20 @@ struct VolatileContent: Sendable {
         }
     }
 
+    /// Removes the representations promised by `owner`, and the items left with none (a
+    /// sensitive write whose source left: the store drops the same).
+    mutating func removePromises(of owner: String) {
+        for i in items.indices {
+            items[i].representations.removeAll { representation in
+                if case .promised(let holder) = representation.storage { holder == owner } else { false }
+            }
+        }
+        let gone = Set(items.filter(\.representations.isEmpty).map(\.id))
+        items.removeAll { gone.contains($0.id) }
+        sensitive.subtract(gone)
+        for id in gone { bytes[id] = nil }
+    }
+
     /// Marks the representations promised by `owner` unavailable. Returns whether any were.
     mutating func dropPromises(of owner: String) -> Bool {
         var dropped = false

@@ -155,7 +155,10 @@ extension PasteboardService {
             return [.uint64(count), .array(element: .string, elements: ids.map { .string($0.uuidString) })]
         }
         let store = self.store
-        let outcome = try await BlockingWork.run { [memory] in try write.perform(on: store, pasteboard: name, memory: memory) }
+        let outcome = try await BlockingWork.run(reading: write.descriptors, for: caller.uniqueName,
+                                                 timeout: store.descriptorTimeout) { [memory] in
+            try write.perform(on: store, pasteboard: name, memory: memory)
+        }
         await didChange(name, changeCount: outcome.changeCount, volatile: outcome.volatile)
         return [.uint64(outcome.changeCount), .array(element: .string, elements: outcome.itemIDs.map { .string($0.uuidString) })]
     }
@@ -186,7 +189,7 @@ extension PasteboardService {
         case .unixFD(let descriptor):
             try PasteboardWrite.checkReadable(descriptor, positional: false, keyPath: "data")
             if let room = transientRoom(holding: item) {
-                let data = try await BlockingWork.run {
+                let data = try await BlockingWork.run(reading: [descriptor], for: caller.uniqueName, timeout: store.descriptorTimeout) {
                     try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: max(0, room),
                                              timeout: store.descriptorTimeout, keyPath: "data")
                 }
@@ -197,14 +200,14 @@ extension PasteboardService {
                 return
             }
             if await isVolatile(item) {
-                let data = try await BlockingWork.run {
+                let data = try await BlockingWork.run(reading: [descriptor], for: caller.uniqueName, timeout: store.descriptorTimeout) {
                     try PasteboardWrite.read(descriptor, offset: nil, length: nil, limit: PasteboardWrite.maximumVolatileSize,
                                              timeout: store.descriptorTimeout, keyPath: "data")
                 }
                 _ = try await fulfillVolatile(item: item, type: type, data: data, from: caller.uniqueName)
                 return
             }
-            try await BlockingWork.run {
+            try await BlockingWork.run(reading: [descriptor], for: caller.uniqueName, timeout: store.descriptorTimeout) {
                 try withExtendedLifetime(descriptor) {
                     try store.fulfillPromise(item: item, representation: type, data: .fileDescriptor(descriptor.rawValue ?? -1),
                                              from: caller.uniqueName)

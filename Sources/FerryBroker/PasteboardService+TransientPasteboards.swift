@@ -176,7 +176,7 @@ extension PasteboardService {
         let caller = write.writer.uniqueName
         let room = memory.room(for: caller, replacing: name)
         let reason = "a transient pasteboard holds its bytes in memory (promise larger representations)"
-        let added = try await BlockingWork.run {
+        let added = try await BlockingWork.run(reading: write.descriptors, for: caller, timeout: timeout) {
             try write.performInMemory(limit: max(0, min(limit, room) - held), timeout: timeout,
                                       limitReason: room < limit ? reason + "; ferryd --memory-budget, --caller-memory-budget" : reason)
         }

@@ -313,16 +313,34 @@ public actor PasteboardService {
         dropPromises(of: uniqueName)
     }
 
-    /// Turns the promises of `owner` into unavailable markers, in the store and in memory.
+    /// Drops the promises of `owner` (it left without handing them over): in the store its
+    /// promised representations go, and items left with none; a pasteboard left with no item is
+    /// empty, or for the general pasteboard back to its previous content from the history. Each
+    /// pasteboard that changed gets a new change count, announced, and a log line. A drag's or
+    /// share's pasteboard keeps unavailable markers instead (its items keep their indexes).
     public func dropPromises(of owner: String) {
         defer { contentsCache.invalidateAll() }
         dropTransientPromises(of: owner)
-        for name in Array(volatile.keys) {
-            _ = volatile[name]?.dropPromises(of: owner)
-        }
         do {
-            let dropped = try store.dropPromises(of: owner)
-            if dropped > 0 { log("\(dropped) promised representation(s) of \(owner) are now unavailable") }
+            let changes = try store.dropPromises(of: owner)
+            for (name, change) in changes.sorted(by: { $0.key < $1.key }) {
+                if var content = volatile[name] {
+                    // A sensitive write held in memory: the same items go there, or all of it
+                    // when the store fell back to the history or has nothing left.
+                    if change.restoredHistory || change.remainingItems == 0 {
+                        volatile[name] = nil
+                    } else {
+                        content.removePromises(of: owner)
+                        content.changeCount = change.changeCount
+                        volatile[name] = content
+                    }
+                }
+                let outcome = change.restoredHistory ? "it is back to its previous content"
+                    : change.remainingItems == 0 ? "it is empty" : "\(change.remainingItems) item(s) remain"
+                log("\(owner) left without handing over \(change.representations) promised representation(s) on \(name): "
+                    + "dropped them and \(change.items) item(s) left with nothing; \(outcome)")
+                didChange(name, changeCount: change.changeCount)
+            }
         } catch {
             log("cannot drop the promises of \(owner): \(error)")
         }

@@ -48,15 +48,66 @@ extension PasteboardStore {
         }
     }
 
-    /// Marks every representation promised by `owner` as unavailable (the owner left the bus
-    /// without handing them over). Returns how many it marked.
+    /// What dropping dead promises did to one pasteboard.
+    public struct DroppedPromises: Sendable, Equatable {
+        /// The pasteboard's new change count.
+        public var changeCount: UInt64
+        /// How many of its representations went.
+        public var representations: Int
+        /// How many of its items went (those left with no representation).
+        public var items: Int
+        /// The general pasteboard fell back to its most recent history entry, having lost every item.
+        public var restoredHistory: Bool
+        /// Items it still has (after the fall-back, if any).
+        public var remainingItems: Int
+    }
+
+    /// Removes every representation promised by `owner` (it left the bus without handing them
+    /// over), and every item, current or in the history, left with no representation. A
+    /// pasteboard that loses items gets a new change count; the general pasteboard left with
+    /// no item falls back to its most recent history entry, if any, as though it were restored.
+    /// - Returns: what changed, per pasteboard that changed; history-only changes are not listed.
     @discardableResult
-    public func dropPromises(of owner: String) throws -> Int {
-        try writing { db in
-            try db.execute(sql: "UPDATE representation SET storage = 'unavailable', owner = NULL WHERE owner = ?",
-                           arguments: [owner])
-            return (db.changesCount, garbage: [])
+    public func dropPromises(of owner: String, now: Date = Date()) throws -> [String: DroppedPromises] {
+        try writing { db in try dropRepresentations(db, where: "owner = ?", [owner], now: now) }
+    }
+
+    /// Removes the representations matching `condition` as ``dropPromises(of:now:)`` does.
+    func dropRepresentations(_ db: Database, where condition: String, _ arguments: StatementArguments,
+                             now: Date) throws -> ([String: DroppedPromises], garbage: [String]) {
+        let touched = try Row.fetchAll(db, sql: """
+            SELECT i.pasteboard AS pasteboard, COUNT(*) AS count FROM representation r JOIN item i ON i.id = r.item
+            WHERE i.pasteboard IS NOT NULL AND r.rowid IN (SELECT rowid FROM representation WHERE \(condition))
+            GROUP BY i.pasteboard
+            """, arguments: arguments)
+        let itemsBefore = try Dictionary(uniqueKeysWithValues: touched.map { row -> (String, Int) in
+            let name: String = row["pasteboard"]
+            return (name, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pasteboard = ?", arguments: [name]) ?? 0)
+        })
+        var garbage = try String.fetchAll(db, sql: "SELECT blob FROM representation WHERE blob IS NOT NULL AND \(condition)",
+                                          arguments: arguments)
+        try db.execute(sql: "DELETE FROM representation WHERE \(condition)", arguments: arguments)
+        garbage += try deleteItems(db, where: "id NOT IN (SELECT item FROM representation)", [])
+        try db.execute(sql: "DELETE FROM historyEntry WHERE id NOT IN (SELECT historyEntry FROM item WHERE historyEntry IS NOT NULL)")
+        var changes: [String: DroppedPromises] = [:]
+        for row in touched {
+            let name: String = row["pasteboard"]
+            var remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pasteboard = ?", arguments: [name]) ?? 0
+            let removedItems = (itemsBefore[name] ?? 0) - remaining
+            var restored = false
+            if remaining == 0, name == Self.general, let entry = try liveHistoryEntryIDs(db, now: now).first {
+                garbage += try deleteItems(db, where: "historyEntry = ? AND expirationDate <= ?",
+                                           [entry, now.timeIntervalSinceReferenceDate])
+                try db.execute(sql: "UPDATE item SET historyEntry = NULL, pasteboard = ? WHERE historyEntry = ?",
+                               arguments: [Self.general, entry])
+                try db.execute(sql: "DELETE FROM historyEntry WHERE id = ?", arguments: [entry])
+                remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pasteboard = ?", arguments: [name]) ?? 0
+                restored = true
+            }
+            changes[name] = DroppedPromises(changeCount: try incrementChangeCount(db, name), representations: row["count"],
+                                            items: removedItems, restoredHistory: restored, remainingItems: remaining)
         }
+        return (changes, garbage)
     }
 
     /// Every (item, type) still promised by `owner`, for the broker to ask it to hand them over.

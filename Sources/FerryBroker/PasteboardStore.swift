@@ -131,12 +131,13 @@ public final class PasteboardStore: Sendable {
         }
     }
 
-    /// What `open` does after migrating: promises of the previous run become unavailable
-    /// markers, the history is trimmed to the (possibly lowered) limit, orphan blobs go.
+    /// What `open` does after migrating: promises of the previous run are dropped (their owners
+    /// are gone: see ``dropPromises(of:now:)``), and so are the unavailable markers earlier versions
+    /// left for them; the history is trimmed to the (possibly lowered) limit, orphan blobs go.
     private func recover() throws {
         try writing { db in
-            try db.execute(sql: "UPDATE representation SET storage = 'unavailable', owner = NULL WHERE storage = 'promised'")
-            return try trimHistory(db)
+            let (_, garbage) = try dropRepresentations(db, where: "storage IN ('promised', 'unavailable')", [], now: Date())
+            return garbage + (try trimHistory(db))
         }
         let referenced = try reading { db in
             Set(try String.fetchAll(db, sql: "SELECT blob FROM representation WHERE blob IS NOT NULL"))

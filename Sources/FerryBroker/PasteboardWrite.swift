@@ -17,8 +17,15 @@ struct PasteboardWrite: Sendable {
     static let maximumItems = 1000
     /// At most this many representations per item.
     static let maximumRepresentations = 64
+    /// At most this many representations per write, in all: the cost of a write (parsing it,
+    /// storing it, and listing it to every reader afterwards) grows with its representations,
+    /// not its bytes — 60,000 of them kept other clients' calls waiting for seconds.
+    static let maximumRepresentationsInAll = 4096
     /// Inline `data` is at most 1 MiB; larger bytes travel as an fd.
     static let maximumInlineData = 1 << 20
+    /// Inline `data` of one write is at most 48 MiB in all (the client library's budget), well
+    /// below the bus's 64 MiB array limit; more travels as fds or promises.
+    static let maximumInlineDataInAll = 48 << 20
     /// The bytes of a write kept in memory only (a sensitive item's) are at most 16 MiB.
     static let maximumVolatileSize = 16 << 20
     /// KDE's clipboard convention: a representation of this type whose bytes are `secret` marks
@@ -62,6 +69,15 @@ struct PasteboardWrite: Sendable {
     /// The writer.
     var writer: PasteboardCaller
 
+    /// The descriptors the writer handed over, in the order they are read.
+    var descriptors: [FileDescriptor] {
+        items.flatMap { item in
+            item.representations.compactMap { representation in
+                if case .descriptor(let fd, _, _) = representation.source { fd } else { nil }
+            }
+        }
+    }
+
     /// Checks a SetItems argument.
     /// - Throws: `FerryModelError`: `.invalidArgument` naming the key path of the first bad
     ///   value (`items[2].representations[0].type`), `.tooLarge` past the limits,
@@ -71,8 +87,22 @@ struct PasteboardWrite: Sendable {
             throw FerryModelError(.tooLarge, "\(items.count) items; at most \(Self.maximumItems)", keyPath: "items")
         }
         self.writer = writer
+        var representations = 0, inlineBytes = 0
         self.items = try items.enumerated().map { index, entries in
-            try Self.item(BusDictionary(entries, path: "items[\(index)]"), writer: writer)
+            let item = try Self.item(BusDictionary(entries, path: "items[\(index)]"), writer: writer)
+            representations += item.representations.count
+            guard representations <= Self.maximumRepresentationsInAll else {
+                throw FerryModelError(.tooLarge, "more than \(Self.maximumRepresentationsInAll) representations in one write",
+                                      keyPath: "items[\(index)]")
+            }
+            for representation in item.representations {
+                if case .bytes(let data) = representation.source { inlineBytes += data.count }
+            }
+            guard inlineBytes <= Self.maximumInlineDataInAll else {
+                throw FerryModelError(.tooLarge, "more than \(Self.maximumInlineDataInAll) bytes inline in one write (send large data as fd)",
+                                      keyPath: "items[\(index)]")
+            }
+            return item
         }
     }
 

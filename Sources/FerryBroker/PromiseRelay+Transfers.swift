@@ -136,7 +136,8 @@ final class HandOff<Value: Sendable>: Sendable {
 }
 
 /// Drains a pipe with a deadline on a Dispatch worker thread (never on a connection's thread or
-/// the cooperative pool, which a silent source would otherwise block).
+/// the cooperative pool, which a silent source would otherwise block), once the pipe has
+/// something to read: until then it waits on ``DescriptorWatcher``, without a thread.
 enum PipeReader {
     /// How a drain ended.
     enum Outcome: Sendable {
@@ -152,7 +153,17 @@ enum PipeReader {
     /// block, as a file's `write` does).
     static func drain(_ fd: FileDescriptor, deadline: ContinuousClock.Instant,
                       into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async -> Outcome {
-        await withCheckedContinuation { continuation in
+        if let raw = fd.rawValue {
+            do {
+                defer { withExtendedLifetime(fd) {} }
+                try await DescriptorWatcher.shared.waitUntilReadable(raw, timeout: max(deadline - ContinuousClock.now, Duration.zero))
+            } catch let error as FerryModelError where error.code == .timeout {
+                return .stopped(nil)
+            } catch {
+                return .stopped("\(error)")
+            }
+        }
+        return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: drainBlocking(fd, deadline: deadline, sink: sink))
             }

@@ -150,10 +150,16 @@ extension ItemProvider.Representation {
                 data = try FolderArchive.zip(folder: url, progress: progress)
                 break
             }
+            // A file rewritten while it is read would give bytes of no version: compare its
+            // identity before and after.
+            let before = FileIdentity(path: url.path)
             do {
                 data = try Data(contentsOf: url)
             } catch {
                 throw FerryModelError(.unavailable, "cannot read \(url.path): \(error)")
+            }
+            if let before, let after = FileIdentity(path: url.path), let change = after.change(since: before) {
+                throw FerryModelError(.unavailable, "\(url.path) changed while it was read (\(change))")
             }
         }
         try ItemProvider.checkCancelled(progress)

@@ -14,7 +14,9 @@ import Darwin
 #endif
 
 /// A domain error: printed as `ferry: MESSAGE` on stderr, exit status `status` (2 unless given).
-struct CLIFailure: Error {
+/// Described by its message alone, so that wherever it is interpolated (a loader's failure sent
+/// to a reader) no internal value shows.
+struct CLIFailure: Error, CustomStringConvertible {
     var status: ExitStatus
     var message: String
     init(_ message: String) { self.init(.notFound, message) }
@@ -22,6 +24,8 @@ struct CLIFailure: Error {
         self.status = status
         self.message = message
     }
+
+    var description: String { message }
 }
 
 /// Runs a command body, turning its errors into one stderr line and the documented exit status.

@@ -23,8 +23,9 @@ struct CopyCommand: AsyncParsableCommand {
 
             Data is handed to the broker before ferry exits, so it stays pasteable after ferry \
             is gone. With --lazy ferry promises the data instead: it stays in the foreground \
-            and serves each paste itself; on SIGINT or SIGTERM it hands the data to the broker \
-            and exits, and it exits by itself when something else is copied to the pasteboard.
+            and serves each paste itself, refusing once a file was edited or removed; on SIGINT \
+            or SIGTERM it hands the data to the broker and exits 0, and it exits by itself when \
+            something else is copied to the pasteboard.
 
             --expires removes the items for everyone after that many seconds; --local-only \
             keeps them on this machine; --sensitive keeps them out of the history and off \
@@ -89,7 +90,7 @@ struct CopyCommand: AsyncParsableCommand {
             let overflow = items.reduce(0) { $0 + $1.descriptorCount } > CopyItem.descriptorLimit
             if lazy || overflow { try await client.registerCommandLineTool() }
             // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
-            if lazy { client.flushOnTermination() }
+            if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
             let board = try await pasteboard.resolve(on: client)
             if !lazy && !overflow { items = Self.showingProgress(items) }
             let providers = try items.map { try $0.provider(lazy: lazy) }
@@ -107,6 +108,15 @@ struct CopyCommand: AsyncParsableCommand {
                 try await client.flush()
             }
         }
+    }
+
+    /// A `--lazy` copy's exit status on SIGINT or SIGTERM: 0 once the data is handed over, else
+    /// the failure's status, said on one line.
+    @Sendable static func statusAfterHandingOver(signal: Int32, failure: FerryError?) -> Int32 {
+        guard let failure else { return ExitStatus.success.rawValue }
+        let (status, message) = describe(failure)
+        printError("could not hand the data over: \(message)")
+        return status.rawValue
     }
 
     /// The items with their one large file, if there is exactly one, read through a pipe that

@@ -29,6 +29,9 @@ struct CopySource {
     var sniffed: ContentType?
     /// The file's name without its extension, for `suggestedName`.
     var suggestedName: String?
+    /// A regular file's identity when it was looked at: a `--lazy` copy serves it only while it
+    /// is unchanged.
+    var identity: FileIdentity?
 
     /// Data at most this long from standard input is sent inline (the bus's inline/fd crossover).
     static let inlineLimit = 16 * 1024
@@ -78,7 +81,8 @@ struct CopySource {
             }
         }
         let size = UInt64(max(0, info.st_size))
-        return CopySource(bytes: .file(path: path, size: size), sniffed: type, suggestedName: name.isEmpty ? nil : name)
+        return CopySource(bytes: .file(path: path, size: size), sniffed: type, suggestedName: name.isEmpty ? nil : name,
+                          identity: FileIdentity(descriptor: fd))
     }
 
     /// Standard input: a regular file is passed on as it is; anything else (a pipe, a terminal) is
@@ -91,7 +95,8 @@ struct CopySource {
                 let n = prefix.withUnsafeMutableBytes { pread(0, $0.baseAddress, $0.count, 0) }
                 type = ContentType.sniff(data: prefix.prefix(max(0, n)), filename: nil).type
             }
-            return CopySource(bytes: .file(path: "/proc/self/fd/0", size: UInt64(max(0, info.st_size))), sniffed: type)
+            return CopySource(bytes: .file(path: "/proc/self/fd/0", size: UInt64(max(0, info.st_size))), sniffed: type,
+                              identity: FileIdentity(descriptor: 0))
         }
         return try read(0, name: "standard input", sniff: sniff, suggestedName: nil)
     }
@@ -132,27 +137,47 @@ struct CopySource {
                           sniffed: type, suggestedName: suggestedName)
     }
 
-    /// Reads the bytes (for a promise being served).
+    /// Reads the bytes (for a promise being served): a file only while it is the one that was
+    /// copied, so a paste gets what `types` announced or a clear error, never another version.
+    /// - Throws: `FerryModelError` `.unavailable` when the file is gone, changed since it was
+    ///   copied or changed while it was read; `.io` when it cannot be read.
     func load() throws -> Data {
         switch bytes {
         case .inline(let data):
             return Data(data)
         case .file(let path, _):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw CLIFailure(.failure, "cannot read '\(path)': \(LinuxCalls.reason(errno))") }
+            guard fd >= 0 else {
+                if errno == ENOENT { throw FerryModelError(.unavailable, "'\(path)' was removed after it was copied") }
+                throw FerryModelError(.io, "cannot read '\(path)': \(LinuxCalls.reason(errno))")
+            }
             defer { close(fd) }
+            try checkUnchanged(fd, path: path, when: "after it was copied")
             var data = Data()
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
             while true {
                 let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw CLIFailure(.failure, "cannot read '\(path)': \(LinuxCalls.reason(errno))")
+                    throw FerryModelError(.io, "cannot read '\(path)': \(LinuxCalls.reason(errno))")
                 }
-                if n == 0 { return data }
+                if n == 0 { break }
                 data.append(contentsOf: buffer[..<n])
             }
+            try checkUnchanged(fd, path: path, when: "while it was read")
+            return data
         }
+    }
+
+    /// Refuses the open file `fd` when it is not the file that was copied (another file now at
+    /// `path`, another size or modification time).
+    private func checkUnchanged(_ fd: Int32, path: String, when: String) throws {
+        guard let identity else { return }
+        guard let now = FileIdentity(descriptor: fd) else {
+            throw FerryModelError(.unavailable, "'\(path)' is no longer a regular file")
+        }
+        guard let change = now.change(since: identity) else { return }
+        throw FerryModelError(.unavailable, "'\(path)' changed \(when) (\(change)); it is no longer served: copy it again")
     }
 }
 

@@ -23,7 +23,8 @@ struct Ferry: AsyncParsableCommand {
               4   unavailable: the app that promised the data went away first; the app
                   shows no scenes or the scene is not connected ('scene', 'paste --into',
                   'drag', 'share'); a drag's source app went away before the drop; a
-                  share's activity app went away before it completed
+                  share's activity app went away before it completed; a file changed
+                  while it was copied, or a --lazy copy's file was edited or removed
               5   timeout: the source sent nothing for too long, or an app did not
                   answer a scene request, a paste into its scene, a drag or a share
                   in time

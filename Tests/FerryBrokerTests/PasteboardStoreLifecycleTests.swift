@@ -4,17 +4,21 @@ import Foundation
 import Testing
 
 @Suite struct PasteboardStoreLifecycleTests {
-    @Test func promisesOfAPreviousRunAreUnavailableAfterReopening() throws {
+    @Test func promisesOfAPreviousRunAreDroppedOnReopening() throws {
         let fixture = try StoreFixture()
         var store = try fixture.open()
+        try store.write([text("earlier")], to: "general")
         try store.write([item([(.utf8PlainText, .bytes(Data("held".utf8))),
                                (.png, .promised(owner: ":1.5", estimatedSize: nil))])], to: "general")
+        try store.write([item([(.png, .promised(owner: ":1.5", estimatedSize: nil))])], to: "board")
         store.close()
         store = try fixture.open()
         let stored = try store.items(in: "general")[0]
-        #expect(stored.representations.map(\.storage) == [.inline, .unavailable])
-        #expect(code { try store.readData(item: stored.id, representation: .png) } == .unavailable)
+        #expect(stored.representations.map(\.contentType) == [.utf8PlainText], "the dead promise is gone, the held bytes stay")
+        #expect(code { try store.readData(item: stored.id, representation: .png) } == .notFound)
         #expect(try bytes(store, stored.id, .utf8PlainText) == Data("held".utf8))
+        #expect(try store.items(in: "board").isEmpty, "an item left with nothing is gone")
+        #expect(try store.history().count == 1)
     }
 
     @Test func aFulfilledPromiseIsReadableAndDurable() throws {
@@ -40,19 +44,47 @@ import Testing
         #expect(try firstText(store) == "hello")
     }
 
-    @Test func droppedPromisesAnswerUnavailable() throws {
+    @Test func droppedPromisesLeaveNothingBehind() throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         try store.write([item([(.png, .promised(owner: ":1.5", estimatedSize: nil))]),
                          item([(.png, .promised(owner: ":1.8", estimatedSize: nil))])], to: "general")
-        #expect(try store.dropPromises(of: ":1.5") == 1)
+        let before = try store.changeCount(of: "general")
+        let dropped = try store.items(in: "general")[0].id
+        let changes = try store.dropPromises(of: ":1.5")
+        #expect(changes["general"]?.representations == 1 && changes["general"]?.items == 1)
+        #expect(changes["general"]?.changeCount == before + 1)
+        #expect(try store.changeCount(of: "general") == before + 1)
         let items = try store.items(in: "general")
-        #expect(code { try store.readData(item: items[0].id, representation: .png) } == .unavailable)
-        guard case .promised(":1.8") = try store.readData(item: items[1].id, representation: .png) else {
+        #expect(items.count == 1)
+        guard case .promised(":1.8") = try store.readData(item: items[0].id, representation: .png) else {
             Issue.record("another owner's promise is untouched"); return
         }
-        #expect(code { try store.fulfillPromise(item: items[0].id, representation: .png, data: .bytes(Data()), from: ":1.5") }
-                == .unavailable)
+        #expect(code { try store.fulfillPromise(item: dropped, representation: .png, data: .bytes(Data()), from: ":1.5") }
+                == .notFound)
+        #expect(try store.dropPromises(of: ":1.5").isEmpty, "nothing left to drop: no change")
+    }
+
+    @Test func theGeneralPasteboardFallsBackToItsPreviousContent() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.write([text("first")], to: "general")
+        try store.write([text("second")], to: "general")
+        try store.write([item([(.png, .promised(owner: ":1.5", estimatedSize: 300 << 20))])], to: "general")
+        // A history entry made only of the dead owner's promises goes too.
+        try store.write([text("third")], to: "general")
+        try store.write([item([(.png, .promised(owner: ":1.5", estimatedSize: 300 << 20))])], to: "general")
+        #expect(try store.history().count == 4)
+        let changes = try store.dropPromises(of: ":1.5")
+        #expect(changes["general"]?.restoredHistory == true)
+        #expect(changes["general"]?.remainingItems == 1)
+        #expect(try firstText(store) == "third")
+        #expect(try store.history().count == 2, "the entry restored and the one of promises only are gone")
+        #expect(try store.items(in: "general").allSatisfy { $0.representations.allSatisfy { $0.storage != .unavailable } })
+
+        try store.write([item([(.png, .promised(owner: ":1.6", estimatedSize: nil))])], to: "board")
+        #expect(try store.dropPromises(of: ":1.6")["board"]?.remainingItems == 0)
+        #expect(try store.items(in: "board").isEmpty, "a named pasteboard has no history: it is empty")
     }
 
     @Test func expiredItemsAreGoneForEveryone() throws {

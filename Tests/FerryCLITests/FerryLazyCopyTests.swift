@@ -20,7 +20,7 @@ struct FerryLazyCopyTests {
 
             source.send(SIGTERM)
             let status = await source.waitForExit(timeout: .seconds(15))
-            #expect(status != nil, "the lazy copy did not exit on SIGTERM")
+            #expect(status == 0, "the lazy copy handed over and exits 0 on SIGTERM, as documented")
             #expect(try await !self.isPromised(broker), "the data is still promised after the source exited")
             let afterwards = try await broker.ferry("paste")
             #expect(afterwards.succeeded, "\(afterwards.summary)")
@@ -42,20 +42,90 @@ struct FerryLazyCopyTests {
         }
     }
 
-    @Test("a --lazy source killed with SIGKILL cannot hand over: paste exits 4 (unavailable), the broker lives")
+    @Test("a --lazy source killed with SIGKILL leaves no broken item: the pasteboard is back to what it held before")
     func lazyKilled() async throws {
         try await CLIBroker.with { broker in
-            let source = try broker.start(["copy", "--lazy", "--text", "never handed over"])
+            #expect(try await broker.ferry("copy", "--text", "before").succeeded)
+            let file = try broker.file("big.bin", noise(1 << 20, seed: 5))
+            let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             #expect(try await broker.eventually { try await self.isPromised(broker) })
             source.kill()
-            let paste = try await broker.ferry("paste")
-            #expect(paste.status == 4, "\(paste.summary)")
-            #expect(paste.stderr.hasPrefix("ferry: "))
-            #expect(paste.stderr.split(separator: "\n").count == 1)
-            #expect(paste.standardOutput.isEmpty)
+            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "before" },
+                    "the general pasteboard fell back to its previous content")
+            #expect(try await !self.isPromised(broker))
+            let history = try await broker.ferry("history")
+            #expect(!history.stdout.contains("public.data"), "no dead promise in the history: \(history.stdout)")
             #expect(broker.daemon.isRunning)
             #expect(try await broker.ferry("copy", "--text", "still works").succeeded)
             #expect(try await broker.ferry("paste").stdout == "still works")
+        }
+    }
+
+    @Test("a --lazy copy to a named pasteboard killed with SIGKILL leaves it empty")
+    func lazyKilledNamed() async throws {
+        try await CLIBroker.with { broker in
+            let source = try broker.start(["copy", "--lazy", "-p", "board", "--text", "never handed over"])
+            #expect(try await broker.eventually { try await self.itemCount(broker, "board") == 1 })
+            source.kill()
+            #expect(try await broker.eventually { try await self.itemCount(broker, "board") == 0 })
+            let paste = try await broker.ferry("paste", "-p", "board")
+            #expect(paste.status == 2, "nothing to paste: \(paste.summary)")
+            #expect(paste.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("a --lazy copy whose file is then edited refuses to serve the new bytes, in one clear line")
+    func lazyEditedFile() async throws {
+        try await CLIBroker.with { broker in
+            let data = noise(2 << 20, seed: 6)
+            let file = try broker.file("edited.bin", data)
+            let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
+            defer { source.kill() }
+            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("more".utf8))
+            try handle.close()
+            let paste = try await broker.ferry("paste")
+            #expect(paste.status == 4, "\(paste.summary)")
+            #expect(paste.standardOutput.isEmpty)
+            #expect(paste.stderr.contains("changed after it was copied"), "\(paste.stderr)")
+            #expect(!paste.stderr.contains("CLIFailure") && !paste.stderr.contains("status:"), "\(paste.stderr)")
+            #expect(paste.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("a --lazy copy whose file is then deleted says so in one clear line")
+    func lazyDeletedFile() async throws {
+        try await CLIBroker.with { broker in
+            let file = try broker.file("deleted.bin", noise(2 << 20, seed: 7))
+            let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
+            defer { source.kill() }
+            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            try FileManager.default.removeItem(at: file)
+            let paste = try await broker.ferry("paste")
+            #expect(paste.status == 4, "\(paste.summary)")
+            #expect(paste.stderr.contains("was removed after it was copied"), "\(paste.stderr)")
+            #expect(!paste.stderr.contains("CLIFailure") && !paste.stderr.contains("status:"), "\(paste.stderr)")
+        }
+    }
+
+    @Test("a --lazy copy that cannot hand over on SIGTERM says why and exits non-zero; nothing broken stays")
+    func lazyTerminateAfterEdit() async throws {
+        try await CLIBroker.with { broker in
+            #expect(try await broker.ferry("copy", "--text", "before").succeeded)
+            let file = try broker.file("edited.bin", noise(1 << 20, seed: 8))
+            let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
+            defer { source.kill() }
+            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            try noise(1 << 20, seed: 9).write(to: file)
+            source.send(SIGTERM)
+            let status = await source.waitForExit(timeout: .seconds(15))
+            #expect(status == 4, "\(String(describing: status))")
+            let stderr = String(decoding: FileHandle(fileDescriptor: source.standardError, closeOnDealloc: false).readDataToEndOfFile(),
+                                as: UTF8.self)
+            #expect(stderr.contains("could not hand the data over") && stderr.contains("changed"), "\(stderr)")
+            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "before" })
         }
     }
 
@@ -106,6 +176,12 @@ struct FerryLazyCopyTests {
             #expect(items.count == 1)
             #expect(((items[0]["representations"] as? [[String: Any]])?.first?["type"]) as? String == "public.utf8-plain-text")
         }
+    }
+
+    private func itemCount(_ broker: CLIBroker, _ pasteboard: String) async throws -> Int? {
+        let result = try await broker.ferry("types", "--json", "-p", pasteboard)
+        guard result.succeeded, let json = try? jsonObject(result) else { return nil }
+        return (json["items"] as? [Any])?.count
     }
 
     private func isPromised(_ broker: CLIBroker) async throws -> Bool {

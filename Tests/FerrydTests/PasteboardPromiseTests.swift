@@ -91,8 +91,10 @@ struct PasteboardPromiseTests {
 
         await notes.close()
         try await Task.sleep(for: .milliseconds(300))
+        // The dead promise is gone (the item keeps what was handed over).
         let unavailable = await F.failure { _ = try await F.read(reader, 1, "public.png") }
-        #expect(unavailable?.name == "org.ferry.Error.Unavailable")
+        #expect(unavailable?.name == "org.ferry.Error.NotFound")
+        #expect(try F.types(try await F.items(reader)[1]) == ["public.rtf", "public.jpeg"])
         #expect(try await F.read(reader, 1, "public.rtf").bytes() == Array("{\\rtf1}".utf8), "fulfilled bytes stay")
         #expect(try await F.read(reader, 1, "public.jpeg").bytes() == jpeg)
         #expect(try await F.read(reader, 0, "public.html").bytes() == Array("<p>held</p>".utf8), "held bytes stay")
@@ -102,7 +104,7 @@ struct PasteboardPromiseTests {
         await reader.close()
     }
 
-    @Test("UnregisterApp turns the app's promises unavailable while its connection stays")
+    @Test("UnregisterApp drops the app's promises while its connection stays")
     func unregisterDropsPromises() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
@@ -114,7 +116,8 @@ struct PasteboardPromiseTests {
         #expect(try await F.read(reader, 0, "public.png").bytes() == [1, 2, 3])
         _ = try await F.call(notes, "UnregisterApp")
         let gone = await F.failure { _ = try await F.read(reader, 0, "public.png") }
-        #expect(gone?.name == "org.ferry.Error.Unavailable")
+        #expect(gone?.name == "org.ferry.Error.NotFound")
+        #expect(try F.types(try await F.items(reader)[0]) == ["public.utf8-plain-text"])
         #expect(try await F.read(reader, 0, "public.text").bytes() == Array("kept".utf8))
         await notes.close()
         await reader.close()
