@@ -18,12 +18,12 @@ struct WatchCommand: AsyncParsableCommand {
             fidelity first), items apart by spaces; an empty pasteboard gives the change count \
             alone. Every line is written at once, so a pipe sees it immediately. Runs until \
             interrupted (SIGINT or SIGTERM end it with status 0) or the broker goes away \
-            (status 69).
+            (status 69). A named pasteboard must exist (status 2 otherwise).
 
             With --json each line is the object 'ferry types --json' prints.
             """)
 
-    @OptionGroup var pasteboard: PasteboardOption
+    @OptionGroup var pasteboard: ExistingPasteboardOption
 
     @Flag(name: .long, help: "Print one JSON object per line.")
     var json = false
