@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import FerryModel
+import FerryTerminal
 import GRDB
 import Synchronization
 
@@ -64,18 +65,21 @@ public final class PasteboardStore: Sendable {
     ///   - directory: the state directory; nil means ``StateDirectory/defaultPath(environment:)``.
     ///   - historyLimit: how many history entries the general pasteboard keeps (0: none).
     ///   - descriptorTimeout: how long a descriptor being copied may deliver nothing (30 s).
+    ///   - holder: who opens it, recorded in `ferry.lock` for anyone who finds it held (ferryd
+    ///     gives its pid and bus); nil records nothing.
     /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit or timeout,
     ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
     ///   be opened.
     public static func open(directory: String? = nil, historyLimit: Int = 100,
-                            descriptorTimeout: Duration = .seconds(30)) throws -> PasteboardStore {
+                            descriptorTimeout: Duration = .seconds(30),
+                            holder: StateLockHolder? = nil) throws -> PasteboardStore {
         guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
         guard descriptorTimeout > .zero else {
             throw FerryModelError(.invalidArgument, "the descriptor timeout must be positive")
         }
         let path = directory ?? StateDirectory.defaultPath()
         try StateDirectory.prepare(path)
-        let lock = try StateDirectory.lock(path)
+        let lock = try StateDirectory.lock(path, holder: holder)
         do {
             let blobs = try BlobStore(directory: path + "/blobs")
             var configuration = Configuration()
