@@ -44,33 +44,31 @@ struct WatchCommand: AsyncParsableCommand {
             var last = try await board.changeCount
             try await printState(of: board, changeCount: last)
             let (events, sink) = AsyncStream<Event>.makeStream()
-            let forwarding = Task {
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do { for try await count in changes { sink.yield(.changed(count)) } } catch {}
-                        sink.yield(.closed)
-                    }
-                    group.addTask {
-                        do { for try await owner in owners { sink.yield(.brokerChanged(owner)) } } catch {}
-                        sink.yield(.closed)
-                    }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do { for try await count in changes { sink.yield(.changed(count)) } } catch {}
+                    sink.yield(.closed)
                 }
-            }
-            defer { forwarding.cancel() }
-            for await event in events {
-                switch event {
-                case .changed(let count):
-                    guard count > last else { continue }
-                    last = count
-                    try await printState(of: board, changeCount: count)
-                case .brokerChanged(let newOwner):
-                    guard newOwner == nil || newOwner != owner else { continue }
-                    // Gone: asking for the state starts a broker if the bus can. New: its state,
-                    // change counts included, is its own.
-                    (board, last, owner) = try await follow(client)
-                    try await printState(of: board, changeCount: last)
-                case .closed:
-                    throw CLIFailure(.noBroker, "the connection to the broker closed")
+                group.addTask {
+                    do { for try await owner in owners { sink.yield(.brokerChanged(owner)) } } catch {}
+                    sink.yield(.closed)
+                }
+                defer { group.cancelAll() }
+                for await event in events {
+                    switch event {
+                    case .changed(let count):
+                        guard count > last else { continue }
+                        last = count
+                        try await printState(of: board, changeCount: count)
+                    case .brokerChanged(let newOwner):
+                        guard newOwner == nil || newOwner != owner else { continue }
+                        // Gone: asking for the state starts a broker if the bus can. New: its
+                        // state, change counts included, is its own.
+                        (board, last, owner) = try await follow(client)
+                        try await printState(of: board, changeCount: last)
+                    case .closed:
+                        throw CLIFailure(.noBroker, "the connection to the broker closed")
+                    }
                 }
             }
         }
