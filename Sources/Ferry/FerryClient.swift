@@ -70,14 +70,22 @@ public final class FerryClient: Sendable {
         Pasteboard(source: .client(self), name: PasteboardName.general, path: Pasteboard.generalPath)
     }
 
-    /// The pasteboard called `name`, created when it does not exist yet.
-    /// - Throws: `FerryError` `.invalidArgument` for a bad name, `.noBroker`.
+    /// The pasteboard called `name`, created when it does not exist yet unless `creating` is false.
+    ///
+    /// Ask with `creating: false` to read, list, clear or watch: a mistyped name then leaves no
+    /// pasteboard behind.
+    /// - Parameters:
+    ///   - name: the pasteboard's name.
+    ///   - creating: whether a named pasteboard that does not exist is created (the default).
+    /// - Throws: `FerryError` `.invalidArgument` for a bad name, `.notFound` for a pasteboard that
+    ///   does not exist when `creating` is false, `.noBroker`.
     ///
     /// D-Bus: `org.ferry.Broker1.Pasteboard`.
-    public func pasteboard(named name: String) async throws(FerryError) -> Pasteboard {
+    public func pasteboard(named name: String, creating: Bool = true) async throws(FerryError) -> Pasteboard {
         do { try PasteboardName.validate(name) } catch { throw FerryError.converting(error) }
         if name == PasteboardName.general { return general }
-        let reply = try await callBroker("Pasteboard", [.string(name), [String: DBusValue]().dbusValue])
+        let options: [String: DBusValue] = creating ? [:] : ["create": .boolean(false)]
+        let reply = try await callBroker("Pasteboard", [.string(name), options.dbusValue])
         guard case .objectPath(let path)? = reply.first else {
             throw FerryError(.bus, "Broker1.Pasteboard answered without an object path")
         }

@@ -12,7 +12,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
 
     /// The connection the broker serves on.
     public let connection: Connection
@@ -156,8 +156,10 @@ public struct BrokerService: Sendable {
             Method("Pasteboard", in: ["name": "s", "options": "a{sv}"], out: ["path": "o"]) { call in
                 let caller = try await resolveCaller(call)
                 try AppRegistry.checkSameUser(caller, ownUID: pasteboards.ownUID)
-                return [.objectPath(try await pasteboards.pasteboardPath(named: try call.argument(0, as: String.self),
-                                                                         caller: caller.uniqueName))]
+                let (name, options) = try call.arguments(String.self, VariantDictionary.self)
+                let create = try BusDictionary(options, path: "options").bool("create") ?? true
+                return [.objectPath(try await pasteboards.pasteboardPath(named: name, caller: caller.uniqueName,
+                                                                         create: create))]
             }
             Method("RemovePasteboard", in: ["name": "s"]) { call in
                 try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)

@@ -123,7 +123,8 @@ public actor PasteboardService {
         return path
     }
 
-    /// The object path of the pasteboard `name`, creating (durably) and exporting it if needed.
+    /// The object path of the pasteboard `name`, creating (durably) and exporting it if needed and
+    /// `create` allows: reading, listing, clearing and watching never create a pasteboard.
     ///
     /// A reserved name (``PasteboardName/reservedPrefix``) is never created: an existing transient
     /// pasteboard's path is given to its writers and metadata readers (and to the broker itself,
@@ -133,9 +134,10 @@ public actor PasteboardService {
     /// - Parameters:
     ///   - name: the pasteboard's name.
     ///   - caller: the caller's unique bus name; nil for the broker's own use.
+    ///   - create: whether a named pasteboard that does not exist yet is created (`create` option).
     /// - Throws: `FerryModelError` `.invalidArgument` for a bad name or a reserved one the caller
-    ///   cannot have.
-    public func pasteboardPath(named name: String, caller: String? = nil) throws -> ObjectPath {
+    ///   cannot have, `.notFound` for a pasteboard that does not exist when `create` is false.
+    public func pasteboardPath(named name: String, caller: String? = nil, create: Bool = true) throws -> ObjectPath {
         try PasteboardName.validate(name)
         if PasteboardName.isReserved(name), !exported.contains(name) {
             let allowed = transients.withLock { transients in
@@ -150,7 +152,11 @@ public actor PasteboardService {
             return try ObjectPath(PasteboardName.objectPath(name))
         }
         if !exported.contains(name) {
-            if try store.createPasteboard(name) { log("created pasteboard \(name)") }
+            if !create {
+                _ = try store.changeCount(of: name)  // NotFound: "there is no pasteboard …"
+            } else if try store.createPasteboard(name) {
+                log("created pasteboard \(name)")
+            }
         }
         let path = try export(name)
         if let caller, name != PasteboardName.general { openers[name, default: []].insert(caller) }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import FerryModel
+import FerryTerminal
 import GRDB
 import Synchronization
 
@@ -74,12 +75,15 @@ public final class PasteboardStore: Sendable {
     ///   - descriptorTimeout: how long a descriptor being copied may deliver nothing (30 s).
     ///   - diskBudget: the most the blob files may take, in bytes (4 GiB); a write past it is
     ///     `.tooLarge`.
+    ///   - holder: who opens it, recorded in `ferry.lock` for anyone who finds it held (ferryd
+    ///     gives its pid and bus); nil records nothing.
     /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit, budget or timeout,
     ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
     ///   be opened.
     public static func open(directory: String? = nil, historyLimit: Int = 100,
                             descriptorTimeout: Duration = .seconds(30),
-                            diskBudget: Int64 = defaultDiskBudget) throws -> PasteboardStore {
+                            diskBudget: Int64 = defaultDiskBudget,
+                            holder: StateLockHolder? = nil) throws -> PasteboardStore {
         guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
         guard diskBudget >= 0 else { throw FerryModelError(.invalidArgument, "the disk budget must not be negative") }
         guard descriptorTimeout > .zero else {
@@ -87,7 +91,7 @@ public final class PasteboardStore: Sendable {
         }
         let path = directory ?? StateDirectory.defaultPath()
         try StateDirectory.prepare(path)
-        let lock = try StateDirectory.lock(path)
+        let lock = try StateDirectory.lock(path, holder: holder)
         do {
             let blobs = try BlobStore(directory: path + "/blobs", budget: DiskBudget(limit: diskBudget))
             var configuration = Configuration()

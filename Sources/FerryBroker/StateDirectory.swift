@@ -8,22 +8,20 @@ import Glibc
 #endif
 import FerryModel
 import GRDB
+import FerryTerminal
 
 /// Where ferryd keeps its durable state: `$XDG_STATE_HOME/ferry`, by default `~/.local/state/ferry`.
 ///
 /// Inside: `ferry.sqlite` (with its `-wal` and `-shm` files), `blobs/` for large representations,
-/// `ferry.lock`, which one store at a time holds with `flock`, and `ferry.reserve`, 1 MiB kept
-/// free for clearing on a full file system.
+/// `ferry.lock`, which one store at a time holds with `flock` and in which ferryd records its
+/// pid and bus (``StateLockHolder``), and `ferry.reserve`, 1 MiB kept free for clearing on a full
+/// file system.
 public enum StateDirectory {
     /// The default state directory for this user, following the XDG base directory specification:
     /// `$XDG_STATE_HOME/ferry` when that is an absolute path, else `$HOME/.local/state/ferry`.
     /// - Parameter environment: the environment to read (the process's by default).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return state + "/ferry"
-        }
-        let home = environment["HOME"] ?? "/"
-        return (home.hasSuffix("/") ? home : home + "/") + ".local/state/ferry"
+        StateLockHolder.defaultDirectory { environment[$0] }
     }
 
     /// Creates `path` (and missing parents) and makes sure it is a directory of mode 0700.
@@ -43,15 +41,24 @@ public enum StateDirectory {
         }
     }
 
-    /// Takes the directory's exclusive lock, so that two daemons never share one state directory.
+    /// Takes the directory's exclusive lock, so that two daemons never share one state directory,
+    /// and records `holder` in the lock file for whoever finds it held.
+    /// - Parameter holder: who takes the lock (ferryd's pid and bus); nil records nothing.
     /// - Returns: the open lock file; closing it releases the lock (so does the process's death).
-    /// - Throws: `FerryModelError` `.unavailable` when another process holds the lock.
-    static func lock(_ path: String) throws -> Int32 {
+    /// - Throws: `FerryModelError` `.unavailable` when another process holds the lock (naming the
+    ///   holder it recorded, if any).
+    static func lock(_ path: String, holder: StateLockHolder? = nil) throws -> Int32 {
         let fd = open(path + "/ferry.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FerryModelError.storage("cannot open \(path)/ferry.lock: errno \(errno)") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw FerryModelError(.unavailable, "the state directory \(path) is in use by another store")
+            let by = StateLockHolder.recorded(in: path).map { " (\($0.description))" } ?? ""
+            throw FerryModelError(.unavailable, "the state directory \(path) is in use by another store\(by)")
+        }
+        // Written under the lock; a failure to record is not a reason to refuse the directory.
+        let record = Array((holder?.fileContents ?? "").utf8)
+        if ftruncate(fd, 0) == 0, !record.isEmpty {
+            _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         }
         return fd
     }

@@ -71,13 +71,14 @@ struct BrokerLink {
         case failed(FrontFailure)
     }
 
-    /// The object path of the pasteboard `name`, creating it on first use.
+    /// The object path of the existing pasteboard `name`: a paste never creates one, so one that
+    /// does not exist is refused (the full CLI then reports `NotFound`).
     ///
-    /// D-Bus: `org.ferry.Broker1.Pasteboard`.
+    /// D-Bus: `org.ferry.Broker1.Pasteboard` with `create` false.
     func pasteboardPath(named name: String) -> PathResult {
         let reply = call(path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "Pasteboard",
                          timeoutMilliseconds: 30_000) { iter in
-            Self.append(name, to: &iter) && Self.appendEmptyOptions(to: &iter)
+            Self.append(name, to: &iter) && Self.appendNoCreateOption(to: &iter)
         }
         switch reply {
         case nil:
@@ -242,6 +243,22 @@ struct BrokerLink {
             var pointer: UnsafePointer<CChar>? = chars
             return dbus_message_iter_append_basic(&iter, CDBUS_TYPE_STRING, &pointer) != 0
         }
+    }
+
+    /// Appends the `a{sv}` `{"create": <false>}`.
+    private static func appendNoCreateOption(to iter: inout DBusMessageIter) -> Bool {
+        var dictionary = DBusMessageIter()
+        var entry = DBusMessageIter()
+        var variant = DBusMessageIter()
+        var no: dbus_bool_t = 0
+        guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dictionary) != 0,
+              dbus_message_iter_open_container(&dictionary, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0,
+              append("create", to: &entry),
+              dbus_message_iter_open_container(&entry, CDBUS_TYPE_VARIANT, "b", &variant) != 0,
+              dbus_message_iter_append_basic(&variant, CDBUS_TYPE_BOOLEAN, &no) != 0,
+              dbus_message_iter_close_container(&entry, &variant) != 0,
+              dbus_message_iter_close_container(&dictionary, &entry) != 0 else { return false }
+        return dbus_message_iter_close_container(&iter, &dictionary) != 0
     }
 
     /// Appends an empty `a{sv}`.

@@ -33,8 +33,9 @@ struct FrontFailure: Error, Equatable {
             }
         }
         let noBroker = status == .noBroker && !message.contains("connect")
+        let hint = noBroker ? StateLockHolder.startFailureHint().map { ": " + $0 } ?? "" : ""
         self.init(status: status.rawValue,
-                  message: noBroker ? "the Ferry broker is not running and cannot be started (" + message + ")" : message)
+                  message: noBroker ? "the Ferry broker is not running and cannot be started (" + message + ")" + hint : message)
     }
 
     /// Writes `ferry: MESSAGE` to standard error in one write and returns the status.

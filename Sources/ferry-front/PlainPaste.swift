@@ -100,7 +100,8 @@ struct PlainPaste {
         if pasteboard == "general" {
             path = "/org/ferry/Pasteboard/general"
         } else {
-            // As the full CLI does: Broker1.Pasteboard creates a named pasteboard on first use.
+            // As the full CLI does: a paste never creates a named pasteboard; one that does not
+            // exist is handed over, and the full CLI reports NotFound.
             switch link.pasteboardPath(named: pasteboard) {
             case .path(let named): path = named
             case .refused: return .handOver

@@ -38,3 +38,37 @@ struct PasteboardOption: ParsableArguments {
         pasteboard == PasteboardName.general ? client.general : try await client.pasteboard(named: pasteboard)
     }
 }
+
+/// `--pasteboard NAME` on the commands that read, clear or watch: they never create a pasteboard,
+/// so a named one that does not exist is `NotFound` (exit status 2).
+struct ExistingPasteboardOption: ParsableArguments {
+    @Option(name: [.customShort("p"), .customLong("pasteboard")],
+            help: ArgumentHelp("The pasteboard: general (the default) or an existing named one.", valueName: "name"))
+    var name: String?
+
+    /// The pasteboard's name.
+    var pasteboard: String { name ?? PasteboardName.general }
+
+    /// Checks the name before anything touches the bus.
+    /// - Throws: `FerryModelError` `.invalidArgument` (exit status 64).
+    func check() throws { try PasteboardName.validate(pasteboard) }
+
+    /// The pasteboard on `client`, which must exist.
+    /// - Throws: `CLIFailure` (status 2) for a named pasteboard that does not exist.
+    func resolve(on client: FerryClient) async throws -> Pasteboard {
+        try await Self.existing(pasteboard, on: client)
+    }
+
+    /// The pasteboard `name` on `client`, looked up without creating it.
+    /// - Throws: `CLIFailure` (status 2) for a named pasteboard that does not exist.
+    static func existing(_ name: String, on client: FerryClient) async throws -> Pasteboard {
+        guard name != PasteboardName.general else { return client.general }
+        let result: Result<Pasteboard, FerryError>
+        do { result = .success(try await client.pasteboard(named: name, creating: false)) } catch { result = .failure(error) }
+        switch result {
+        case .success(let board): return board
+        case .failure(let error) where error.code == .notFound: throw CLIFailure("no pasteboard named '\(name)'")
+        case .failure(let error): throw error
+        }
+    }
+}

@@ -8,7 +8,7 @@ struct ClearCommand: AsyncParsableCommand {
         abstract: "Remove every item from a pasteboard.",
         discussion: "The general pasteboard's items enter its history. Nothing is printed.")
 
-    @OptionGroup var pasteboard: PasteboardOption
+    @OptionGroup var pasteboard: ExistingPasteboardOption
 
     @OptionGroup var bus: BusOptions
 

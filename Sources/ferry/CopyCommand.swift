@@ -25,7 +25,8 @@ struct CopyCommand: AsyncParsableCommand {
             is gone. With --lazy ferry promises the data instead: it stays in the foreground \
             and serves each paste itself, refusing once a file was edited or removed; on SIGINT \
             or SIGTERM it hands the data to the broker and exits 0, and it exits by itself when \
-            something else is copied to the pasteboard.
+            something else is copied to the pasteboard (status 0) or when the broker goes away \
+            (status 69: the promise went with it).
 
             --expires removes the items for everyone after that many seconds; --local-only \
             keeps them on this machine; --sensitive keeps them out of the history and off \
@@ -95,15 +96,21 @@ struct CopyCommand: AsyncParsableCommand {
             if !lazy && !overflow { items = Self.showingProgress(items) }
             let providers = try items.map { try $0.provider(lazy: lazy) }
             let changes = lazy ? try await board.changes() : nil
+            let owners = lazy ? try await client.brokerOwnerChanges() : nil
             let count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
                                                          sensitive: sensitive)
             if verbose {
                 let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
                 printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
             }
-            if let changes {
-                for try await next in changes where next > count { break }
-                if verbose { printLine(stderr: "the pasteboard changed; no longer serving\n") }
+            if let changes, let owners {
+                if try await Self.waitForReplacement(changes, count: count, brokerChanges: owners) {
+                    if verbose { printLine(stderr: "the pasteboard changed; no longer serving\n") }
+                } else {
+                    // A promise lives in the broker that took it: a broker that went away (or was
+                    // replaced) has dropped it, and nothing is left to serve.
+                    throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
+                }
             } else if overflow {
                 try await client.flush()
             }
@@ -117,6 +124,25 @@ struct CopyCommand: AsyncParsableCommand {
         let (status, message) = describe(failure)
         printError("could not hand the data over: \(message)")
         return status.rawValue
+    }
+
+    /// Waits until the pasteboard changes past `count` (true) or the broker goes away or is
+    /// replaced (false).
+    static func waitForReplacement(_ changes: AsyncThrowingStream<UInt64, any Error>, count: UInt64,
+                                   brokerChanges: AsyncThrowingStream<String?, any Error>) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for try await next in changes where next > count { return true }
+                return false
+            }
+            group.addTask {
+                for try await _ in brokerChanges { return false }
+                return false
+            }
+            let replaced = try await group.next() ?? false
+            group.cancelAll()
+            return replaced
+        }
     }
 
     /// The items with their one large file, if there is exactly one, read through a pipe that

@@ -44,7 +44,7 @@ struct PasteCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("The item's index, 0 first.", valueName: "n"))
     var item = 0
 
-    @OptionGroup var pasteboard: PasteboardOption
+    @OptionGroup var pasteboard: ExistingPasteboardOption
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
     var output: String?

@@ -19,7 +19,7 @@ struct PasteRequest {
             try PasteboardName.validate(pasteboard)
             let wanted = try type.map(resolveTypeArgument) ?? .item
             let client = try await BusOptions.connect(bus)
-            let board = pasteboard == PasteboardName.general ? client.general : try await client.pasteboard(named: pasteboard)
+            let board = try await ExistingPasteboardOption.existing(pasteboard, on: client)
             // An output that cannot be written fails before anything is pasted.
             let file = try output.map { try OutputPath(path: PathArgument($0)) }
             do {

@@ -22,7 +22,7 @@ struct TypesCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Only this item (its index, 0 first).", valueName: "n"))
     var item: Int?
 
-    @OptionGroup var pasteboard: PasteboardOption
+    @OptionGroup var pasteboard: ExistingPasteboardOption
 
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
     var json = false

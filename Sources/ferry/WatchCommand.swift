@@ -17,13 +17,15 @@ struct WatchCommand: AsyncParsableCommand {
             Each line is the change count, then each item's types (comma-separated, highest \
             fidelity first), items apart by spaces; an empty pasteboard gives the change count \
             alone. Every line is written at once, so a pipe sees it immediately. Runs until \
-            interrupted (SIGINT or SIGTERM end it with status 0) or the broker goes away \
-            (status 69).
+            interrupted (SIGINT or SIGTERM end it with status 0) or the broker goes away and the \
+            bus cannot start it again (status 69). When another broker takes over (a restart, \
+            `ferryd --replace`), it prints that broker's current state and follows it. A named \
+            pasteboard must exist (status 2 otherwise).
 
             With --json each line is the object 'ferry types --json' prints.
             """)
 
-    @OptionGroup var pasteboard: PasteboardOption
+    @OptionGroup var pasteboard: ExistingPasteboardOption
 
     @Flag(name: .long, help: "Print one JSON object per line.")
     var json = false
@@ -34,16 +36,62 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingFailures {
             try pasteboard.check()
             let client = try await bus.connect()
-            let board = try await pasteboard.resolve(on: client)
+            var board = try await pasteboard.resolve(on: client)
             for sig in [SIGINT, SIGTERM] { signal(sig) { _ in _exit(0) } }
-            let changes = try await board.changes()
+            let owners = try await client.brokerOwnerChanges()
+            let changes = try await board.changes()  // the rule names org.ferry.Broker: it follows a new owner
+            var owner = try await client.brokerOwner()
             var last = try await board.changeCount
             try await printState(of: board, changeCount: last)
-            for try await count in changes where count > last {
-                last = count
-                try await printState(of: board, changeCount: count)
+            let (events, sink) = AsyncStream<Event>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do { for try await count in changes { sink.yield(.changed(count)) } } catch {}
+                    sink.yield(.closed)
+                }
+                group.addTask {
+                    do { for try await owner in owners { sink.yield(.brokerChanged(owner)) } } catch {}
+                    sink.yield(.closed)
+                }
+                defer { group.cancelAll() }
+                for await event in events {
+                    switch event {
+                    case .changed(let count):
+                        guard count > last else { continue }
+                        last = count
+                        try await printState(of: board, changeCount: count)
+                    case .brokerChanged(let newOwner):
+                        guard newOwner == nil || newOwner != owner else { continue }
+                        // Gone: asking for the state starts a broker if the bus can. New: its
+                        // state, change counts included, is its own.
+                        (board, last, owner) = try await follow(client)
+                        try await printState(of: board, changeCount: last)
+                    case .closed:
+                        throw CLIFailure(.noBroker, "the connection to the broker closed")
+                    }
+                }
             }
-            throw CLIFailure(.noBroker, "the connection to the broker closed")
+        }
+    }
+
+    /// What `run` waits for.
+    private enum Event: Sendable {
+        case changed(UInt64)
+        /// `org.ferry.Broker` has a new owner (nil: none).
+        case brokerChanged(String?)
+        case closed
+    }
+
+    /// The pasteboard on the broker that now owns the name (started by the bus if none does), its
+    /// change count and that broker's unique name.
+    /// - Throws: `CLIFailure` `.noBroker` when no broker runs and the bus cannot start one.
+    private func follow(_ client: FerryClient) async throws -> (Pasteboard, UInt64, String?) {
+        do {
+            let board = try await pasteboard.resolve(on: client)
+            let count = try await board.changeCount
+            return (board, count, try await client.brokerOwner())
+        } catch let error as FerryError where error.code == .noBroker {
+            throw CLIFailure(.noBroker, "the Ferry broker went away and cannot be started (\(error.message))")
         }
     }
 

@@ -3,6 +3,7 @@ import DBus
 import Dispatch
 import FerryBroker
 import FerryModel
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,15 @@ struct Ferryd: AsyncParsableCommand {
         abstract: "The Ferry broker: owns org.ferry.Broker on the session bus.",
         discussion: """
             Prints READY on standard output once it owns org.ferry.Broker; logs one line per event \
-            on standard error. SIGTERM or SIGINT, or losing the name to `ferryd --replace`, shut it \
-            down gracefully (exit status 0).
+            on standard error. Started by the bus (D-Bus activation: $DBUS_STARTER_BUS_TYPE is set) \
+            it is quiet unless --verbose: no READY, and only warnings and errors on standard error. \
+            SIGTERM, SIGINT or SIGHUP, or losing the name to `ferryd --replace`, shut it down \
+            gracefully (exit status 0).
+
+            One ferryd serves one state directory, and so one session bus per user by default; \
+            ferryd records its pid and bus in the directory's ferry.lock, and a second one names \
+            them when it is refused. --replace takes the name over from the ferryd on this bus and \
+            waits (at most 20 s) for it to shut down and release the state directory.
 
             Exit status: 0 after a clean shutdown; 1 when it cannot connect, the name is taken \
             (without --replace) or another daemon holds the state directory; 64 for bad arguments.
@@ -34,6 +42,12 @@ struct Ferryd: AsyncParsableCommand {
 
     @Flag(help: "Take org.ferry.Broker over from a running ferryd.")
     var replace = false
+
+    @Flag(help: "Print no READY line and log only warnings and errors (the default when the bus starts ferryd).")
+    var quiet = false
+
+    @Flag(help: "Print READY and log every event even when the bus starts ferryd.")
+    var verbose = false
 
     @Option(help: ArgumentHelp("The paste policy file (default: $XDG_CONFIG_HOME/ferry/paste-policy).", valueName: "file"))
     var policy: String?
@@ -78,6 +92,7 @@ struct Ferryd: AsyncParsableCommand {
     var sharePerformTimeout: Double = 30
 
     func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
@@ -107,21 +122,41 @@ struct Ferryd: AsyncParsableCommand {
     func run() async throws {
         // Drags', shares' and sensitive items' bytes leave the process when they end.
         FreedMemory.returnLargeBuffersAtOnce()
-        let signals = SignalWatch([SIGTERM, SIGINT])
+        let signals = SignalWatch([SIGTERM, SIGINT, SIGHUP])
+        let log = DaemonLog(everyEvent: !isQuiet)
+        let say = log.say
+        let diskBytes = try byteCount(diskBudget, option: "--disk-budget")
         let connection: Connection
         do {
             if let bus { connection = try await Connection(address: bus) } else { connection = try await Connection.session() }
         } catch {
             fail("cannot connect to the bus: \(error)")
         }
+        let directory = stateDir ?? StateDirectory.defaultPath()
+        let holder = StateLockHolder(pid: getpid(), busAddress: bus ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "")
+        let openStore = {
+            try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
+                                     descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)), diskBudget: diskBytes, holder: holder)
+        }
         let store: PasteboardStore
         do {
-            store = try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
-                                             descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)),
-                                             diskBudget: try byteCount(diskBudget, option: "--disk-budget"))
+            store = try openStore()
+        } catch let error as FerryModelError where error.code == .unavailable && replace {
+            // The ferryd being replaced holds the state directory until it has shut down, and it
+            // shuts down when it loses the name: take the name first, then wait for the lock.
+            guard let previous = await takeNameFromHolder(of: directory, on: connection) else {
+                await connection.close(gracePeriod: .zero)
+                fail("\(error.message) (its lock \(directory)/ferry.lock is held); --replace takes over only the ferryd "
+                     + "that owns \(BrokerService.busName.rawValue) on this bus")
+            }
+            say("took \(BrokerService.busName.rawValue) over from \(previous.description); waiting for it to release \(directory)")
+            guard let opened = await waitForStore(openStore) else {
+                await connection.close(gracePeriod: .zero)
+                fail("\(previous.description) did not release \(directory) within \(Self.replaceWait)")
+            }
+            store = opened
         } catch let error as FerryModelError {
             await connection.close(gracePeriod: .zero)
-            let directory = stateDir ?? StateDirectory.defaultPath()
             fail(error.code == .unavailable ? "\(error.message) (its lock \(directory)/ferry.lock is held)" : error.message)
         }
         let sceneStore: SceneStore
@@ -133,7 +168,7 @@ struct Ferryd: AsyncParsableCommand {
             fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
         }
         let registry = AppRegistry(ownUID: getuid())
-        let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: say)
+        let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
                                             relay: PromiseRelay(connection: connection), ownUID: getuid(),
                                             memory: MemoryBudget(total: Int(try byteCount(memoryBudget, option: "--memory-budget")),
@@ -175,8 +210,10 @@ struct Ferryd: AsyncParsableCommand {
             fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
         }
         say("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
-        print("READY")
-        fflush(nil)
+        if !isQuiet {
+            print("READY")
+            fflush(nil)
+        }
 
         let reason = await withTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -198,7 +235,7 @@ struct Ferryd: AsyncParsableCommand {
                 return "the bus connection closed"
             }
             group.addTask {
-                for await signal in signals.stream { return signal == SIGTERM ? "SIGTERM" : "SIGINT" }
+                for await signal in signals.stream { return signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "SIGINT" }
                 return nil
             }
             group.addTask { await pasteboards.runExpiry(); return nil }
@@ -242,6 +279,45 @@ extension Ferryd {
         return number * unit
     }
 
+    /// How long `--replace` waits for the ferryd it replaces to release the state directory
+    /// (that one first finishes the calls it is running, up to its 5 s grace period).
+    static let replaceWait: Duration = .seconds(20)
+
+    /// Whether READY and the event log are left out: `--quiet`, or started by the bus (whose
+    /// standard output and error are often the terminal of whoever started the bus) without
+    /// `--verbose`.
+    var isQuiet: Bool {
+        quiet || (!verbose && (StateLockHolder.environmentVariable("DBUS_STARTER_BUS_TYPE") != nil
+                               || StateLockHolder.environmentVariable("DBUS_STARTER_ADDRESS") != nil))
+    }
+
+    /// Takes `org.ferry.Broker` over from the ferryd that holds `directory`, when that ferryd is the
+    /// name's owner on this bus (same pid); returns it, or nil when the holder is another process
+    /// (a ferryd on another bus, say), which replacing the name here would not stop.
+    func takeNameFromHolder(of directory: String, on connection: Connection) async -> StateLockHolder? {
+        guard let holder = StateLockHolder.recorded(in: directory),
+              let owner = try? await connection.owner(of: BrokerService.busName),
+              let pid = try? await connection.credentials(of: owner).pid, Int32(pid) == holder.pid,
+              let reply = try? await connection.requestName(BrokerService.busName, flags: [.allowReplacement, .replaceExisting]),
+              reply == .primaryOwner || reply == .alreadyOwner
+        else { return nil }
+        return holder
+    }
+
+    /// Opens the store with `open` until the lock is free, for at most ``replaceWait``.
+    func waitForStore(_ open: () throws -> PasteboardStore) async -> PasteboardStore? {
+        let deadline = ContinuousClock.now + Self.replaceWait
+        while true {
+            do {
+                return try open()
+            } catch let error as FerryModelError where error.code == .unavailable && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(50))
+            } catch {
+                return nil
+            }
+        }
+    }
+
     /// The `--screen` sizes (`1920x1080`); none means the default screen.
     func screenSizes() throws -> [Size] {
         guard !screen.isEmpty else { return [Desktop.defaultScreenSize] }
@@ -255,9 +331,22 @@ extension Ferryd {
     }
 }
 
-/// Prints one log line on standard error: `ferryd: <line>`.
-@Sendable func say(_ line: String) {
-    writeToStandardError("ferryd: \(line)\n")
+/// ferryd's log on standard error, one line per event: `ferryd: <line>`.
+struct DaemonLog: Sendable {
+    /// Whether every event is logged; when false (`--quiet`), only warnings: what ferryd could not
+    /// do ("cannot …") and the paste policy file's problems.
+    let everyEvent: Bool
+
+    /// Logs `line` whatever `everyEvent` says: a warning.
+    let warn: @Sendable (String) -> Void = { line in writeToStandardError("ferryd: \(line)\n") }
+
+    /// Logs `line`, an event (kept when quiet if it says what ferryd could not do).
+    var say: @Sendable (String) -> Void {
+        let everyEvent = everyEvent
+        return { line in
+            if everyEvent || line.hasPrefix("cannot ") { writeToStandardError("ferryd: \(line)\n") }
+        }
+    }
 }
 
 /// Prints one error line and exits with status 1.

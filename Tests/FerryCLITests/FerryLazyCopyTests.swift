@@ -160,6 +160,9 @@ struct FerryLazyCopyTests {
     @Test("watch --json prints the object of types --json per line")
     func watchJSON() async throws {
         try await CLIBroker.with { broker in
+            // watch never creates a pasteboard: this one exists, empty.
+            #expect(try await broker.ferry("copy", "-p", "board", "--text", "first").succeeded)
+            #expect(try await broker.ferry("clear", "-p", "board").succeeded)
             let watcher = try broker.start(["watch", "--json", "-p", "board"])
             defer { watcher.kill() }
             var lines = LineReader(fd: watcher.standardOutput)

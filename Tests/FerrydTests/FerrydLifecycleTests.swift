@@ -48,13 +48,16 @@ struct FerrydLifecycleTests {
         await client.close()
     }
 
-    @Test("two daemons on one state directory: the second exits 1 naming the lock")
+    @Test("two daemons on one state directory: the second, on another bus, exits 1 naming the lock")
     func stateDirectoryLock() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
         let first = try await fixture.start()
         defer { first.stop() }
-        let refused = try await fixture.run(["--replace"])
+        // On the same bus --replace takes over (FerrydTakeoverTests); on another it cannot.
+        let other = try FerrydFixture(bus: PrivateBus())
+        defer { other.bus.stop() }
+        let refused = try await other.run(["--replace"], stateDir: fixture.stateDir)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("in use by another store"))
         #expect(refused.stderr.contains("\(fixture.stateDir.path)/ferry.lock"))
