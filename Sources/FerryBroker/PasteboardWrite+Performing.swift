@@ -25,7 +25,9 @@ extension PasteboardWrite {
     /// - Throws: `FerryModelError` from reading the descriptors or from the store; nothing is
     ///   written then.
     func perform(on store: PasteboardStore, pasteboard: String) throws -> Outcome {
-        let items = try resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
+        var write = self
+        write.items = addingURLsOfURILists(timeout: store.descriptorTimeout)
+        let items = try write.resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
         if items.contains(where: \.isSensitive) {
             return try performVolatile(items, on: store, pasteboard: pasteboard)
         }
