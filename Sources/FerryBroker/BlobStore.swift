@@ -88,12 +88,20 @@ struct BlobStore: Sendable {
         }
     }
 
-    /// Opens a blob read-only. The caller owns the descriptor.
-    /// - Throws: `FerryModelError` `.notFound` when the file is missing.
-    func open(_ name: String) throws -> (descriptor: Int32, size: Int64) {
+    /// Opens a blob read-only, never following a symbolic link. The caller owns the descriptor.
+    /// - Parameter expectedSize: the size the store recorded; a file of another size is damaged.
+    /// - Throws: `FerryModelError` `.notFound` when the file is missing, `.unavailable` when it
+    ///   is not a regular file (a link, a FIFO, a directory put in its place) or has lost or
+    ///   gained bytes: such a file is never served as the item's bytes.
+    func open(_ name: String, expectedSize: Int64?) throws -> (descriptor: Int32, size: Int64) {
         guard Self.isValidName(name) else { throw FerryModelError.storage("bad blob name \(name) in the database") }
-        let fd = Glibc.open(path(name), O_RDONLY | O_CLOEXEC)
+        // O_NOFOLLOW: a link in place of the blob is refused (ELOOP), not followed; O_NONBLOCK:
+        // a FIFO in its place cannot hang the open.
+        let fd = Glibc.open(path(name), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
+            if errno == ELOOP {
+                throw FerryModelError(.unavailable, "the representation's blob file was replaced by a symbolic link; it is not served")
+            }
             throw FerryModelError(.notFound, "the representation's blob file is missing (errno \(errno))")
         }
         var info = stat()
@@ -101,6 +109,17 @@ struct BlobStore: Sendable {
             close(fd)
             throw FerryModelError.storage("cannot stat blob \(name): errno \(errno)")
         }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw FerryModelError(.unavailable, "the representation's blob file is not a regular file; it is not served")
+        }
+        if let expectedSize, Int64(info.st_size) != expectedSize {
+            close(fd)
+            throw FerryModelError(.unavailable,
+                                  "the representation's blob file is damaged: \(info.st_size) bytes on disk, \(expectedSize) stored")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         return (fd, Int64(info.st_size))
     }
 

@@ -40,8 +40,13 @@ struct BusDictionary {
         return flag
     }
 
+    /// An integer of any width that fits `Int64`; a `t` past `Int64.max` (an offset, a length,
+    /// a size or a date of 2^63 or more) is named as too large, not as the wrong type.
     func int64(_ key: String) throws -> Int64? {
         guard let value = entries[key]?.unwrappingVariants else { return nil }
+        if case .uint64(let number) = value, number > UInt64(Int64.max) {
+            throw FerryModelError(.invalidArgument, "\(number) is too large: at most \(Int64.max) (2^63 - 1)", keyPath: keyPath(key))
+        }
         guard let number = Self.integer(value) else { throw mismatch(key, "an integer (x)", value) }
         return number
     }

@@ -89,7 +89,7 @@ extension PasteboardStore {
     public func readData(item: UUID, representation: ContentType, now: Date = Date()) throws -> RepresentationData {
         try reading { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: """
-                SELECT r.storage, r.data, r.blob, r.owner, i.expirationDate
+                SELECT r.storage, r.data, r.blob, r.owner, r.size, i.expirationDate
                 FROM item i LEFT JOIN representation r ON r.item = i.id AND r.contentType = ?
                 WHERE i.id = ?
                 """), arguments: [representation.identifier, item.uuidString])
@@ -104,7 +104,7 @@ extension PasteboardStore {
             case "inline":
                 return .bytes(row["data"] ?? Data())
             case "blob":
-                let (fd, size) = try blobs.open(row["blob"])
+                let (fd, size) = try blobs.open(row["blob"], expectedSize: row["size"])
                 return .file(descriptor: fd, size: size)
             case "promised":
                 return .promised(owner: row["owner"])

@@ -49,12 +49,16 @@ public final class PasteboardStore: Sendable {
 
     let database: DatabaseQueue
     let blobs: BlobStore
+    /// The damaged `ferry.sqlite` (and the `blobs/` it referred to) that ``open(directory:historyLimit:descriptorTimeout:)``
+    /// set aside to start afresh, for the caller to log; empty when the store opened as it was.
+    public let setAside: [StateDirectory.SetAside]
     /// The open `ferry.lock`, -1 once closed.
     private let lockDescriptor: Mutex<Int32>
 
     private init(directory: String, historyLimit: Int, descriptorTimeout: Duration, database: DatabaseQueue,
-                 blobs: BlobStore, lock: Int32) {
+                 blobs: BlobStore, lock: Int32, setAside: [StateDirectory.SetAside]) {
         self.directory = directory
+        self.setAside = setAside
         self.historyLimit = historyLimit
         self.descriptorTimeout = descriptorTimeout
         self.database = database
@@ -93,7 +97,6 @@ public final class PasteboardStore: Sendable {
         try StateDirectory.prepare(path)
         let lock = try StateDirectory.lock(path, holder: holder)
         do {
-            let blobs = try BlobStore(directory: path + "/blobs", budget: DiskBudget(limit: diskBudget))
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             configuration.label = "ferry"
@@ -105,11 +108,20 @@ public final class PasteboardStore: Sendable {
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
-            let database = try DatabaseQueue(path: path + "/ferry.sqlite", configuration: configuration)
-            try migrator.migrate(database)
+            // A damaged database goes aside with the blobs it referred to: they are the bytes,
+            // and the fresh store would otherwise delete them as unreferenced.
+            var blobsAside: StateDirectory.SetAside?
+            let (database, damaged) = try StateDirectory.openDatabase(path + "/ferry.sqlite", configuration: configuration,
+                                                                     migrator: migrator) {
+                guard FileManager.default.fileExists(atPath: path + "/blobs") else { return }
+                let moved = try StateDirectory.setAside(path + "/blobs")
+                blobsAside = StateDirectory.SetAside(original: path + "/blobs", damaged: moved,
+                                                     reason: "the blobs of the damaged ferry.sqlite")
+            }
+            let blobs = try BlobStore(directory: path + "/blobs", budget: DiskBudget(limit: diskBudget))
             let store = PasteboardStore(directory: path, historyLimit: historyLimit,
                                         descriptorTimeout: descriptorTimeout, database: database,
-                                        blobs: blobs, lock: lock)
+                                        blobs: blobs, lock: lock, setAside: [damaged, blobsAside].compactMap { $0 })
             try store.recover()
             store.keepReserve()
             return store

@@ -26,7 +26,9 @@ extension PasteboardWrite {
     ///   written then.
     /// - Parameter memory: charged with a sensitive write's bytes (refused past it).
     func perform(on store: PasteboardStore, pasteboard: String, memory: MemoryBudget) throws -> Outcome {
-        let items = try resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
+        var write = self
+        write.items = addingURLsOfURILists(timeout: store.descriptorTimeout)
+        let items = try write.resolvingPasswordManagerHints(timeout: store.descriptorTimeout)
         if items.contains(where: \.isSensitive) {
             return try performVolatile(items, on: store, pasteboard: pasteboard, memory: memory)
         }

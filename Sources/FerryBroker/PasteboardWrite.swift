@@ -32,6 +32,15 @@ struct PasteboardWrite: Sendable {
     /// its item as a password manager's copy.
     static let passwordManagerHint = "x-kde-passwordManagerHint"
 
+    /// Whether a password manager hint's bytes say `secret`: in any case, with any whitespace
+    /// (a trailing newline, a NUL terminator) around it, as password managers write it.
+    static func hintSaysSecret(_ data: Data) -> Bool {
+        guard data.count <= 64, let text = String(data: data, encoding: .utf8) else { return false }
+        let padding: (Unicode.Scalar) -> Bool = { $0.properties.isWhitespace || $0 == "\u{0}" }
+        let scalars = text.unicodeScalars.drop(while: padding).reversed().drop(while: padding).reversed()
+        return String(String.UnicodeScalarView(scalars)).lowercased() == "secret"
+    }
+
     /// Where a representation's bytes come from.
     enum Source: Sendable {
         case bytes(Data)
@@ -59,7 +68,7 @@ struct PasteboardWrite: Sendable {
         var isSensitive: Bool {
             options.sensitive || representations.contains { representation in
                 guard representation.isPasswordManagerHint, case .bytes(let data) = representation.source else { return false }
-                return data == Data("secret".utf8)
+                return PasteboardWrite.hintSaysSecret(data)
             }
         }
     }

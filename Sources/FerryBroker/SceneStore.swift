@@ -50,9 +50,13 @@ public final class SceneStore: Sendable {
     public let directory: String
 
     let database: DatabaseQueue
+    /// The damaged `scenes.sqlite` that ``open(directory:)`` set aside to start afresh, for the
+    /// caller to log; nil when the store opened as it was.
+    public let setAside: StateDirectory.SetAside?
 
-    private init(directory: String, database: DatabaseQueue) {
+    private init(directory: String, database: DatabaseQueue, setAside: StateDirectory.SetAside? = nil) {
         self.directory = directory
+        self.setAside = setAside
         self.database = database
     }
 
@@ -69,9 +73,9 @@ public final class SceneStore: Sendable {
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
-            let database = try DatabaseQueue(path: directory + "/" + fileName, configuration: configuration)
-            try migrator.migrate(database)
-            return SceneStore(directory: directory, database: database)
+            let (database, damaged) = try StateDirectory.openDatabase(directory + "/" + fileName, configuration: configuration,
+                                                                     migrator: migrator)
+            return SceneStore(directory: directory, database: database, setAside: damaged)
         } catch {
             throw FerryModelError.storage("cannot open the scene store in \(directory): \(error)")
         }

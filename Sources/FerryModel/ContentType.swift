@@ -168,6 +168,9 @@ extension ContentType {
     public static let url = ContentType(uncheckedIdentifier: "public.url")
     /// `public.file-url`: a `file:` URL.
     public static let fileURL = ContentType(uncheckedIdentifier: "public.file-url")
+    /// `org.freedesktop.mime.text.uri-list`: `text/uri-list` (RFC 2483), how file managers copy
+    /// files; see ``URIList``.
+    public static let uriList = ContentType(uncheckedIdentifier: "org.freedesktop.mime.text.uri-list")
     /// `public.image`: images of any kind.
     public static let image = ContentType(uncheckedIdentifier: "public.image")
     /// `public.png`: PNG.

@@ -17,9 +17,12 @@ extension PropertyListValue {
     ///
     /// Uses FoundationEssentials' `PropertyListDecoder`. One loss: a `<real>` with an integral value
     /// (`2.0`) is read back as `.integer(2)`, because the decoder cannot tell the two apart.
+    /// The bytes are first checked against ``PropertyListLimits`` (depth, values, expanded bytes,
+    /// no cycles), so a hostile list is refused in time linear in its size.
     /// - Throws: `FerryModelError` `.invalidArgument` ("not a property list: …") when the bytes do
-    ///   not parse.
+    ///   not parse or pass a bound.
     public init(propertyListData data: Data) throws {
+        try PropertyListLimits.check(data)
         do {
             self = try PropertyListDecoder().decode(PlistNode.self, from: data).value
         } catch let error as FerryModelError {

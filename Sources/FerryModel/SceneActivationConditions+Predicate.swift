@@ -49,9 +49,13 @@ public indirect enum ActivationPredicate: Sendable, Hashable, CustomStringConver
     /// `SELF BEGINSWITH 'prefix'`.
     public static func beginsWith(_ prefix: String) -> ActivationPredicate { .comparison(.beginsWith, prefix, caseInsensitive: false) }
 
+    /// At most this many `NOT`s and parentheses enclose any part of a predicate: parsing,
+    /// evaluating and formatting recurse once per level, and a predicate comes from the bus.
+    public static let maximumDepth = 64
+
     /// Parses an NSPredicate format string of the supported subset.
     /// - Throws: `FerryModelError` `.invalidArgument` saying what is unsupported or malformed and at
-    ///   which character offset.
+    ///   which character offset, or that it nests deeper than ``maximumDepth``.
     public init(format: String) throws {
         var parser = ActivationPredicateParser(format)
         self = try parser.parseAll()
@@ -133,6 +137,8 @@ struct ActivationPredicateParser {
 
     private var tokens: [(token: Token, offset: Int)] = []
     private var index = 0
+    /// How many `NOT`s and parentheses enclose the current token.
+    private var depth = 0
     private let source: String
     private var lexError: FerryModelError?
 
@@ -188,6 +194,14 @@ struct ActivationPredicateParser {
     }
 
     private mutating func parseUnary() throws -> ActivationPredicate {
+        let nests = isKeyword(current, "NOT") || current == .symbol("!") || current == .symbol("(")
+        if nests {
+            guard depth < ActivationPredicate.maximumDepth else {
+                throw fail("nested too deeply (at most \(ActivationPredicate.maximumDepth) NOTs and parentheses)")
+            }
+            depth += 1
+        }
+        defer { if nests { depth -= 1 } }
         if isKeyword(current, "NOT") || current == .symbol("!") {
             advance()
             return .not(try parseUnary())

@@ -76,6 +76,9 @@ extension TypeDatabase {
         // URLs.
         decl("public.url", ["public.data"], description: "URL"),
         decl("public.file-url", ["public.url"], description: "file URL"),
+        // Not Apple's: `text/uri-list` (RFC 2483) under the identifier shared-mime-info's rule
+        // gives it, declared here so it is a known text type on every machine, not a dynamic one.
+        decl("org.freedesktop.mime.text.uri-list", ["public.plain-text"], mime: ["text/uri-list"], description: "URI list"),
 
         // Images.
         decl("public.image", ["public.data", "public.content"], description: "image"),

@@ -42,8 +42,13 @@ struct WireReader {
         return b
     }
 
+    /// An integer of any width that fits `Int64`; a `t` of 2^63 or more is named as too large,
+    /// not as the wrong type.
     func int64(_ key: String) throws -> Int64? {
         guard let value = entries[key] else { return nil }
+        if case .uint64(let n) = value, n > UInt64(Int64.max) {
+            throw FerryModelError.invalid("\(n) is too large: at most \(Int64.max) (2^63 - 1)", at: keyPath(key))
+        }
         guard let n = value.integerValue else { throw mismatch(key, expected: "an integer (x)", found: value) }
         return n
     }
@@ -59,6 +64,7 @@ struct WireReader {
     func double(_ key: String) throws -> Double? {
         guard let value = entries[key] else { return nil }
         if case .double(let d) = value { return d }
+        if case .uint64(let n) = value { return Double(n) }
         if let n = value.integerValue { return Double(n) }
         throw mismatch(key, expected: "a double (d)", found: value)
     }

@@ -167,6 +167,7 @@ struct Ferryd: AsyncParsableCommand {
             store.close()
             fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
         }
+        for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { say(damaged.description) }
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,

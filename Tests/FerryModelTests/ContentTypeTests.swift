@@ -81,6 +81,17 @@ struct ContentTypeTests {
         #expect(unknown.localizedDescription == nil)
     }
 
+    @Test("text/uri-list is a declared text type on every machine, not a dynamic one, and not itself a URL")
+    func uriList() throws {
+        let list = try #require(ContentType(mimeType: "text/uri-list"))
+        #expect(!list.isDynamic && list.isDeclared)
+        #expect(list.identifier == "org.freedesktop.mime.text.uri-list")
+        #expect(ContentType("org.freedesktop.mime.text.uri-list") == list)
+        #expect(list.preferredMIMEType == "text/uri-list")
+        #expect(list.conforms(to: .plainText))
+        #expect(!list.conforms(to: .url) && !list.conforms(to: .fileURL))
+    }
+
     @Test("shared-mime-info types conform through sub-class-of and the media-type rules")
     func mimeDerivedConformance() throws {
         let python3 = try #require(ContentType(mimeType: "text/x-python3"))

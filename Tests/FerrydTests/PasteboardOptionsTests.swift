@@ -103,4 +103,28 @@ struct PasteboardOptionsTests {
         await client.close()
         await again.close()
     }
+
+    @Test("KDE's hint marks an item sensitive in any case and with whitespace around secret, as data or as fd")
+    func passwordManagerHintSpellings() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let client = try await fixture.connect()
+        let hint = "x-kde-passwordManagerHint"
+        for spelling in ["Secret", "SECRET\n", "  secret ", "secret\u{0}", "\tSeCrEt\r\n"] {
+            try await F.setItems(client, [F.item([F.representation("public.utf8-plain-text", "pw"),
+                                                  F.representation(hint, spelling)])])
+            #expect(try await F.items(client)[0]["sensitive"] == .boolean(true), "\(spelling.debugDescription) as data")
+            try await F.setItems(client, [F.item([F.representation("public.utf8-plain-text", "pw"),
+                                                  F.representation(hint, fd: try F.file(Array(spelling.utf8)))])])
+            #expect(try await F.items(client)[0]["sensitive"] == .boolean(true), "\(spelling.debugDescription) as fd")
+        }
+        for other in ["secrets", "not secret", "se cret", ""] {
+            try await F.setItems(client, [F.item([F.representation("public.utf8-plain-text", "plain"),
+                                                  F.representation(hint, other)])])
+            #expect(try await F.items(client)[0]["sensitive"] != .boolean(true), "\(other.debugDescription) is no secret")
+        }
+        await client.close()
+    }
 }
