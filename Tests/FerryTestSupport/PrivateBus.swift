@@ -75,6 +75,21 @@ public final class PrivateBus: Sendable {
         }
     }
 
+    /// A bus that admits connections of every uid (the usual config plus `<allow user="*"/>`),
+    /// its folder open to them: for tests that call ferryd as another user (`setpriv`).
+    public static func admittingEveryUser() throws -> PrivateBus {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-anyuser-\(UUID().uuidString).conf")
+        let usual = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("dbus/session.conf"), encoding: .utf8)
+        let open = usual.replacingOccurrences(of: "<policy context=\"default\">",
+                                              with: "<policy context=\"default\">\n    <allow user=\"*\"/>")
+        guard open != usual else { throw ChildProcessError(description: "session.conf has no default policy to widen") }
+        try open.write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let bus = try PrivateBus(config: config)
+        chmod(bus.directory.path, 0o755)
+        return bus
+    }
+
     /// An environment for a child process that should use this bus as its session bus.
     public func environment(adding extra: [String: String] = [:]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import DBus
+import FerryBroker
 import FerryTestSupport
 import Foundation
 import Testing
@@ -57,16 +58,8 @@ struct ForeignUserAccessTests {
     @Test("Properties and Introspectable refuse another uid; a named pasteboard's signals do not reach it",
           .enabled(if: getuid() == 0))
     func standardInterfacesRefuseAnotherUser() async throws {
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-anyuser-\(UUID().uuidString).conf")
-        let usual = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("dbus/session.conf"), encoding: .utf8)
-        let open = usual.replacingOccurrences(of: "<policy context=\"default\">",
-                                              with: "<policy context=\"default\">\n    <allow user=\"*\"/>")
-        #expect(open != usual)
-        try open.write(to: config, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: config) }
-        let bus = try PrivateBus(config: config)
+        let bus = try PrivateBus.admittingEveryUser()
         defer { bus.stop() }
-        chmod(bus.directory.path, 0o755)
         let fixture = try FerrydFixture(bus: bus)
         defer { fixture.cleanUp() }
         let daemon = try await fixture.start()
@@ -110,7 +103,7 @@ struct ForeignUserAccessTests {
         // The broker's own user still reads and introspects everything.
         let version = try await tool.call(destination: F.broker, path: F.path, interface: "org.freedesktop.DBus.Properties",
                                           member: "Get", body: [.string("org.ferry.Broker1"), .string("Version")])
-        #expect(version[0].unwrappingVariants == .uint32(2))
+        #expect(version[0].unwrappingVariants == .uint32(BrokerService.version))
         let xml = try await tool.call(destination: F.broker, path: "/org/ferry/Pasteboard",
                                       interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
         #expect(try xml[0].get(String.self).contains("<node name=\"secretplans\"/>"))

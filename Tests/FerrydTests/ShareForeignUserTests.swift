@@ -20,16 +20,8 @@ struct ShareForeignUserTests {
 
     @Test("every Sharing1 method refuses a caller of another uid with PermissionDenied", .enabled(if: getuid() == 0))
     func anotherUserRefused() async throws {
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-anyuser-\(UUID().uuidString).conf")
-        let usual = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("dbus/session.conf"), encoding: .utf8)
-        let open = usual.replacingOccurrences(of: "<policy context=\"default\">",
-                                              with: "<policy context=\"default\">\n    <allow user=\"*\"/>")
-        #expect(open != usual)
-        try open.write(to: config, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: config) }
-        let bus = try PrivateBus(config: config)
+        let bus = try PrivateBus.admittingEveryUser()
         defer { bus.stop() }
-        chmod(bus.directory.path, 0o755)
         let fixture = try FerrydFixture(bus: bus)
         defer { fixture.cleanUp() }
         let daemon = try await fixture.start()
