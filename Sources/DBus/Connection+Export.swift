@@ -18,14 +18,13 @@ extension Connection {
     }
 
     /// Makes every `org.freedesktop.DBus.Introspectable` and `Properties` call on this
-    /// connection's objects pass `check` before it is served, so that what a service refuses to
+    /// connection's objects pass `access` before it is served, so that what a service refuses to
     /// callers of its own methods (another uid) its properties and object tree do not tell them.
     /// `Peer` stays open to everyone.
     ///
-    /// - Parameter check: throws the error the caller gets (e.g. a `DBusErrorConvertible`
-    ///   naming `PermissionDenied`); nil removes the check.
-    public func restrictStandardInterfaces(_ check: (@Sendable (MethodCall) async throws -> Void)?) {
-        objects.restrictStandardInterfaces(check)
+    /// - Parameter access: the check (see ``StandardAccess``); nil removes it.
+    public func restrictStandardInterfaces(_ access: StandardAccess?) {
+        objects.restrictStandardInterfaces(access)
     }
 
     /// Removes the object at `path`, or only `interface` from it.
@@ -72,5 +71,22 @@ extension Connection {
             .dictionary(key: .string, value: .variant, entries: entries),
             .array(element: .string, elements: invalidated.map { .string($0) }),
         ])
+    }
+}
+
+/// Who may call `Introspectable` and `Properties` (``Connection/restrictStandardInterfaces(_:)``).
+public struct StandardAccess: Sendable {
+    /// Answers at once when it can: true lets the call in, a throw refuses it (the error is the
+    /// reply), false asks ``resolve``.
+    let known: @Sendable (MethodCall) throws -> Bool
+    /// Answers when ``known`` could not (asking the bus for the caller's credentials, say): a
+    /// throw refuses the call.
+    let resolve: @Sendable (MethodCall) async throws -> Void
+
+    /// A check with a synchronous answer for the callers it knows and an asynchronous one for the rest.
+    public init(known: @escaping @Sendable (MethodCall) throws -> Bool,
+                resolve: @escaping @Sendable (MethodCall) async throws -> Void) {
+        self.known = known
+        self.resolve = resolve
     }
 }

@@ -12,10 +12,16 @@ enum StandardInterfaces {
     /// What a node without interfaces of its own (a parent of exported objects) answers.
     static let ofNode: [Interface] = [introspectable, peer]
 
+    /// Passes `call` through the connection's access check, without a suspension for a caller it knows.
+    private static func checkAccess(_ call: MethodCall) async throws {
+        let objects = call.connection.objects
+        if try !objects.standardAccessKnown(call) { try await objects.resolveStandardAccess(call) }
+    }
+
     /// `org.freedesktop.DBus.Introspectable`: the XML of the object at the call's path.
     static let introspectable = Interface(introspectableName) {
         Method("Introspect", out: ["xml_data": "s"]) { call in
-            try await call.connection.objects.checkStandardAccess(call)
+            try await checkAccess(call)
             return [.string(Introspection.document(for: call.path, in: call.connection.objects))]
         }
     }
@@ -30,12 +36,12 @@ enum StandardInterfaces {
     /// `org.freedesktop.DBus.Properties`: Get, GetAll, Set and the PropertiesChanged signal.
     static let properties = Interface(propertiesName) {
         Method("Get", in: ["interface_name": "s", "property_name": "s"], out: ["value": "v"]) { call in
-            try await call.connection.objects.checkStandardAccess(call)
+            try await checkAccess(call)
             let (target, property) = try lookup(call)
             return [.variant(try await read(property, target, call))]
         }
         Method("GetAll", in: ["interface_name": "s"], out: ["properties": "a{sv}"]) { call in
-            try await call.connection.objects.checkStandardAccess(call)
+            try await checkAccess(call)
             let name = try call.argument(0, as: String.self)
             let targets = try interfaces(named: name, call)
             var entries: [DBusDictionaryEntry] = []
@@ -48,7 +54,7 @@ enum StandardInterfaces {
             return [.dictionary(key: .string, value: .variant, entries: entries)]
         }
         Method("Set", in: ["interface_name": "s", "property_name": "s", "value": "v"]) { call in
-            try await call.connection.objects.checkStandardAccess(call)
+            try await checkAccess(call)
             let (target, property) = try lookup(call)
             guard let setter = property.setter else {
                 throw DBusError(.propertyReadOnly, "property \(property.name) is read-only")

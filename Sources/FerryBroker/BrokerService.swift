@@ -49,7 +49,8 @@ public struct BrokerService: Sendable {
     /// the methods are. `Peer` stays open. Call it before exporting anything.
     public func restrictStandardInterfaces() {
         let callers = standardCallers, connection = connection
-        connection.restrictStandardInterfaces { call in _ = try await callers.resolve(call, on: connection) }
+        connection.restrictStandardInterfaces(StandardAccess(known: { try callers.known($0) != nil },
+                                                            resolve: { _ = try await callers.resolve($0, on: connection) }))
     }
 
     /// Exports `org.ferry.Broker1` at ``path``.

@@ -14,14 +14,20 @@ final class CallerCache: Sendable {
         self.ownUID = ownUID
     }
 
+    /// The caller, when it has called before, refused when of another uid; nil when the bus
+    /// must be asked (``resolve(_:on:)``). Never suspends.
+    /// - Throws: `FerryModelError` `.permissionDenied`.
+    func known(_ call: MethodCall) throws -> Caller? {
+        guard let cached = entries.withLock({ $0[call.sender.rawValue] }) else { return nil }
+        try AppRegistry.checkSameUser(cached, ownUID: ownUID)
+        return cached
+    }
+
     /// The caller's unique name and credentials, refused when of another uid.
     /// - Throws: `FerryModelError` `.permissionDenied`; `DBusError` when the caller is gone.
     func resolve(_ call: MethodCall, on connection: Connection) async throws -> Caller {
+        if let cached = try known(call) { return cached }
         let name = call.sender.rawValue
-        if let cached = entries.withLock({ $0[name] }) {
-            try AppRegistry.checkSameUser(cached, ownUID: ownUID)
-            return cached
-        }
         let found = try await connection.credentials(of: call.sender)
         let caller = Caller(uniqueName: name, uid: found.uid, pid: found.pid)
         entries.withLock { $0[name] = caller }
