@@ -30,6 +30,9 @@ struct ItemEncoder {
     let canPromise: Bool
     private var fds = 0
     private var inlineBytes = 0
+    /// The files opened for file representations, as handed to the broker (it reads these open
+    /// files, so their offsets show how far it got).
+    private(set) var files: [FileDescriptor] = []
 
     init(canPromise: Bool) { self.canPromise = canPromise }
 
@@ -82,7 +85,9 @@ struct ItemEncoder {
         case .file(let url, _) where !representation.isFolder:
             if fds < Self.maximumFDs {
                 fds += 1
-                return .fd(try Self.openForReading(url))
+                let file = try Self.openForReading(url)
+                files.append(file)
+                return .fd(file)
             }
             if let size = representation.estimatedSize, size <= Self.inlineMaximum {
                 return try place(try await Self.load(representation), representation)

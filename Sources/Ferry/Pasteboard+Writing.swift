@@ -1,5 +1,8 @@
 import DBus
 import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,6 +20,10 @@ extension Pasteboard {
     ///   - localOnly: the items never leave this machine.
     ///   - expirationDate: after it the items are gone for everyone.
     ///   - sensitive: never persisted, never in history (passwords).
+    ///   - progress: told, at most ten times a second while the broker reads the items' files,
+    ///     how many of their bytes it has read so far. The broker reads the open file this
+    ///     process hands it, so its offset is this process's to see; nothing is told when no file
+    ///     is handed over.
     /// - Returns: the new change count.
     /// - Throws: `FerryError`: `.invalidArgument` (an empty item, a bad type), `.tooLarge`,
     ///   `.notFound` / `.permissionDenied` / `.io` for a file that cannot be opened, what a
@@ -25,9 +32,10 @@ extension Pasteboard {
     /// D-Bus: `org.ferry.Pasteboard1.SetItems`.
     @discardableResult
     public func setItemProviders(_ providers: [ItemProvider], localOnly: Bool = false, expirationDate: Date? = nil,
-                                 sensitive: Bool = false) async throws(FerryError) -> UInt64 {
+                                 sensitive: Bool = false,
+                                 progress: (@Sendable (UInt64) -> Void)? = nil) async throws(FerryError) -> UInt64 {
         try await write(providers, localOnly: localOnly, expirationDate: expirationDate, sensitive: sensitive,
-                        append: false, drag: false)
+                        append: false, drag: false, progress: progress)
     }
 
     /// Writes the items of a drag on its drag pasteboard, added after the current ones when
@@ -35,18 +43,18 @@ extension Pasteboard {
     /// is registered (``DragPromises``). The drag pasteboard is not watched for `Changed`: its
     /// promises are let go when the drag ends.
     /// - Returns: the new change count.
-    /// - Throws: what ``setItemProviders(_:localOnly:expirationDate:sensitive:)`` throws.
+    /// - Throws: what ``setItemProviders(_:localOnly:expirationDate:sensitive:progress:)`` throws.
     @discardableResult
     func writeDragItems(_ providers: [ItemProvider], append: Bool) async throws(FerryError) -> UInt64 {
         try await write(providers, localOnly: false, expirationDate: nil, sensitive: false, append: append,
-                        drag: true)
+                        drag: true, progress: nil)
     }
 
     /// `SetItems`, replacing or (`append`, drag pasteboards only) adding; promised providers are
     /// kept for `ProvideRepresentation`. A `drag` write promises large representations and does
     /// not watch `Changed` (other writes do, to let promised providers go once replaced).
     private func write(_ providers: [ItemProvider], localOnly: Bool, expirationDate: Date?, sensitive: Bool,
-                       append: Bool, drag: Bool) async throws(FerryError) -> UInt64 {
+                       append: Bool, drag: Bool, progress: (@Sendable (UInt64) -> Void)?) async throws(FerryError) -> UInt64 {
         let client = try await client
         var encoder = ItemEncoder(canPromise: client.isRegistered)
         var encoded: [ItemEncoder.Encoded] = []
@@ -60,8 +68,13 @@ extension Pasteboard {
         if promising && !drag { await client.watchPromises(on: self) }
         var options: [String: DBusValue] = [:]
         if append { options["append"] = .boolean(true) }
-        let reply = try await call("SetItems", [.array(of: "a{sv}", encoded.map(\.dictionary)), options.dbusValue],
-                                   timeout: .seconds(600))
+        let body: [DBusValue] = [.array(of: "a{sv}", encoded.map(\.dictionary)), options.dbusValue]
+        let reply: [DBusValue]
+        if let progress, !encoder.files.isEmpty {
+            reply = try await calling("SetItems", body, timeout: .seconds(600), reading: encoder.files, progress: progress)
+        } else {
+            reply = try await call("SetItems", body, timeout: .seconds(600))
+        }
         guard reply.count == 2, case .uint64(let changeCount) = reply[0],
               let written = try? reply[1].get([String].self),
               // An append may answer every item's id or only the new ones: the new ones are last.
@@ -74,6 +87,44 @@ extension Pasteboard {
             }
         }
         return changeCount
+    }
+
+    /// Calls `member` while telling `progress` how far the broker has read `files` (the sum of
+    /// their offsets: the broker reads the open files themselves, from their current offsets).
+    private func calling(_ member: MemberName, _ body: [DBusValue], timeout: Duration, reading files: [FileDescriptor],
+                         progress: @escaping @Sendable (UInt64) -> Void) async throws(FerryError) -> [DBusValue] {
+        let outcome = await withTaskGroup(of: Result<[DBusValue], FerryError>?.self) { group in
+            group.addTask {
+                do throws(FerryError) {
+                    return .success(try await call(member, body, timeout: timeout))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                var told: UInt64 = 0
+                while !Task.isCancelled {
+                    let read = files.reduce(UInt64(0)) { sum, file in
+                        sum + UInt64(max(0, (try? file.withRawValue { lseek($0, 0, SEEK_CUR) }) ?? 0))
+                    }
+                    if read != told {
+                        told = read
+                        progress(read)
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                return nil
+            }
+            var outcome: Result<[DBusValue], FerryError>?
+            for await next in group {
+                guard let next else { continue }
+                outcome = next
+                group.cancelAll()
+            }
+            return outcome
+        }
+        guard let outcome else { throw FerryError(.bus, "Pasteboard1.\(member) ended without a reply") }
+        return try outcome.get()
     }
 
     /// Replaces the items with one text item (`public.utf8-plain-text`). `UIPasteboard.string`'s setter.

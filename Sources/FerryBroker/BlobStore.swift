@@ -8,6 +8,7 @@ import Glibc
 #endif
 import DBus
 import FerryModel
+import Synchronization
 
 /// The files under `blobs/` that hold large representations. A blob is immutable once named and
 /// is referenced by exactly one representation row.
@@ -161,13 +162,14 @@ struct BlobStore: Sendable {
 
     /// An unnamed file in `blobs/` for bytes on their way in (promised bytes a built-in copy
     /// streams from their writer before the write copies them into a blob): unlinked as soon as
-    /// it is made, so it is gone once closed, crash or not.
-    func scratch() throws -> FileDescriptor {
+    /// it is made, so it is gone once closed, crash or not. What is appended to it is charged to
+    /// ``budget`` like a blob, so a promise that never ends stops there.
+    func scratch() throws -> ScratchFile {
         let temporary = directory + "/.tmp-" + UUID().uuidString.lowercased()
         let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FerryModelError.storage("cannot create \(temporary): errno \(errno)") }
         unlink(temporary)
-        return FileDescriptor(taking: fd)
+        return ScratchFile(descriptor: FileDescriptor(taking: fd), budget: budget)
     }
 
     /// Creates a temporary file, lets `fill` write it, then fsyncs, renames and fsyncs the directory.
@@ -217,5 +219,38 @@ struct BlobStore: Sendable {
             }
             offset += written
         }
+    }
+}
+
+/// A scratch file of the blob store (``BlobStore/scratch()``): each chunk appended is charged to
+/// the disk budget before it is written, and everything charged is given back when the file is
+/// released (its last reference gone: the descriptor it shares is then the only thing keeping
+/// the unlinked bytes, and is dropped with it). While a write copies it into a blob, its bytes
+/// count twice, as they take room twice.
+final class ScratchFile: Sendable {
+    /// The open, unlinked file.
+    let descriptor: FileDescriptor
+    private let budget: DiskBudget
+    private let charged = Mutex<Int64>(0)
+
+    init(descriptor: FileDescriptor, budget: DiskBudget) {
+        self.descriptor = descriptor
+        self.budget = budget
+    }
+
+    /// The bytes appended so far.
+    var size: Int64 { charged.withLock { $0 } }
+
+    /// Appends `bytes`, charged to the budget first.
+    /// - Throws: `FerryModelError` `.tooLarge` past the budget (nothing written) or when the file
+    ///   system is full; `.io` when the write fails.
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        try budget.charge(Int64(bytes.count))
+        charged.withLock { $0 += Int64(bytes.count) }
+        try descriptor.withRawValue { try BlobStore.writeAll($0, bytes) }
+    }
+
+    deinit {
+        budget.refund(charged.withLock { $0 })
     }
 }

@@ -88,31 +88,35 @@ extension PasteboardService {
     /// the ordinary write path (history, change count, `Changed`; a sensitive item keeps the
     /// write in memory, out of history). Every representation the sharer may see is copied, its
     /// bytes fetched first (promised ones streamed into a scratch file in the store, so their size
-    /// is bounded by the disk, not by memory); another app's `ownApp` representations stay behind.
+    /// is bounded by the disk budget, not by memory); another app's `ownApp` representations stay behind.
     /// - Parameters:
     ///   - name: the share's pasteboard.
     ///   - sharer: who writes.
     ///   - deadline: when the writers must have served every promised representation.
     /// - Returns: the general pasteboard's new change count and how many items were copied.
     /// - Throws: `FerryModelError`: `.unavailable` when a representation cannot be fetched (then
-    ///   nothing is written), `.notFound` (no items, or the share has ended), or what the store
-    ///   throws.
+    ///   nothing is written), `.tooLarge` when promised bytes pass the disk budget (`ferryd
+    ///   --disk-budget`; nothing is written or left behind), `.notFound` (no items, or the share
+    ///   has ended), or what the store throws.
     func copyShareItems(_ name: String, as sharer: PasteboardCaller,
                         by deadline: ContinuousClock.Instant) async throws -> (changeCount: UInt64, items: Int) {
         let stored = try await transientItems(name)
         var items: [PasteboardWrite.Item] = []
+        // Held until the write has copied them; their bytes are given back to the budget then.
+        var scratches: [ScratchFile] = []
+        defer { withExtendedLifetime(scratches) {} }
         for (index, item) in stored.enumerated() {
             var representations: [PasteboardWrite.Representation] = []
             for representation in sharer.visibleRepresentations(of: item) {
                 let source: PasteboardWrite.Source
                 if case .promised = representation.storage {
-                    // Streamed into a scratch file, which the write then copies into a blob.
+                    // Streamed into a scratch file, charged to the disk budget as it grows (an
+                    // endless promise stops there), which the write then copies into a blob.
                     let scratch = try await BlockingWork.run { [store] in try store.blobs.scratch() }
+                    scratches.append(scratch)
                     let count = try await streamShareBytes(name, item: item, representation: representation, index: index,
-                                                           by: deadline) { chunk in
-                        try scratch.withRawValue { try BlobStore.writeAll($0, chunk) }
-                    }
-                    source = .descriptor(scratch, offset: 0, length: Int64(count))
+                                                           by: deadline) { chunk in try scratch.append(chunk) }
+                    source = .descriptor(scratch.descriptor, offset: 0, length: Int64(count))
                 } else {
                     source = .bytes(try await shareBytes(name, item: item, representation: representation, index: index,
                                                          limit: TransientPasteboard.maximumHeldSize, by: deadline))

@@ -83,7 +83,7 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             try pasteboard.check()
-            var items = try readItems()
+            let items = try readItems()
             let expiration = expires.map { Date.now.addingTimeInterval($0) }
             let client = try await bus.connect()
             // Past 16 large representations the bus runs out of descriptors: the rest are
@@ -93,12 +93,17 @@ struct CopyCommand: AsyncParsableCommand {
             // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
             if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
             let board = try await pasteboard.resolve(on: client)
-            if !lazy && !overflow { items = Self.showingProgress(items) }
+            let progress = lazy || overflow ? nil : Self.progress(for: items)
             let providers = try items.map { try $0.provider(lazy: lazy) }
             let changes = lazy ? try await board.changes() : nil
             let owners = lazy ? try await client.brokerOwnerChanges() : nil
-            let count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
-                                                         sensitive: sensitive)
+            let report: (@Sendable (UInt64) -> Void)? = progress.map { bar in { @Sendable read in bar.show(read) } }
+            let count: UInt64
+            do {
+                defer { progress?.finish() }
+                count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
+                                                         sensitive: sensitive, progress: report)
+            }
             if verbose {
                 let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
                 printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
@@ -145,19 +150,17 @@ struct CopyCommand: AsyncParsableCommand {
         }
     }
 
-    /// The items with their one large file, if there is exactly one, read through a pipe that
-    /// shows a progress bar (when standard error is a terminal).
-    static func showingProgress(_ items: [CopyItem]) -> [CopyItem] {
-        var large: [(item: Int, rep: Int)] = []
-        for (i, item) in items.enumerated() {
-            for (j, rep) in item.representations.enumerated() where rep.source.size >= ProgressBar.threshold {
-                if case .file = rep.source.bytes { large.append((i, j)) }
-            }
+    /// A progress bar for handing the items' files to the broker when one of them is over 8 MiB
+    /// and standard error is a terminal. It follows how far the broker has read the open files
+    /// ferry hands it, so the broker still reads each file itself and refuses one that changes
+    /// meanwhile (status 4), as without a terminal.
+    static func progress(for items: [CopyItem]) -> CopyProgress? {
+        let sizes = items.flatMap(\.representations).compactMap { representation -> UInt64? in
+            if case .file(_, let size) = representation.source.bytes { return size }
+            return nil
         }
-        guard large.count == 1, let (i, j) = large.first else { return items }
-        var shown = items
-        shown[i].representations[j].source = items[i].representations[j].source.withProgress(label: "copying")
-        return shown
+        guard sizes.contains(where: { $0 >= ProgressBar.threshold }) else { return nil }
+        return CopyProgress(label: "copying", total: sizes.reduce(0, +))
     }
 
     /// The items, with their inputs read (standard input) or checked (files).

@@ -1,5 +1,4 @@
 import DBus
-import Dispatch
 import FerryModel
 import FerryTerminal
 #if canImport(FoundationEssentials)
@@ -178,34 +177,5 @@ struct CopySource {
         }
         guard let change = now.change(since: identity) else { return }
         throw FerryModelError(.unavailable, "'\(path)' changed \(when) (\(change)); it is no longer served: copy it again")
-    }
-}
-
-extension CopySource {
-    /// This file's bytes through a pipe that a background thread fills while drawing a progress
-    /// bar — for a file over 8 MiB when standard error is a terminal, since the broker reads the
-    /// file itself otherwise and nothing could show how far it got. Self unchanged in every other case.
-    func withProgress(label: String) -> CopySource {
-        guard case .file(let path, let size) = bytes, size >= ProgressBar.threshold, LinuxCalls.isTerminal(2) else { return self }
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return self }
-        guard let pipe = try? FileDescriptor.pipe(bufferSize: 1 << 20), let reader = pipe.read.take(),
-              let writer = pipe.write.take() else {
-            close(file)
-            return self
-        }
-        // A broker that stops reading must not kill us with SIGPIPE; the write fails instead.
-        signal(SIGPIPE, SIG_IGN)
-        DispatchQueue.global().async {
-            let bar = ProgressBar.make(label: label, total: size)
-            let copier = ByteCopier(source: file, sourceName: "'\(path)'", destination: OutputFile(fd: writer, name: "the broker"),
-                                    inactivityTimeout: nil, progress: bar)
-            _ = try? copier.run()
-            bar?.finish()
-            close(file)
-            close(writer)
-        }
-        // The read end stays open for the life of the process: the library reopens it by path.
-        return CopySource(bytes: .file(path: "/proc/self/fd/\(reader)", size: size), sniffed: sniffed, suggestedName: suggestedName)
     }
 }

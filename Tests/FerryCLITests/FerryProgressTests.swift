@@ -70,4 +70,21 @@ struct FerryProgressTests {
             #expect(smallDrawn.isEmpty)
         }
     }
+
+    @Test("a file rewritten while it is copied with a bar on the terminal is refused (status 4); the bar shows; nothing is stored")
+    func rewrittenWhileShowingProgress() async throws {
+        try await CLIBroker.with { broker in
+            #expect(try await broker.ferry("copy", "--text", "before").succeeded)
+            let file = try broker.file("changing.bin", noise(48 << 20, seed: 3))
+            let rewriter = Rewriter(path: file.path)
+            rewriter.start()
+            let (status, drawn) = try await onTerminal(broker, ["copy", "--type", "public.data", file.path])
+            rewriter.stop()
+            #expect(rewriter.rounds > 0, "the file was not rewritten during the copy")
+            #expect(status == 4, "\(drawn.debugDescription)")
+            #expect(drawn.contains("\rcopying ["), "\(drawn.debugDescription)")
+            #expect(drawn.contains("ferry: ") && drawn.contains("changed while it was read"), "\(drawn.debugDescription)")
+            #expect(try await broker.ferry("paste").stdout == "before", "nothing was stored")
+        }
+    }
 }

@@ -108,6 +108,35 @@ struct BuiltInCopyTests {
         await broker.stop()
     }
 
+    @Test("a promise that never ends is refused with TooLarge at the disk budget: no scratch file left, the budget given back")
+    func endlessPromiseStopsAtTheDiskBudget() async throws {
+        // The broker stops reading and closes the pipe: this process takes EPIPE, not SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let budget: Int64 = 4 << 20
+        let broker = try await BuiltInBroker.start(diskBudget: budget)
+        let written = Counter()
+        let source = try await broker.endlessApp(written: written)
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: source, sharer: sharer)
+        try await broker.write(source, [F.item([F.promised("public.data")])])
+
+        let started = ContinuousClock.now
+        let refused = await broker.perform(.copy, sharer: sharer, promiseBudget: .seconds(60))
+        #expect(!refused.completed)
+        #expect(refused.errorName == "org.ferry.Error.TooLarge", "\(refused)")
+        #expect(refused.error?.contains("--disk-budget") == true, "\(refused.error ?? "")")
+        #expect(ContinuousClock.now - started < .seconds(30), "stopped at the budget, not at the time limit")
+        #expect(written.count.withLock { $0 } < 64 << 20, "the broker stopped reading soon after the budget")
+        let blobs = broker.fixture.stateDir.appendingPathComponent("blobs").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs).isEmpty, "no scratch file or blob left")
+        #expect(try await F.items(sharer).isEmpty, "nothing copied")
+        // What the scratch file took is given back: a write of most of the budget fits.
+        try await F.setItems(sharer, [F.item([F.representation("public.data", fd: try F.file(F.pattern(3 << 20)))])])
+        await source.close()
+        await sharer.close()
+        await broker.stop()
+    }
+
     @Test("a promise that cannot be fetched (its app failing or gone) → not completed, Unavailable; the general pasteboard is untouched")
     func unavailable() async throws {
         let broker = try await BuiltInBroker.start()

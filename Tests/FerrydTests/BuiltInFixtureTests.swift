@@ -3,6 +3,7 @@ import FerryBroker
 import FerryModel
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// A broker in this process (ferryd's pasteboard, scene and broker services on a real connection
@@ -22,10 +23,11 @@ struct BuiltInBroker {
     let scenes: SceneService
     let watch: Task<Void, Never>
 
-    static func start() async throws -> BuiltInBroker {
+    /// - Parameter diskBudget: what the store's blob files may take (`ferryd --disk-budget`).
+    static func start(diskBudget: Int64 = PasteboardStore.defaultDiskBudget) async throws -> BuiltInBroker {
         let fixture = try FerrydFixture()
         let connection = try await fixture.connect()
-        let store = try PasteboardStore.open(directory: fixture.stateDir.path)
+        let store = try PasteboardStore.open(directory: fixture.stateDir.path, diskBudget: diskBudget)
         let sceneStore = try SceneStore.open(directory: store.directory)
         let registry = AppRegistry(ownUID: getuid())
         let policy = PastePolicyFile(path: fixture.stateDir.path + "/paste-policy", log: { _ in })
@@ -66,6 +68,33 @@ struct BuiltInBroker {
             Self.name, access: TransientPasteboardAccess(writers: [writer.uniqueName.rawValue], metadataReaders: parties,
                                                          contentReaders: [writer.uniqueName.rawValue]))
         #expect(path == Self.path)
+    }
+
+    /// An app (org.ferry.notes) that serves every promise as /dev/zero does: zeros until the
+    /// broker closes the pipe, adding what it wrote to `written`. The caller ignores SIGPIPE.
+    func endlessApp(written: Counter) async throws -> Connection {
+        let source = try await fixture.connect()
+        try source.export(Interface("org.ferry.Client1") {
+            Property("Version", "u", get: { _ in .uint32(1) })
+            Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"], out: ["size": "t"]) { call in
+                let (_, _, fd) = try call.arguments(String.self, String.self, FileDescriptor.self)
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    F.readers.async {
+                        let zeros = [UInt8](repeating: 0, count: 1 << 16)
+                        continuation.resume(with: Result {
+                            defer { fd.close() }
+                            while true {
+                                try fd.write(all: zeros)
+                                written.count.withLock { $0 += zeros.count }
+                            }
+                        })
+                    }
+                }
+                return [.uint64(0)]
+            }
+        }, at: "/org/ferry/Client")
+        try await F.register(source, "org.ferry.notes", manifest: try F.manifest("Notes"))
+        return source
     }
 
     /// Writes items to the share pasteboard as `writer` (SetItems over the bus).

@@ -130,6 +130,36 @@ struct BuiltInSaveTests {
         await broker.stop()
     }
 
+    @Test("a promise that never ends, saved to a folder on a small file system → TooLarge when it is full, no file left",
+          .enabled(if: getuid() == 0))
+    func endlessPromiseFillsTheFolder() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mount = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", folder.path],
+                                               timeout: .seconds(20))
+        try #require(mount.succeeded, "\(mount.stderr)")
+        defer { _ = umount2(folder.path, 2 /* MNT_DETACH */) }
+        let broker = try await BuiltInBroker.start()
+        let written = Counter()
+        let source = try await broker.endlessApp(written: written)
+        let sharer = try await broker.fixture.connect()
+        try await broker.createShare(writer: source, sharer: sharer)
+        try await broker.write(source, [
+            F.item([F.representation("public.utf8-plain-text", "saved first")]),
+            F.item([F.promised("public.data")], ["suggestedName": "endless"]),
+        ])
+        let completion = await broker.perform(.saveToFolder, options: ["to": .string(folder.path)], sharer: sharer,
+                                              promiseBudget: .seconds(60))
+        #expect(!completion.completed)
+        #expect(completion.errorName == "org.ferry.Error.TooLarge", "\(completion)")
+        #expect(completion.error?.contains("endless") == true, "names the file: \(completion.error ?? "")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "the partial files are removed")
+        await source.close()
+        await sharer.close()
+        await broker.stop()
+    }
+
     @Test("a folder that is a symbolic link is refused: InvalidArgument, nothing written through it")
     func symlinkFolder() async throws {
         let broker = try await BuiltInBroker.start()
