@@ -133,7 +133,9 @@ extension PasteboardStore {
             }
         }
         guard let blob = found.blob, case .file(let fd, let size) = found.data else { return found.data }
-        // Checksummed off the database queue: other calls go on while a large blob is read.
+        // Checksummed off the database queue: other calls go on while a large blob is read. The
+        // identity recorded is the one taken before the checksum, so a change made while it runs
+        // gives the file another ctime and is checked at the next read.
         do {
             let actual = try blobs.checksum(of: fd, size: size)
             if let expected = blob.checksum, expected != actual {
