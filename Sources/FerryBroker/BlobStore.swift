@@ -17,6 +17,10 @@ import Synchronization
 /// `<uuid>`, and the directory is fsynced — all before the transaction that references it
 /// commits. A crash in between leaves an unreferenced file, removed by the next ``collect(keeping:)``.
 ///
+/// Each blob's XXH64 checksum is computed while its bytes are copied in, and recorded in its
+/// row with the file's ``BlobIdentity``; a reader checksums the file again only when its identity
+/// has changed (see `PasteboardStore.readData(item:representation:now:)`).
+///
 /// Every byte written is charged to ``budget`` first and refunded when its blob is removed (or
 /// its write fails); a file system that fills up anyway refuses the write as `.tooLarge` too.
 struct BlobStore: Sendable {
@@ -46,14 +50,19 @@ struct BlobStore: Sendable {
         name.utf8.count == 36 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2D }
     }
 
-    /// Writes `data` as a new blob, durably. Returns its name.
+    /// Writes `data` as a new blob, durably, checksumming the bytes as they go.
     /// - Throws: `FerryModelError` `.tooLarge` past the budget or when the file system is full.
-    func write(_ data: Data) throws -> String {
+    func write(_ data: Data) throws -> WrittenBlob {
         try budget.charge(Int64(data.count))
         do {
-            return try create { fd in
-                try data.withUnsafeBytes { try Self.writeAll(fd, $0) }
+            var checksum = BlobChecksum()
+            let (name, identity) = try create { fd in
+                try data.withUnsafeBytes { bytes in
+                    checksum.update(bytes)
+                    try Self.writeAll(fd, bytes)
+                }
             }
+            return WrittenBlob(name: name, size: Int64(data.count), checksum: checksum.value, identity: identity)
         } catch {
             budget.refund(Int64(data.count))
             throw error
@@ -61,17 +70,20 @@ struct BlobStore: Sendable {
     }
 
     /// Writes `prefix` and then everything `source` still delivers, durably, each chunk charged
-    /// to the budget before it is written.
-    /// - Returns: the blob's name and its size.
+    /// to the budget before it is written and checksummed while it is in the buffer.
     /// - Throws: `FerryModelError` `.tooLarge` once the bytes pass the budget or the file system
     ///   is full (nothing is left of the blob then), and as reading `source` does.
-    func write(prefix: Data, copyingFrom source: inout DescriptorReader) throws -> (name: String, size: Int64) {
+    func write(prefix: Data, copyingFrom source: inout DescriptorReader) throws -> WrittenBlob {
         var size: Int64 = 0
         do {
             try budget.charge(Int64(prefix.count))
             size = Int64(prefix.count)
-            let name = try create { fd in
-                try prefix.withUnsafeBytes { try Self.writeAll(fd, $0) }
+            var checksum = BlobChecksum()
+            let (name, identity) = try create { fd in
+                try prefix.withUnsafeBytes { bytes in
+                    checksum.update(bytes)
+                    try Self.writeAll(fd, bytes)
+                }
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
                 defer { buffer.deallocate() }
                 while true {
@@ -79,10 +91,12 @@ struct BlobStore: Sendable {
                     if count == 0 { break }
                     try budget.charge(Int64(count))
                     size += Int64(count)
-                    try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                    checksum.update(chunk)
+                    try Self.writeAll(fd, chunk)
                 }
             }
-            return (name, size)
+            return WrittenBlob(name: name, size: size, checksum: checksum.value, identity: identity)
         } catch {
             budget.refund(size)
             throw error
@@ -94,7 +108,9 @@ struct BlobStore: Sendable {
     /// - Throws: `FerryModelError` `.notFound` when the file is missing, `.unavailable` when it
     ///   is not a regular file (a link, a FIFO, a directory put in its place) or has lost or
     ///   gained bytes: such a file is never served as the item's bytes.
-    func open(_ name: String, expectedSize: Int64?) throws -> (descriptor: Int32, size: Int64) {
+    /// - Returns: the descriptor, the file's size and its identity now (compare it with the one
+    ///   recorded to know whether the file may have changed since: see ``checksum(of:size:)``).
+    func open(_ name: String, expectedSize: Int64?) throws -> (descriptor: Int32, size: Int64, identity: BlobIdentity) {
         guard Self.isValidName(name) else { throw FerryModelError.storage("bad blob name \(name) in the database") }
         // O_NOFOLLOW: a link in place of the blob is refused (ELOOP), not followed; O_NONBLOCK:
         // a FIFO in its place cannot hang the open.
@@ -121,7 +137,28 @@ struct BlobStore: Sendable {
         }
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-        return (fd, Int64(info.st_size))
+        return (fd, Int64(info.st_size), BlobIdentity(info))
+    }
+
+    /// Reads a blob's `size` bytes from offset 0 with `pread` (the descriptor's own offset does
+    /// not move) and returns their checksum.
+    /// - Throws: `FerryModelError` `.unavailable` when the file ends early or cannot be read.
+    func checksum(of descriptor: Int32, size: Int64) throws -> UInt64 {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var checksum = BlobChecksum()
+        var offset: Int64 = 0
+        while offset < size {
+            let count = pread(descriptor, buffer.baseAddress!, Int(min(Int64(Self.bufferSize), size - offset)), off_t(offset))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw FerryModelError(.unavailable, "the representation's blob file cannot be read back "
+                                      + "(\(count < 0 ? "errno \(errno)" : "it ends at byte \(offset)")); it is not served")
+            }
+            checksum.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            offset += Int64(count)
+        }
+        return checksum.value
     }
 
     /// Deletes blobs; missing ones are ignored. Not fsynced: a blob that comes back after a crash
@@ -173,17 +210,17 @@ struct BlobStore: Sendable {
     }
 
     /// Creates a temporary file, lets `fill` write it, then fsyncs, renames and fsyncs the directory.
-    private func create(_ fill: (Int32) throws -> Void) throws -> String {
+    /// Returns the blob's name and its identity once in place (a rename changes the ctime).
+    private func create(_ fill: (Int32) throws -> Void) throws -> (name: String, identity: BlobIdentity) {
         let name = UUID().uuidString.lowercased()
         let temporary = directory + "/.tmp-" + name
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FerryModelError.storage("cannot create \(temporary): errno \(errno)") }
+        defer { close(fd) }
         do {
             try fill(fd)
             guard fsync(fd) == 0 else { throw FerryModelError.storage("cannot fsync a blob: errno \(errno)") }
-            close(fd)
         } catch {
-            close(fd)
             unlink(temporary)
             throw error
         }
@@ -192,8 +229,14 @@ struct BlobStore: Sendable {
             unlink(temporary)
             throw FerryModelError.storage("cannot rename a blob into place: errno \(code)")
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            unlink(path(name))
+            throw FerryModelError.storage("cannot stat a blob: errno \(code)")
+        }
         try syncDirectory()
-        return name
+        return (name, BlobIdentity(info))
     }
 
     /// Makes renames and creations in `blobs/` durable.
@@ -252,5 +295,33 @@ final class ScratchFile: Sendable {
 
     deinit {
         budget.refund(charged.withLock { $0 })
+    }
+}
+
+/// A blob just written: its name, size, checksum and identity, all recorded in its row.
+struct WrittenBlob {
+    var name: String
+    var size: Int64
+    var checksum: UInt64
+    var identity: BlobIdentity
+}
+
+/// What tells a blob file apart from any other version of it without reading it: its inode and
+/// its status change time in nanoseconds. Writing, truncating, renaming or chmod-ing the file
+/// sets its ctime to now, and user space cannot set a ctime back, so a file whose identity is
+/// the one recorded at write has not been changed since (its bytes match its checksum). A file
+/// put back from a backup or a copy has another identity and is checksummed again.
+struct BlobIdentity: Equatable {
+    var inode: Int64
+    var changeTime: Int64
+
+    init(inode: Int64, changeTime: Int64) {
+        self.inode = inode
+        self.changeTime = changeTime
+    }
+
+    init(_ info: stat) {
+        inode = Int64(bitPattern: UInt64(info.st_ino))
+        changeTime = Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec)
     }
 }

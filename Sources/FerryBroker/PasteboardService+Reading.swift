@@ -86,7 +86,12 @@ extension PasteboardService {
     nonisolated func heldData(of representation: StoredRepresentation, of item: StoredItem) throws -> RepresentationData {
         let type = representation.contentType
         guard representation.storage == .inline, let size = representation.size, size < Self.inlineReadLimit else {
-            return try store.readData(item: item.id, representation: type)
+            do {
+                return try store.readData(item: item.id, representation: type)
+            } catch let error as FerryModelError where error.code == .unavailable && representation.storage == .blob {
+                log("not serving \(type.identifier) of item \(item.id): \(error.message)")
+                throw error
+            }
         }
         let (cached, generation) = contentsCache.lookupBytes(item: item.id, type: type.identifier)
         if let cached { return .bytes(cached) }

@@ -36,10 +36,12 @@ extension PasteboardStore {
                     throw FerryModelError(.unavailable, "the promise of \(representation.identifier) was withdrawn")
                 }
                 try db.execute(sql: """
-                    UPDATE representation SET storage = ?, data = ?, blob = ?, owner = NULL, size = ?
+                    UPDATE representation SET storage = ?, data = ?, blob = ?, owner = NULL, size = ?,
+                                              checksum = ?, blobInode = ?, blobChangeTime = ?
                     WHERE item = ? AND contentType = ?
-                    """, arguments: [prepared.storage, prepared.data, prepared.blob, prepared.size,
-                                     item.uuidString, representation.identifier])
+                    """, arguments: StatementArguments([prepared.storage, prepared.data, prepared.blob, prepared.size]
+                                                       + prepared.blobColumns
+                                                       + [item.uuidString, representation.identifier]))
                 return []
             }
         } catch {

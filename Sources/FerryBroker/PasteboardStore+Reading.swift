@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import FerryModel
 import GRDB
 
@@ -79,17 +82,25 @@ extension PasteboardStore {
     }
 
     /// The bytes of a representation of a stored item (current or in history).
+    ///
+    /// A blob is served as it is while its file's identity (inode, ctime) is the one recorded
+    /// when its checksum was known to hold. Otherwise (the file was written to, or put back from
+    /// a backup or a copy) it is checksummed once: a match records the new identity and serves,
+    /// a mismatch is `.unavailable`. A blob stored before checksums existed gets its checksum
+    /// and identity at its first read.
     /// - Parameters:
     ///   - item: the item's id.
     ///   - representation: the representation's exact type.
     /// - Returns: the inline bytes, a read-only descriptor on the blob (the caller closes it), or
     ///   the owner to ask for promised bytes.
     /// - Throws: `FerryModelError` `.notFound` for an unknown or expired item or a type the item
-    ///   does not have; `.unavailable` when the bytes were promised by an app that is gone.
+    ///   does not have; `.unavailable` when the bytes were promised by an app that is gone, or
+    ///   the blob file is damaged (another size or other bytes than stored, not a regular file).
     public func readData(item: UUID, representation: ContentType, now: Date = Date()) throws -> RepresentationData {
-        try reading { db in
+        let found = try reading { db -> (data: RepresentationData, blob: StoredBlob?) in
             let row = try Row.fetchOne(try db.cachedStatement(sql: """
-                SELECT r.storage, r.data, r.blob, r.owner, r.size, i.expirationDate
+                SELECT r.storage, r.data, r.blob, r.owner, r.size, r.checksum, r.blobInode, r.blobChangeTime,
+                       i.expirationDate
                 FROM item i LEFT JOIN representation r ON r.item = i.id AND r.contentType = ?
                 WHERE i.id = ?
                 """), arguments: [representation.identifier, item.uuidString])
@@ -102,17 +113,53 @@ extension PasteboardStore {
             }
             switch storage {
             case "inline":
-                return .bytes(row["data"] ?? Data())
+                return (.bytes(row["data"] ?? Data()), nil)
             case "blob":
-                let (fd, size) = try blobs.open(row["blob"], expectedSize: row["size"])
-                return .file(descriptor: fd, size: size)
+                let name: String = row["blob"]
+                let (fd, size, identity) = try blobs.open(name, expectedSize: row["size"])
+                let checksum: Int64? = row["checksum"]
+                let inode: Int64? = row["blobInode"], changeTime: Int64? = row["blobChangeTime"]
+                let recorded = inode.flatMap { inode in changeTime.map { BlobIdentity(inode: inode, changeTime: $0) } }
+                guard checksum != nil, recorded == identity else {
+                    return (.file(descriptor: fd, size: size),
+                            StoredBlob(name: name, checksum: checksum.map { UInt64(bitPattern: $0) }, identity: identity))
+                }
+                return (.file(descriptor: fd, size: size), nil)
             case "promised":
-                return .promised(owner: row["owner"])
+                return (.promised(owner: row["owner"]), nil)
             default:
                 throw FerryModelError(.unavailable,
                                       "the app that promised \(representation.identifier) is gone without handing it over")
             }
         }
+        guard let blob = found.blob, case .file(let fd, let size) = found.data else { return found.data }
+        // Checksummed off the database queue: other calls go on while a large blob is read. The
+        // identity recorded is the one taken before the checksum, so a change made while it runs
+        // gives the file another ctime and is checked at the next read.
+        do {
+            let actual = try blobs.checksum(of: fd, size: size)
+            if let expected = blob.checksum, expected != actual {
+                throw FerryModelError(.unavailable, "the representation's blob file is damaged: "
+                                      + "its bytes changed since they were stored (checksum mismatch); it is not served")
+            }
+            try writing { db in
+                try db.execute(sql: "UPDATE representation SET checksum = ?, blobInode = ?, blobChangeTime = ? WHERE blob = ?",
+                               arguments: [Int64(bitPattern: actual), blob.identity.inode, blob.identity.changeTime, blob.name])
+                return []
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return found.data
+    }
+
+    /// A blob whose file must be checksummed before it is served: its recorded checksum (nil
+    /// for a blob stored before checksums) and the identity its file has now.
+    private struct StoredBlob {
+        var name: String
+        var checksum: UInt64?
+        var identity: BlobIdentity
     }
 
     /// Loads the unexpired items matching `condition`, with their representations, in position order.

@@ -64,6 +64,16 @@ extension PasteboardStore {
                 );
                 """)
         }
+        // A blob's checksum (XXH64 as a signed 64-bit integer) and the identity of its file
+        // when the checksum was last known to hold (inode, ctime in ns). Rows of blobs written
+        // before are left NULL: their first read checksums the file and records both.
+        migrator.registerMigration("v2 blob checksums") { db in
+            try db.execute(sql: """
+                ALTER TABLE representation ADD COLUMN checksum INTEGER;
+                ALTER TABLE representation ADD COLUMN blobInode INTEGER;
+                ALTER TABLE representation ADD COLUMN blobChangeTime INTEGER;
+                """)
+        }
         return migrator
     }
 }

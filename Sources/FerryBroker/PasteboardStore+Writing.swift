@@ -140,6 +140,22 @@ extension PasteboardStore {
         var data: Data?
         var blob: String?
         var owner: String?
+        /// The blob's checksum and file identity (nil for other storage).
+        var checksum: UInt64?
+        var identity: BlobIdentity?
+
+        mutating func store(_ written: WrittenBlob) {
+            storage = "blob"
+            blob = written.name
+            size = written.size
+            checksum = written.checksum
+            identity = written.identity
+        }
+
+        /// The values of the blob columns `checksum, blobInode, blobChangeTime`.
+        var blobColumns: [(any DatabaseValueConvertible)?] {
+            [checksum.map { Int64(bitPattern: $0) }, identity?.inode, identity?.changeTime]
+        }
     }
 
     struct PreparedItem {
@@ -200,8 +216,7 @@ extension PasteboardStore {
             if data.count <= Self.inlineLimit {
                 result.data = data
             } else {
-                result.storage = "blob"
-                result.blob = try blobs.write(data)
+                result.store(try blobs.write(data))
             }
         case .fileDescriptor(let fd), .fileRange(let fd, offset: _, length: _):
             var reader = DescriptorReader(fd, timeout: descriptorTimeout)
@@ -216,10 +231,7 @@ extension PasteboardStore {
                 result.size = Int64(head.count)
                 result.data = head
             } else {
-                let (name, size) = try blobs.write(prefix: head, copyingFrom: &reader)
-                result.storage = "blob"
-                result.blob = name
-                result.size = size
+                result.store(try blobs.write(prefix: head, copyingFrom: &reader))
             }
         case .promised(let owner, let estimatedSize):
             result.storage = "promised"
@@ -252,10 +264,12 @@ extension PasteboardStore {
                                  item.options.expirationDate?.timeIntervalSinceReferenceDate, item.sourceAppID, item.suggestedName])
             for (index, r) in prepared.representations.enumerated() {
                 try db.cachedStatement(sql: """
-                    INSERT INTO representation (item, position, contentType, visibility, size, storage, data, blob, owner)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [item.id.uuidString, index, r.contentType.identifier, r.visibility.rawValue,
-                                     r.size, r.storage, r.data, r.blob, r.owner])
+                    INSERT INTO representation (item, position, contentType, visibility, size, storage, data, blob, owner,
+                                                checksum, blobInode, blobChangeTime)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: StatementArguments([item.id.uuidString, index, r.contentType.identifier,
+                                                                r.visibility.rawValue, r.size, r.storage, r.data, r.blob,
+                                                                r.owner] + r.blobColumns))
             }
         }
         garbage += try trimHistory(db)

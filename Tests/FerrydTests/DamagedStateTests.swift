@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// Damaged state on disk: a database that is not one any more is set aside and ferryd starts
-/// without it, saying so; a blob file truncated, overwritten or replaced (by a link, a FIFO) is
-/// never served as the item's bytes.
+/// without it, saying so; a blob file truncated, overwritten (even with as many bytes) or replaced
+/// (by a link, a FIFO) is never served as the item's bytes, while one touched or put back
+/// unchanged still is.
 @Suite("ferryd: damaged state on disk", .serialized)
 struct DamagedStateTests {
     typealias F = FerrydFixture
@@ -115,6 +116,137 @@ struct DamagedStateTests {
             let failure = await F.failure { _ = try await F.read(client, 0, "public.data") }
             #expect(failure?.name == "org.ferry.Error.Unavailable", "\(what): \(String(describing: failure))")
         }
+        #expect(daemon.isRunning)
+        await client.close()
+    }
+
+    /// Sets one item with a 300,000-byte blob representation; returns its bytes and the blob's file.
+    static func storeBlob(_ fixture: FerrydFixture, _ client: Connection, seed: UInt8) async throws -> ([UInt8], URL) {
+        let blobs = fixture.stateDir.appendingPathComponent("blobs")
+        let before = Set(try files(in: blobs, prefix: ""))
+        let bytes = F.pattern(300_000, seed: seed)
+        try await F.setItems(client, [F.item([F.representation("public.data", fd: try F.file(bytes))])])
+        let added = Set(try files(in: blobs, prefix: "")).subtracting(before)
+        let name = try #require(added.count == 1 ? added.first : nil, "one new blob: \(added)")
+        return (bytes, blobs.appendingPathComponent(name))
+    }
+
+    /// Overwrites `count` bytes of `file` at `offset` in place (same inode, same length).
+    static func overwrite(_ file: URL, at offset: UInt64, count: Int) throws {
+        let handle = try FileHandle(forUpdating: file)
+        try handle.seek(toOffset: offset)
+        let old = try handle.read(upToCount: count) ?? Data()
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data(old.map { $0 ^ 0xFF }))
+        try handle.close()
+    }
+
+    /// Waits until ferryd's standard error contains `text` (its log is written asynchronously).
+    static func logged(_ daemon: ServiceProcess, _ text: String) async throws -> Bool {
+        for _ in 0..<50 {
+            if daemon.standardError.contains(text) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test("a blob overwritten in place with as many bytes is Unavailable, named and logged, even across a restart")
+    func blobOverwrittenWithSameLength() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        var daemon = try await fixture.start()
+        var client = try await fixture.connect()
+        for (what, offset) in [("first byte", UInt64(0)), ("middle", UInt64(150_001)), ("last byte", UInt64(299_999))] {
+            let (bytes, file) = try await Self.storeBlob(fixture, client, seed: UInt8(offset % 251) + 1)
+            #expect(try await F.read(client, 0, "public.data").bytes() == bytes, "\(what): served before tampering")
+            try Self.overwrite(file, at: offset, count: 1)
+            let failure = await F.failure { _ = try await F.read(client, 0, "public.data") }
+            #expect(failure?.name == "org.ferry.Error.Unavailable", "\(what): \(String(describing: failure))")
+            #expect(failure?.message.contains("checksum") == true, "\(what): the damage is named: \(String(describing: failure))")
+            let again = await F.failure { _ = try await F.read(client, 0, "public.data") }
+            #expect(again?.name == "org.ferry.Error.Unavailable", "\(what): still refused the second time")
+        }
+        #expect(try await Self.logged(daemon, "checksum mismatch"), "\(daemon.standardError)")
+        await client.close()
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit(timeout: .seconds(10))
+
+        daemon = try await fixture.start()
+        defer { daemon.stop() }
+        client = try await fixture.connect()
+        let failure = await F.failure { _ = try await F.read(client, 0, "public.data") }
+        #expect(failure?.name == "org.ferry.Error.Unavailable", "after a restart: \(String(describing: failure))")
+        #expect(daemon.isRunning)
+        await client.close()
+    }
+
+    @Test("a blob touched, chmod-ed, or copied away and back unchanged is still served, and checked again after")
+    func blobChangedOnlyInIdentity() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let client = try await fixture.connect()
+        let copy = fixture.stateDir.deletingLastPathComponent().appendingPathComponent("ferry-blob-copy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let changes: [(String, (URL) throws -> Void)] = [
+            ("touched", { url in #expect(utimes(url.path, nil) == 0) }),
+            ("chmod-ed", { url in #expect(chmod(url.path, 0o644) == 0); #expect(chmod(url.path, 0o600) == 0) }),
+            ("copied away and back", { url in
+                try FileManager.default.copyItem(at: url, to: copy)
+                try FileManager.default.removeItem(at: url)
+                try FileManager.default.copyItem(at: copy, to: url)
+                try FileManager.default.removeItem(at: copy)
+            }),
+        ]
+        for (index, (what, change)) in changes.enumerated() {
+            let (bytes, file) = try await Self.storeBlob(fixture, client, seed: 40 + UInt8(index))
+            #expect(try await F.read(client, 0, "public.data").bytes() == bytes, "\(what): served before")
+            try change(file)
+            #expect(try await F.read(client, 0, "public.data").bytes() == bytes, "\(what): served after")
+            #expect(try await F.read(client, 0, "public.data").bytes() == bytes, "\(what): served again")
+            try Self.overwrite(file, at: 1000, count: 4)
+            let failure = await F.failure { _ = try await F.read(client, 0, "public.data") }
+            #expect(failure?.name == "org.ferry.Error.Unavailable", "\(what), then overwritten: \(String(describing: failure))")
+        }
+        #expect(daemon.isRunning)
+        await client.close()
+    }
+
+    @Test("a store written before blob checksums opens, serves its blobs, history restore included, and checks them after")
+    func storeWithoutChecksums() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        var daemon = try await fixture.start()
+        var client = try await fixture.connect()
+        let (older, _) = try await Self.storeBlob(fixture, client, seed: 61)
+        let (newer, newerFile) = try await Self.storeBlob(fixture, client, seed: 62)
+        await client.close()
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit(timeout: .seconds(10))
+        // Back to the schema of the previous version: its columns and its migration record.
+        let database = fixture.stateDir.appendingPathComponent("ferry.sqlite").path
+        let sql = """
+            ALTER TABLE representation DROP COLUMN checksum;
+            ALTER TABLE representation DROP COLUMN blobInode;
+            ALTER TABLE representation DROP COLUMN blobChangeTime;
+            DELETE FROM grdb_migrations WHERE identifier <> 'v1';
+            SELECT group_concat(identifier) FROM grdb_migrations;
+            SELECT count(*) FROM pragma_table_info('representation');
+            """
+        let edit = try await ChildProcess.run("/usr/bin/sqlite3", [database, sql], timeout: .seconds(30))
+        #expect(edit.succeeded, "\(edit.stderr)")
+        #expect(edit.stdout == "v1\n9\n", "the store is a v1 store: \(edit.stdout)")
+
+        daemon = try await fixture.start()
+        defer { daemon.stop() }
+        client = try await fixture.connect()
+        #expect(try await F.read(client, 0, "public.data").bytes() == newer, "an old blob is served")
+        try Self.overwrite(newerFile, at: 5, count: 1)
+        let failure = await F.failure { _ = try await F.read(client, 0, "public.data") }
+        #expect(failure?.name == "org.ferry.Error.Unavailable", "once read, its checksum holds: \(String(describing: failure))")
+        _ = try await F.pasteboard(client, "RestoreHistory", [.uint32(0)])
+        #expect(try await F.read(client, 0, "public.data").bytes() == older, "an old blob restored from history is served")
         #expect(daemon.isRunning)
         await client.close()
     }
