@@ -8,9 +8,15 @@ import FoundationXML
 /// describe the same contract exactly when their shapes are equal (comments and order aside).
 public enum InterfaceShape {
     /// The shape of interface `name` in `xml`.
-    /// - Throws: `ChildProcessError` when the XML does not parse or has not exactly one such
-    ///   interface.
+    /// - Throws: `ChildProcessError` when the XML is not well-formed (XMLDocument alone recovers
+    ///   from errors such as `--` inside a comment, which gdbus-codegen and every strict reader
+    ///   refuse) or has not exactly one such interface.
     public static func of(_ xml: String, interface name: String) throws -> [String] {
+        let strict = XMLParser(data: Data(xml.utf8))
+        guard strict.parse() else {
+            throw ChildProcessError(description: "the XML of \(name) is not well-formed: line \(strict.lineNumber), "
+                                    + "\(strict.parserError.map { "\($0)" } ?? "unknown error")")
+        }
         let document = try XMLDocument(xmlString: xml, options: [])
         let interfaces = try document.nodes(forXPath: "//interface[@name='\(name)']")
         guard interfaces.count == 1, let interface = interfaces.first as? XMLElement else {
