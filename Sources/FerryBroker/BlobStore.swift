@@ -53,20 +53,7 @@ struct BlobStore: Sendable {
     /// Writes `data` as a new blob, durably, checksumming the bytes as they go.
     /// - Throws: `FerryModelError` `.tooLarge` past the budget or when the file system is full.
     func write(_ data: Data) throws -> WrittenBlob {
-        try budget.charge(Int64(data.count))
-        do {
-            var checksum = BlobChecksum()
-            let (name, identity) = try create { fd in
-                try data.withUnsafeBytes { bytes in
-                    checksum.update(bytes)
-                    try Self.writeAll(fd, bytes)
-                }
-            }
-            return WrittenBlob(name: name, size: Int64(data.count), checksum: checksum.value, identity: identity)
-        } catch {
-            budget.refund(Int64(data.count))
-            throw error
-        }
+        try written { sink in try data.withUnsafeBytes { try sink.append($0) } }
     }
 
     /// Writes `prefix` and then everything `source` still delivers, durably, each chunk charged
@@ -74,31 +61,48 @@ struct BlobStore: Sendable {
     /// - Throws: `FerryModelError` `.tooLarge` once the bytes pass the budget or the file system
     ///   is full (nothing is left of the blob then), and as reading `source` does.
     func write(prefix: Data, copyingFrom source: inout DescriptorReader) throws -> WrittenBlob {
-        var size: Int64 = 0
-        do {
-            try budget.charge(Int64(prefix.count))
-            size = Int64(prefix.count)
-            var checksum = BlobChecksum()
-            let (name, identity) = try create { fd in
-                try prefix.withUnsafeBytes { bytes in
-                    checksum.update(bytes)
-                    try Self.writeAll(fd, bytes)
-                }
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
-                defer { buffer.deallocate() }
-                while true {
-                    let count = try source.read(into: buffer)
-                    if count == 0 { break }
-                    try budget.charge(Int64(count))
-                    size += Int64(count)
-                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                    checksum.update(chunk)
-                    try Self.writeAll(fd, chunk)
-                }
+        try written { sink in
+            try prefix.withUnsafeBytes { try sink.append($0) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count = try source.read(into: buffer)
+                if count == 0 { break }
+                try sink.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
-            return WrittenBlob(name: name, size: size, checksum: checksum.value, identity: identity)
+        }
+    }
+
+    /// Where a new blob's bytes go: each piece charged to the budget, checksummed and written.
+    private struct Sink {
+        let fd: Int32
+        let budget: DiskBudget
+        var size: Int64 = 0
+        var checksum = BlobChecksum()
+
+        mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+            try budget.charge(Int64(bytes.count))
+            size += Int64(bytes.count)
+            checksum.update(bytes)
+            try BlobStore.writeAll(fd, bytes)
+        }
+    }
+
+    /// A new blob whose bytes `fill` appends to its sink; what was charged is refunded when
+    /// anything fails (nothing is left of the blob then).
+    private func written(_ fill: (inout Sink) throws -> Void) throws -> WrittenBlob {
+        var charged: Int64 = 0
+        do {
+            var result: (size: Int64, checksum: UInt64) = (0, 0)
+            let (name, identity) = try create { fd in
+                var sink = Sink(fd: fd, budget: budget)
+                defer { charged = sink.size }
+                try fill(&sink)
+                result = (sink.size, sink.checksum.value)
+            }
+            return WrittenBlob(name: name, size: result.size, checksum: result.checksum, identity: identity)
         } catch {
-            budget.refund(size)
+            budget.refund(charged)
             throw error
         }
     }
