@@ -55,17 +55,16 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
-    @Option(help: ArgumentHelp("The most the pasteboards' files may take on disk (suffix K, M or G; default 4G).",
-                               valueName: "bytes"))
-    var diskBudget: String = "4G"
+    @Option(help: ArgumentHelp("The most the pasteboards' files may take on disk (suffix K, M or G).", valueName: "bytes"))
+    var diskBudget = ByteCount(4 << 30)
 
-    @Option(help: ArgumentHelp("The most that drags', shares' and sensitive items may hold in memory in all (K, M or G; default 256M).",
+    @Option(help: ArgumentHelp("The most that drags', shares' and sensitive items may hold in memory in all (K, M or G).",
                                valueName: "bytes"))
-    var memoryBudget: String = "256M"
+    var memoryBudget = ByteCount(256 << 20)
 
-    @Option(help: ArgumentHelp("The most that one caller's drags, shares and sensitive items may hold in memory (K, M or G; default 64M).",
+    @Option(help: ArgumentHelp("The most that one caller's drags, shares and sensitive items may hold in memory (K, M or G).",
                                valueName: "bytes"))
-    var callerMemoryBudget: String = "64M"
+    var callerMemoryBudget = ByteCount(64 << 20)
 
     @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
                                valueName: "WIDTHxHEIGHT"))
@@ -97,9 +96,6 @@ struct Ferryd: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
-        _ = try byteCount(diskBudget, option: "--disk-budget")
-        _ = try byteCount(memoryBudget, option: "--memory-budget")
-        _ = try byteCount(callerMemoryBudget, option: "--caller-memory-budget")
         do {
             try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
         } catch let error as FerryModelError {
@@ -125,7 +121,6 @@ struct Ferryd: AsyncParsableCommand {
         let signals = SignalWatch([SIGTERM, SIGINT, SIGHUP])
         let log = DaemonLog(everyEvent: !isQuiet)
         let say = log.say
-        let diskBytes = try byteCount(diskBudget, option: "--disk-budget")
         let connection: Connection
         do {
             if let bus { connection = try await Connection(address: bus) } else { connection = try await Connection.session() }
@@ -136,7 +131,7 @@ struct Ferryd: AsyncParsableCommand {
         let holder = StateLockHolder(pid: getpid(), busAddress: bus ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "")
         let openStore = {
             try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
-                                     descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)), diskBudget: diskBytes, holder: holder)
+                                     descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)), diskBudget: diskBudget.bytes, holder: holder)
         }
         let store: PasteboardStore
         do {
@@ -167,14 +162,12 @@ struct Ferryd: AsyncParsableCommand {
             store.close()
             fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
         }
-        for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { say(damaged.description) }
+        for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { log.warn(damaged.description) }
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
                                             relay: PromiseRelay(connection: connection), ownUID: getuid(),
-                                            memory: MemoryBudget(total: Int(try byteCount(memoryBudget, option: "--memory-budget")),
-                                                                 perCaller: Int(try byteCount(callerMemoryBudget,
-                                                                                              option: "--caller-memory-budget"))),
+                                            memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
                                             log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
@@ -263,23 +256,6 @@ struct Ferryd: AsyncParsableCommand {
 }
 
 extension Ferryd {
-    /// A size in bytes from `text`: a decimal number, optionally followed by K, M or G (binary
-    /// units: 1K is 1024 bytes).
-    func byteCount(_ text: String, option: String) throws -> Int64 {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = Substring(text)
-        var unit: Int64 = 1
-        if let last = digits.last?.uppercased().first, let factor = units[last] {
-            unit = factor
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let number = Int64(digits),
-              number <= Int64.max / unit else {
-            throw ValidationError("\(option) \(text): expected a number of bytes, optionally with K, M or G (e.g. 512M)")
-        }
-        return number * unit
-    }
-
     /// How long `--replace` waits for the ferryd it replaces to release the state directory
     /// (that one first finishes the calls it is running, up to its 5 s grace period).
     static let replaceWait: Duration = .seconds(20)
@@ -367,5 +343,34 @@ func writeToStandardError(_ text: String) {
             if n <= 0 { return }
             offset += n
         }
+    }
+}
+
+/// A size in bytes on the command line: a decimal number, optionally followed by K, M or G
+/// (binary units: 1K is 1024 bytes), as `--disk-budget 512M`.
+struct ByteCount: ExpressibleByArgument, CustomStringConvertible, Sendable {
+    let bytes: Int64
+
+    init(_ bytes: Int64) { self.bytes = bytes }
+
+    init?(argument text: String) {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = digits.last?.uppercased().first, let factor = units[last] {
+            unit = factor
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let number = Int64(digits),
+              number <= Int64.max / unit else { return nil }
+        bytes = number * unit
+    }
+
+    /// The largest unit that divides it evenly: `4G`, `256M`, `1000`.
+    var description: String {
+        for (suffix, unit) in [("G", Int64(1) << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes != 0 && bytes % unit == 0 {
+            return "\(bytes / unit)\(suffix)"
+        }
+        return "\(bytes)"
     }
 }
