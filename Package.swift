@@ -37,6 +37,10 @@ let package = Package(
 
         .target(name: "FerryModel", dependencies: ["FerryTerminal"], swiftSettings: strictness),
 
+        // The desktop's clipboards as ferry-bridge sees them: selections, offers, events, and the
+        // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
+        .target(name: "DesktopClipboard", swiftSettings: strictness),
+
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
         .target(
             name: "FerryBroker",
