@@ -41,6 +41,13 @@ let package = Package(
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
         .target(name: "DesktopClipboard", swiftSettings: strictness),
 
+        // The X11 backend of ferry-bridge: libxcb and XFixes behind one header-only shim, and the
+        // DesktopClipboardBackend over them (watching, reading, owning, the clipboard manager).
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
+        .target(name: "X11Clipboard", dependencies: ["CXCB", "DesktopClipboard"], swiftSettings: strictness),
+        .testTarget(name: "X11ClipboardTests", dependencies: ["X11Clipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
         .target(
             name: "FerryBroker",
