@@ -99,4 +99,25 @@ import X11Clipboard
         #expect(server.outcomes.filter(\.complete).count == 1)
         await session.close()
     }
+
+    @Test func multipleConvertsEachPairAndRefusesWhatIsNotOffered() async throws {
+        let session = try X11Session()
+        let server = Server(["UTF8_STRING": Data("plain".utf8), "text/html": Data("<p>rich</p>".utf8)])
+        try await session.backend.own(.clipboard, types: ["UTF8_STRING", "text/html"], serve: server.serve)
+        let script = TestPaths.fixtures.appendingPathComponent("desktop/multiple-request.py").path
+        let result = try await ChildProcess.run("/usr/bin/python3", [script, "UTF8_STRING", "application/pdf", "text/html",
+                                                                       "TARGETS"], environment: session.env)
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n") == [
+            "UTF8_STRING \(Data("plain".utf8).hex)",
+            "application/pdf refused",
+            "text/html \(Data("<p>rich</p>".utf8).hex)",
+            "TARGETS TARGETS,TIMESTAMP,MULTIPLE,UTF8_STRING,text/html",
+        ])
+        await session.close()
+    }
+}
+
+extension Data {
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
