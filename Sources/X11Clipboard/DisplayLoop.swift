@@ -62,6 +62,7 @@ final class DisplayLoop: @unchecked Sendable {
     private var freeProperties: [UInt32] = []
     private var propertyCount = 0
     private var running = true
+    private var stopWaiters: [() -> Void] = []
 
     /// Connects, creates the window, takes CLIPBOARD_MANAGER when asked and free, and watches
     /// both selections. The thread starts with `start()`.
@@ -120,8 +121,11 @@ final class DisplayLoop: @unchecked Sendable {
     }
 
     /// Ends the loop from the display thread: releases what the backend holds, fails every
-    /// transfer, disconnects and finishes `events`.
-    func stop() { running = false }
+    /// transfer, disconnects and finishes `events`; then calls `done`.
+    func stop(then done: @escaping () -> Void = {}) {
+        running = false
+        stopWaiters.append(done)
+    }
 
     // MARK: The loop
 
@@ -342,6 +346,8 @@ final class DisplayLoop: @unchecked Sendable {
         }
         left.forEach { $0(self) }
         continuation.finish(throwing: gone)
+        stopWaiters.forEach { $0() }
+        stopWaiters = []
     }
 
     deinit {

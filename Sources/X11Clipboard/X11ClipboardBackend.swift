@@ -12,6 +12,9 @@ import Musl
 /// selections (TARGETS, TIMESTAMP, MULTIPLE, INCR), and acts as the clipboard manager when no
 /// one else is. One display thread does all of it without ever waiting for another client.
 ///
+/// An owner that does not answer TARGETS within 2 s is still reported, as an offer of no types:
+/// it replaced the selection all the same.
+///
 /// Writing to a reader that went away must not kill the process: creating a backend sets
 /// SIGPIPE to be ignored (the writes then fail with EPIPE, which ends that transfer only).
 public final class X11ClipboardBackend: DesktopClipboardBackend {
@@ -95,12 +98,11 @@ public final class X11ClipboardBackend: DesktopClipboardBackend {
     }
 
     /// Releases the selections and the manager role, ends every transfer, closes the connection;
-    /// `events` finishes with `.disconnected`.
+    /// `events` finishes with `.disconnected`. Returns once all of that is done.
     public func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let accepted = loop.submit { loop in
-                loop.stop()
-                continuation.resume()
+                loop.stop { continuation.resume() }
             }
             if !accepted { continuation.resume() }
         }
