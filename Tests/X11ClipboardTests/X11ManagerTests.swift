@@ -85,4 +85,31 @@ import X11Clipboard
     }
 }
 
+extension X11ManagerTests {
+    @Test func aSaveRequestWithoutReplyIsRefusedAfterTenSeconds() async throws {
+        let session = try X11Session()
+        let xclip = try session.xclipCopy(Data("owned by xclip".utf8))
+        defer { xclip.kill() }
+        _ = try #require(await session.log.offer(on: .clipboard))
+        let script = TestPaths.fixtures.appendingPathComponent("desktop/save-targets-request.py").path
+        let requester = try await ServiceProcess("/usr/bin/python3", [script, "UTF8_STRING", "TARGETS"],
+                                                 environment: session.env)
+        defer { requester.stop() }
+        let event = await session.log.next { if case .saveRequested = $0 { true } else { false } }
+        guard case .saveRequested(let offer, _) = event else {
+            Issue.record("expected a SAVE_TARGETS request, got \(session.log.events)")
+            return
+        }
+        // The listed targets, without the protocol ones.
+        #expect(offer.types == ["UTF8_STRING"])
+        #expect(await requester.waitForExit(timeout: .seconds(15)) == 0)
+        let answer = requester.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        let parts = answer.split(separator: " ")
+        #expect(parts.first == "refused", "\(answer)")
+        let seconds = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
+        #expect(seconds >= 9.5 && seconds < 13, "answered after \(seconds) s")
+        await session.close()
+    }
+}
+
 private let protocolNames: Set<String> = ["TARGETS", "MULTIPLE", "TIMESTAMP", "SAVE_TARGETS", "DELETE", "INCR"]
