@@ -121,6 +121,8 @@ let package = Package(
         // sway as an unprivileged user with wl-clipboard as the peer.
         .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         .target(name: "CDataControl", dependencies: ["CWayland"], exclude: ["protocols", "README.md"]),
+        .target(name: "WaylandClipboard", dependencies: ["DesktopClipboard", "CWayland", "CDataControl"],
+                swiftSettings: strictness),
 
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
