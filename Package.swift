@@ -123,6 +123,8 @@ let package = Package(
         .target(name: "CDataControl", dependencies: ["CWayland"], exclude: ["protocols", "README.md"]),
         .target(name: "WaylandClipboard", dependencies: ["DesktopClipboard", "CWayland", "CDataControl"],
                 swiftSettings: strictness),
+        .testTarget(name: "WaylandClipboardTests", dependencies: ["WaylandClipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
 
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
