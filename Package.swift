@@ -122,6 +122,17 @@ let package = Package(
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
 
+        // ferry-bridge's Wayland backend (issue #17): libwayland-client behind one shim, the two
+        // data-control protocol families as committed wayland-scanner output behind one C face
+        // (Sources/CDataControl/README.md), and the Swift backend over them. Tests run headless
+        // sway as an unprivileged user with wl-clipboard as the peer.
+        .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CDataControl", dependencies: ["CWayland"], exclude: ["protocols", "README.md"]),
+        .target(name: "WaylandClipboard", dependencies: ["DesktopClipboard", "CWayland", "CDataControl"],
+                swiftSettings: strictness),
+        .testTarget(name: "WaylandClipboardTests", dependencies: ["WaylandClipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
