@@ -149,5 +149,11 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
+
+        // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which
+        // copied files reach sandboxed apps. D-Bus only; tested against the real document portal.
+        .target(name: "DesktopPortal", dependencies: ["DBus"], swiftSettings: strictness),
+        .testTarget(name: "DesktopPortalTests", dependencies: ["DesktopPortal", "DBus", "FerryTestSupport"],
+                    swiftSettings: strictness),
     ]
 )
