@@ -103,6 +103,7 @@ final class DisplayLoop: @unchecked Sendable {
         }, box)
         guard rc == 0 else {
             Unmanaged<DisplayLoop>.fromOpaque(box).release()
+            x.disconnect()
             throw DesktopClipboardError(.unavailable, "cannot start the display thread (error \(rc))")
         }
         pthread_detach(thread)
