@@ -35,6 +35,13 @@ extension DisplayLoop {
             return
         }
         if owner == 0 {
+            if subtype != 0, let gone = watched[selection]?.offerID {
+                // The owner's window or client is gone: its transfers end now, not at their timeout.
+                for transfer in incoming.values where transfer.offerID == gone {
+                    transfer.fail(DesktopClipboardError(.offerGone, "the owner of \(selection) went away"))
+                    release(transfer)
+                }
+            }
             watched[selection] = nil
             if expectOwnClear.remove(selection) != nil { return }
             continuation.yield(.emptied(selection, subtype == 0 ? .cleared : .ownerQuit))
@@ -89,7 +96,7 @@ extension DisplayLoop {
             close(descriptor)
             return done(.failure(DesktopClipboardError(.refused, "cannot name the type \(type) on the X display")))
         }
-        convert(atoms.atom(of: offer.selection), to: target, time: current.time, timeout: timeout,
+        convert(atoms.atom(of: offer.selection), to: target, time: current.time, offerID: offer.id, timeout: timeout,
                 sink: .descriptor(descriptor)) { ending in
             switch ending {
             case .complete(let bytes, _, _, _): done(.success(.complete(bytes: bytes)))

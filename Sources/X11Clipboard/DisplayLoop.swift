@@ -103,6 +103,7 @@ final class DisplayLoop: @unchecked Sendable {
         }, box)
         guard rc == 0 else {
             Unmanaged<DisplayLoop>.fromOpaque(box).release()
+            x.disconnect()
             throw DesktopClipboardError(.unavailable, "cannot start the display thread (error \(rc))")
         }
         pthread_detach(thread)
@@ -274,10 +275,10 @@ final class DisplayLoop: @unchecked Sendable {
 
     /// Converts `selection` to `target` into a fresh property of the window.
     @discardableResult
-    func convert(_ selection: UInt32, to target: UInt32, time: UInt32, timeout: Duration,
+    func convert(_ selection: UInt32, to target: UInt32, time: UInt32, offerID: UInt64? = nil, timeout: Duration,
                  sink: IncomingTransfer.Sink, finish: @escaping (IncomingTransfer.Ending) -> Void) -> IncomingTransfer {
         let property = takeProperty()
-        let transfer = IncomingTransfer(selection: selection, target: target, property: property,
+        let transfer = IncomingTransfer(selection: selection, target: target, property: property, offerID: offerID,
                                         timeout: timeout, sink: sink, finish: finish)
         incoming[property] = transfer
         x.convertSelection(selection, to: target, into: property, requestor: window, time: time)

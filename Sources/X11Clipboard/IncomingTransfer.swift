@@ -43,6 +43,8 @@ final class IncomingTransfer {
     let selection: UInt32
     let target: UInt32
     let property: UInt32
+    /// The offer read from (a `receive`), or nil (a TARGETS fetch).
+    let offerID: UInt64?
     let timeout: Duration
     private(set) var sink: Sink
     private let finish: (Ending) -> Void
@@ -63,9 +65,10 @@ final class IncomingTransfer {
     /// Read no further piece while this much waits for the reader.
     static let bufferLimit = 1 << 20
 
-    init(selection: UInt32, target: UInt32, property: UInt32, timeout: Duration, sink: Sink,
+    init(selection: UInt32, target: UInt32, property: UInt32, offerID: UInt64?, timeout: Duration, sink: Sink,
          finish: @escaping (Ending) -> Void) {
         self.selection = selection
+        self.offerID = offerID
         self.target = target
         self.property = property
         self.timeout = timeout

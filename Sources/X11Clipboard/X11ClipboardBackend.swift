@@ -55,7 +55,8 @@ public final class X11ClipboardBackend: DesktopClipboardBackend {
 
     /// Reads `type` from `offer` into `descriptor`, INCR aware, never blocking the display loop.
     ///
-    /// - Throws: `DesktopClipboardError` `.offerGone`, `.refused` (also when the reader closed
+    /// - Throws: `DesktopClipboardError` `.offerGone` (replaced before the call, or its owner's
+    ///   window or client went away during the transfer), `.refused` (also when the reader closed
     ///   its end), `.timeout`, `.disconnected`; the descriptor is closed in every case.
     public func receive(_ type: String, from offer: DesktopOffer, into descriptor: Int32,
                         timeout: Duration) async throws -> ReceiveOutcome {

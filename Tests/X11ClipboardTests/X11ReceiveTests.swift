@@ -107,4 +107,24 @@ import X11Clipboard
         #expect(results == [Data("plain text".utf8), Data("<p>html</p>".utf8), Data("file:///tmp/a\r\n".utf8)])
         await session.close()
     }
+
+    @Test func anOwnerThatQuitsMidTransferEndsItAtOnce() async throws {
+        let session = try X11Session()
+        let xclip = try session.xclipCopy(randomBytes(20_000_000, seed: 19), type: "image/png")
+        defer { xclip.kill() }
+        let offer = try #require(await session.log.offer(on: .clipboard))
+        // A reader that never reads keeps the transfer midway.
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        ends.forEach(setCloseOnExec)
+        defer { close(ends[0]) }
+        let backend = session.backend, writeEnd = ends[1]
+        let transfer = Task { try await backend.receive("image/png", from: offer, into: writeEnd, timeout: .seconds(20)) }
+        try await Task.sleep(for: .milliseconds(500))
+        let killed = ContinuousClock.now
+        xclip.kill()
+        await #expect(throws: DesktopClipboardError(.offerGone, "the owner of CLIPBOARD went away")) { _ = try await transfer.value }
+        #expect(ContinuousClock.now - killed < .seconds(5))
+        await session.close()
+    }
 }
