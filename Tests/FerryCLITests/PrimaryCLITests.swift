@@ -58,3 +58,30 @@ struct PrimaryCLITests {
         }
     }
 }
+
+/// The item origin ferry-bridge gives its imports, as `ferry types --json` and `ferry history
+/// --json` show it.
+@Suite("ferry types / history --json: an item's origin", .serialized)
+struct OriginCLITests {
+    @Test("an item written with origin desktop:CLIPBOARD (by gdbus, as another client) shows it; a ferry copy has null")
+    func origin() async throws {
+        try await CLIBroker.with { broker in
+            let items = "[{'representations': <[<{'type': <'public.utf8-plain-text'>, 'data': <b'from the desktop'>}>]>, "
+                + "'origin': <'desktop:CLIPBOARD'>}]"
+            let write = try await ChildProcess.run("/usr/bin/gdbus", [
+                "call", "--address", broker.bus.address, "--dest", "org.ferry.Broker", "--object-path", "/org/ferry/Pasteboard/general",
+                "--method", "org.ferry.Pasteboard1.SetItems", items, "{}",
+            ])
+            #expect(write.succeeded, "\(write.summary)")
+            let types = try jsonObject(try await broker.ferry("types", "--json"))
+            let listed = try #require(types["items"] as? [[String: Any]])
+            #expect(listed.first?["origin"] as? String == "desktop:CLIPBOARD")
+            #expect(try await broker.ferry("copy", "--text", "typed in ferry").succeeded)
+            let now = try #require(try jsonObject(try await broker.ferry("types", "--json"))["items"] as? [[String: Any]])
+            #expect(now.first?["origin"] is NSNull)
+            let history = try #require(try jsonObject(try await broker.ferry("history", "--json"))["entries"] as? [[String: Any]])
+            let replaced = try #require(history.first?["items"] as? [[String: Any]])
+            #expect(replaced.first?["origin"] as? String == "desktop:CLIPBOARD")
+        }
+    }
+}
