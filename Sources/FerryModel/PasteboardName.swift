@@ -7,6 +7,9 @@
 public enum PasteboardName {
     /// The general pasteboard's name.
     public static let general = "general"
+    /// The named pasteboard that holds the desktop's primary selection (what was last selected,
+    /// pasted with the middle button): ferry-bridge keeps it, `ferry copy/paste --primary` use it.
+    public static let primary = "primary"
     /// The object path under which every pasteboard lives.
     public static let pathPrefix = "/org/ferry/Pasteboard"
     /// Names starting with this are the broker's own pasteboards (drag pasteboards,

@@ -5,7 +5,7 @@ import Glibc
 
 /// `ferry paste` in the plain forms the front handles itself: `paste` followed by `-t`/`--type`,
 /// `-i`/`--item`, `-p`/`--pasteboard`, `--timeout` and `--bus`, each at most once and with its
-/// value as the next argument — the forms the full CLI's `FastPaste` accepts, less `-o` (the
+/// value as the next argument, and `--primary` (the pasteboard `primary`; not with `-p`) — the forms the full CLI's `FastPaste` accepts, less `-o` (the
 /// atomic file write stays in one place) — writing to standard output.
 ///
 /// Anything else is left to the full CLI (the initializer returns nil): help, `--type=x`, `-o`,
@@ -42,6 +42,13 @@ struct PlainPaste {
         var seen: [String] = []
         var rest = arguments.dropFirst()
         while let option = rest.popFirst() {
+            if option == "--primary" {
+                // A flag: it names a pasteboard, so it and -p cannot both be given.
+                guard !seen.contains("pasteboard") else { return nil }
+                seen.append("pasteboard")
+                pasteboard = "primary"
+                continue
+            }
             guard let value = rest.popFirst(), !value.hasPrefix("-") || value.utf8.count == 1 else { return nil }
             let key: String
             switch option {

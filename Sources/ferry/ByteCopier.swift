@@ -1,3 +1,4 @@
+import FerryModel
 import FerryTerminal
 #if canImport(Glibc)
 import Glibc
@@ -19,14 +20,18 @@ struct ByteCopier {
     var inactivityTimeout: Duration?
     /// Told how many bytes went through after every chunk.
     var progress: ProgressBar?
+    /// The source is UTF-16 text to be written as UTF-8 (chunk by chunk, through memory).
+    var convertingUTF16 = false
 
     private static let chunk = 1 << 20
 
-    /// Copies to end of file and returns how many bytes went through.
-    /// - Throws: `CLIFailure`: status 5 on inactivity, 1 when reading or writing fails.
+    /// Copies to end of file and returns how many bytes were read from the source.
+    /// - Throws: `CLIFailure`: status 5 on inactivity, 1 when reading or writing fails or the
+    ///   UTF-16 text to convert is not valid.
     func run() throws -> UInt64 {
         var total: UInt64 = 0
-        var useSplice = LinuxCalls.splice != nil
+        var converter = convertingUTF16 ? UTF16ToUTF8() : nil
+        var useSplice = LinuxCalls.splice != nil && converter == nil
         var buffer: UnsafeMutableRawPointer?
         defer { buffer?.deallocate() }
         while true {
@@ -50,15 +55,34 @@ struct ByteCopier {
             }
             if buffer == nil { buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.chunk, alignment: 16) }
             let n = read(source, buffer!, Self.chunk)
-            if n == 0 { return total }
+            if n == 0 {
+                if converter != nil {
+                    do { try destination.write(try converter!.finish()) } catch let error as FerryModelError {
+                        throw Self.conversionFailure(error)
+                    }
+                }
+                return total
+            }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw CLIFailure(.failure, "cannot read \(sourceName): \(LinuxCalls.reason(errno))")
             }
-            try destination.write(UnsafeRawBufferPointer(start: buffer!, count: n))
+            let chunk = UnsafeRawBufferPointer(start: buffer!, count: n)
+            if converter != nil {
+                do { try destination.write(try converter!.convert(chunk)) } catch let error as FerryModelError {
+                    throw Self.conversionFailure(error)
+                }
+            } else {
+                try destination.write(chunk)
+            }
             total += UInt64(n)
             progress?.advance(by: n)
         }
+    }
+
+    /// The failure for UTF-16 text that cannot be converted (what came before it was written).
+    static func conversionFailure(_ error: FerryModelError) -> CLIFailure {
+        CLIFailure(.failure, "cannot convert the text to UTF-8: \(error.message)")
     }
 
     /// Waits until the source is readable (or at end of file), at most `inactivityTimeout`.

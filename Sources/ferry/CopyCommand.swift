@@ -33,6 +33,10 @@ struct CopyCommand: AsyncParsableCommand {
             disk. Nothing is printed on success unless --verbose is given; reading more than \
             8 MiB from standard input, or handing one file over 8 MiB to the broker, shows a \
             progress bar when standard error is a terminal.
+
+            --primary copies to the desktop's primary selection instead of the clipboard: the \
+            pasteboard 'primary', created if needed, which ferry-bridge offers as PRIMARY \
+            (pasted with the middle button). (wl-copy's -p; in ferry -p is --pasteboard.)
             """)
 
     @Argument(help: ArgumentHelp("Files to copy, one item each; '-' is standard input.", valueName: "file"))
@@ -51,6 +55,9 @@ struct CopyCommand: AsyncParsableCommand {
     var representations: [String] = []
 
     @OptionGroup var pasteboard: PasteboardOption
+
+    @Flag(name: .long, help: "Copy to the desktop's primary selection (the pasteboard 'primary').")
+    var primary = false
 
     @Flag(name: .customLong("local-only"), help: "Keep the items on this machine.")
     var localOnly = false
@@ -78,6 +85,7 @@ struct CopyCommand: AsyncParsableCommand {
         let stdinUses = files.count { $0 == "-" } + representations.count { $0.hasSuffix("=-") }
         if stdinUses > 1 { throw ValidationError("Standard input ('-') can be copied only once.") }
         if let expires, !(expires > 0 && expires < 1e10) { throw ValidationError("--expires must be a positive number of seconds.") }
+        if primary, pasteboard.name != nil { throw ValidationError("--primary and --pasteboard name two pasteboards; give one.") }
     }
 
     func run() async throws {
@@ -92,7 +100,7 @@ struct CopyCommand: AsyncParsableCommand {
             if lazy || overflow { try await client.registerCommandLineTool() }
             // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
             if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
-            let board = try await pasteboard.resolve(on: client)
+            let board = primary ? try await client.pasteboard(named: PasteboardName.primary) : try await pasteboard.resolve(on: client)
             let progress = lazy || overflow ? nil : Self.progress(for: items)
             let providers = try items.map { try $0.provider(lazy: lazy) }
             let changes = lazy ? try await board.changes() : nil

@@ -3,7 +3,7 @@
 ///
 /// It accepts only the plain forms — `paste` followed by `-t`/`--type`, `-i`/`--item`,
 /// `-p`/`--pasteboard`, `-o`/`--output`, `--timeout` and `--bus`, each once and with its value as
-/// the next argument — and returns nil for anything else (help, `--type=x`, a bad number, an
+/// the next argument, and `--primary` instead of `-p` — and returns nil for anything else (help, `--type=x`, a bad number, an
 /// unknown option), which ArgumentParser then parses, validates and reports as usual.
 enum FastPaste {
     static func request(_ arguments: ArraySlice<String>) -> PasteRequest? {
@@ -14,6 +14,12 @@ enum FastPaste {
         var seen: [String] = []
         var rest = arguments.dropFirst()
         while let option = rest.popFirst() {
+            if option == "--primary" {
+                guard !seen.contains("pasteboard") else { return nil }
+                seen.append("pasteboard")
+                request.pasteboard = "primary"  // PasteboardName.primary
+                continue
+            }
             guard let value = rest.popFirst(), !value.hasPrefix("-") || value.count == 1 else { return nil }
             let key: String
             switch option {

@@ -15,6 +15,7 @@ struct ItemReport: Encodable {
     var localOnly: Bool
     var expirationDate: String?
     var sourceAppID: String?
+    var origin: String?
     var representations: [RepresentationReport]
 
     struct RepresentationReport: Encodable {
@@ -41,6 +42,7 @@ struct ItemReport: Encodable {
         localOnly = item.localOnly
         expirationDate = item.expirationDate.map(timestamp)
         sourceAppID = item.sourceAppID
+        origin = item.origin
         representations = item.metadata.representations.map { info in
             RepresentationReport(type: info.contentType.identifier, size: info.estimatedSize,
                                  promised: item.promisedTypes.contains(info.contentType), visibility: info.visibility.rawValue)
@@ -55,11 +57,12 @@ struct ItemReport: Encodable {
         try c.encode(localOnly, forKey: .localOnly)
         try c.encode(expirationDate, forKey: .expirationDate)
         try c.encode(sourceAppID, forKey: .sourceAppID)
+        try c.encode(origin, forKey: .origin)
         try c.encode(representations, forKey: .representations)
     }
 
     enum CodingKeys: String, CodingKey {
-        case index, id, suggestedName, localOnly, expirationDate, sourceAppID, representations
+        case index, id, suggestedName, localOnly, expirationDate, sourceAppID, origin, representations
     }
 }
 

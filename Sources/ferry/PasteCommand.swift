@@ -13,7 +13,10 @@ struct PasteCommand: AsyncParsableCommand {
             one its source offered, whatever its type (as wl-paste does without --type). With \
             --type, the highest-fidelity representation conforming to it: public.image on an \
             item holding PNG and JPEG gives the PNG, public.plain-text gives text in any \
-            encoding. The bytes are written as they are; no newline is added.
+            encoding. The bytes are written as they are, with no newline added, except that \
+            --type text/plain;charset=utf-8 (public.utf8-plain-text) on an item holding its \
+            text only as UTF-16 converts it to UTF-8 (text that is not UTF-16 fails with \
+            status 1).
 
             Data promised by a running app (ferry copy --lazy) streams straight from it. If the \
             app goes away mid-way the paste fails with status 4; if it sends nothing for \
@@ -35,6 +38,11 @@ struct PasteCommand: AsyncParsableCommand {
             the app reads the pasteboard and 'accepted: TYPES — MESSAGE' is printed; when it \
             declines, 'declined: REASON' and status 1; when the scene is not connected (its app \
             is not running), status 4. --type, --item, -o and --timeout do not apply then.
+
+            --primary pastes the desktop's primary selection (what was last selected, pasted \
+            with the middle button), which ferry-bridge keeps in the pasteboard 'primary'; \
+            when there is none, the paste fails with status 2 like any empty pasteboard. \
+            (wl-paste's -p; in ferry -p is --pasteboard.)
             """)
 
     @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png) or a MIME type (image/png).",
@@ -45,6 +53,9 @@ struct PasteCommand: AsyncParsableCommand {
     var item = 0
 
     @OptionGroup var pasteboard: ExistingPasteboardOption
+
+    @Flag(name: .long, help: "Paste the desktop's primary selection (the pasteboard 'primary').")
+    var primary = false
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
     var output: String?
@@ -60,16 +71,20 @@ struct PasteCommand: AsyncParsableCommand {
     func validate() throws {
         guard item >= 0 else { throw ValidationError("--item must be 0 or more.") }
         guard timeout > 0 else { throw ValidationError("--timeout must be at least 1.") }
+        if primary, pasteboard.name != nil { throw ValidationError("--primary and --pasteboard name two pasteboards; give one.") }
         if into != nil, type != nil || item != 0 || output != nil || timeout != 60 {
             throw ValidationError("--type, --item, --output and --timeout do not apply with --into.")
         }
     }
 
+    /// The pasteboard pasted from.
+    private var board: String { primary ? PasteboardName.primary : pasteboard.pasteboard }
+
     func run() async throws {
         if let into {
-            return try await PasteIntoScene(target: into, pasteboard: pasteboard.pasteboard, bus: bus.bus).run()
+            return try await PasteIntoScene(target: into, pasteboard: board, bus: bus.bus).run()
         }
-        try await PasteRequest(type: type, item: item, pasteboard: pasteboard.pasteboard, output: output,
+        try await PasteRequest(type: type, item: item, pasteboard: board, output: output,
                                timeout: timeout, bus: bus.bus).run()
     }
 }

@@ -19,17 +19,29 @@ struct PasteRequest {
             try PasteboardName.validate(pasteboard)
             let wanted = try type.map(resolveTypeArgument) ?? .item
             let client = try await BusOptions.connect(bus)
-            let board = try await ExistingPasteboardOption.existing(pasteboard, on: client)
+            let board: Pasteboard
+            do {
+                board = try await ExistingPasteboardOption.existing(pasteboard, on: client)
+            } catch is CLIFailure where pasteboard == PasteboardName.primary {
+                // ferry-bridge creates it on the first selection: none yet is an empty selection.
+                throw CLIFailure("nothing to paste: the primary selection is empty")
+            }
             // An output that cannot be written fails before anything is pasted.
             let file = try output.map { try OutputPath(path: PathArgument($0)) }
             do {
-                let read: PasteboardRead
+                var read: PasteboardRead
+                var converting = false
                 do {
                     read = try await board.read(item: item, type: wanted)
                 } catch let error as FerryError where error.code == .notFound {
-                    throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
+                    // UTF-8 asked for, UTF-16 held: read that and convert it on the way out.
+                    guard wanted == .utf8PlainText, let utf16 = await utf16Text(on: board) else {
+                        throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
+                    }
+                    read = try await board.read(item: item, type: utf16)
+                    converting = true
                 }
-                try await write(read, to: file?.output ?? .standardOutput)
+                try await write(read, to: file?.output ?? .standardOutput, convertingUTF16: converting)
                 try file?.commit()
             } catch {
                 file?.discard()
@@ -38,9 +50,27 @@ struct PasteRequest {
         }
     }
 
-    /// Writes the bytes of `read`; for a promised stream, confirms the source finished.
-    private func write(_ read: PasteboardRead, to sink: OutputFile) async throws {
+    /// The UTF-16 text type the item has, if any (`public.utf16-plain-text`, which
+    /// `text/plain;charset=utf-16` maps to, or the variant with a byte-order mark).
+    private func utf16Text(on board: Pasteboard) async -> ContentType? {
+        guard let items = try? await board.items, item < items.count else { return nil }
+        return items[item].contentTypes.first { type in
+            type == .utf16PlainText || type.identifier == "public.utf16-external-plain-text"
+        }
+    }
+
+    /// Writes the bytes of `read` (converted from UTF-16 to UTF-8 when `convertingUTF16`); for a
+    /// promised stream, confirms the source finished.
+    private func write(_ read: PasteboardRead, to sink: OutputFile, convertingUTF16: Bool) async throws {
         switch read.content {
+        case .bytes(let bytes) where convertingUTF16:
+            var converter = UTF16ToUTF8()
+            do {
+                try sink.write(try converter.convert(bytes))
+                try sink.write(try converter.finish())
+            } catch let error as FerryModelError {
+                throw ByteCopier.conversionFailure(error)
+            }
         case .bytes(let bytes):
             try sink.write(bytes)
         case .stream(let fd, let transfer):
@@ -48,7 +78,7 @@ struct PasteRequest {
             let progress = ProgressBar.make(label: "pasting", total: read.size.map { UInt64(max(0, $0)) })
             let copier = ByteCopier(source: raw, sourceName: transfer == nil ? "the pasteboard" : "the source app",
                                     destination: sink, inactivityTimeout: transfer == nil ? nil : .seconds(timeout),
-                                    progress: progress)
+                                    progress: progress, convertingUTF16: convertingUTF16)
             let copied: UInt64
             do {
                 copied = try copier.run()

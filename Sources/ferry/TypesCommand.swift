@@ -15,7 +15,8 @@ struct TypesCommand: AsyncParsableCommand {
 
             JSON keys: pasteboard (string), changeCount (number), items (array of objects with \
             index, id, suggestedName, localOnly, expirationDate (ISO 8601 or null), sourceAppID, \
-            representations (array of objects with type, size (number or null), promised, \
+            origin (where the item came from outside Ferry, such as desktop:CLIPBOARD for \
+            ferry-bridge's imports, or null), representations (array of objects with type, size (number or null), promised, \
             visibility)).
             """)
 

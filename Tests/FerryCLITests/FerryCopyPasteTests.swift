@@ -33,7 +33,8 @@ struct FerryCopyPasteTests {
             #expect(items.first?["localOnly"] as? Bool == false)
             #expect(items.first?["expirationDate"] is NSNull)
             #expect(Set(try #require(items.first).keys) == ["index", "id", "suggestedName", "localOnly", "expirationDate",
-                                                          "sourceAppID", "representations"])
+                                                          "sourceAppID", "origin", "representations"])
+            #expect(items.first?["origin"] is NSNull)
         }
     }
 
