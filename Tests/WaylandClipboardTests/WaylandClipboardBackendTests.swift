@@ -117,6 +117,34 @@ struct WaylandClipboardBackendTests {
         }
     }
 
+    @Test func aTypeNameThatIsNotUTF8IsLeftOut() async throws {
+        try await WaylandFixture.with { f in
+            try await f.peer(["sh", "-c", #"wl-copy -t "$(printf 'image/\377png')" bytes"#])
+            let offer = try await f.offer(on: .clipboard)
+            #expect(offer.types.isEmpty, "\(offer.types)")
+        }
+    }
+
+    @Test func aStormOfCopiesIsReportedOneOfferPerCopy() async throws {
+        try await WaylandFixture.with { f in
+            let copies = 100
+            for round in 0..<copies { try await f.peer(["wl-copy", "storm \(round)"]) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var offers: [DesktopOffer] = []
+            while ContinuousClock.now < deadline {
+                offers = f.events.compactMap { if case .offered(let o) = $0 { o } else { nil } }
+                if offers.count >= copies { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(f.events.count == copies, "one event per copy, nothing else: \(f.events.count)")
+            #expect(offers.map(\.id) == offers.map(\.id).sorted())
+            let last = try #require(offers.last)
+            let (_, bytes) = try await f.receive("text/plain", from: last)
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("storm "))
+        }
+    }
+
     @Test func ownedClipboardIsListedAndServedToWlPasteByteForByte() async throws {
         try await WaylandFixture.with { f in
             let payload = randomBytes(20_000_000, seed: 42)
