@@ -38,7 +38,7 @@ extension WaylandConnection {
 
     private func introduce(_ offer: OpaquePointer?) {
         guard let offer else { return }
-        introduced[offer] = []
+        introduced[offer] = ([], [])
         _ = ferry_dc_offer_add_listener(offer, offerListener, context)
     }
 
@@ -47,11 +47,11 @@ extension WaylandConnection {
         // not have, and a read would ask it for that.
         guard let offer, let type, let name = String(validatingCString: type) else { return }
         // Offer order, each name once (a source may repeat a type).
-        if let types = introduced[offer], !types.contains(name) { introduced[offer] = types + [name] }
+        if introduced[offer]?.seen.insert(name).inserted == true { introduced[offer]?.names.append(name) }
     }
 
     private func selected(_ offer: OpaquePointer?, on selection: DesktopSelection) {
-        let types = offer.flatMap { introduced.removeValue(forKey: $0) } ?? []
+        let types = offer.flatMap { introduced.removeValue(forKey: $0)?.names } ?? []
         if let previous = current.removeValue(forKey: selection) {
             ferry_dc_offer_destroy(family, previous.offer)
         }
