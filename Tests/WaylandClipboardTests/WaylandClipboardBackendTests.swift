@@ -213,6 +213,31 @@ struct WaylandClipboardBackendTests {
         }
     }
 
+    @Test func aSecondBackendIsOfferedTheFirstOnesSelectionAtStart() async throws {
+        try await WaylandFixture.with { f in
+            try await f.backend.own(.clipboard, types: ["text/plain", "text/html"]) { type, fd in
+                feed(fd, Data("\(type) from the first backend".utf8))
+            }
+            let second = try WaylandClipboardBackend(display: f.sway.socketPath)
+            var events = second.events.makeAsyncIterator()
+            let first = try await events.next()
+            guard case .offered(let offer) = first else {
+                await second.shutdown()
+                Issue.record("the second backend began with \(String(describing: first))")
+                return
+            }
+            #expect(offer.selection == .clipboard)
+            #expect(offer.types == ["text/plain", "text/html"])
+            var ends: [Int32] = [-1, -1]
+            try #require(pipe(&ends) == 0)
+            let drained = drain(ends[0])
+            _ = try await second.receive("text/html", from: offer, into: ends[1], timeout: .seconds(5))
+            #expect(String(decoding: await drained.value, as: UTF8.self) == "text/html from the first backend")
+            await second.shutdown()
+            #expect(f.events.isEmpty, "the owner reported its own selection: \(f.events)")
+        }
+    }
+
     @Test func aDisplayThatDoesNotExistIsUnavailable() async throws {
         do {
             _ = try WaylandClipboardBackend(display: "/nonexistent/ferry-wayland-99")
