@@ -11,6 +11,8 @@ import Musl
 /// client without a surface or keyboard focus the seat's selections, which is what a clipboard
 /// bridge needs.
 ///
+/// Offers list the source's MIME type names in its order, each once; a name that is not
+/// UTF-8 is left out (a repaired name would ask the source for a type it does not have).
 /// The first seat the registry announces is the one used. One thread per backend owns the
 /// connection; every method may be called from any task.
 ///

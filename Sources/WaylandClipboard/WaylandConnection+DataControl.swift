@@ -38,19 +38,20 @@ extension WaylandConnection {
 
     private func introduce(_ offer: OpaquePointer?) {
         guard let offer else { return }
-        introduced[offer] = []
+        introduced[offer] = ([], [])
         _ = ferry_dc_offer_add_listener(offer, offerListener, context)
     }
 
     private func offered(_ offer: OpaquePointer?, _ type: UnsafePointer<CChar>?) {
-        guard let offer, let type else { return }
-        let name = String(cString: type)
+        // A name that is not UTF-8 is left out: repaired, it would name a type the source does
+        // not have, and a read would ask it for that.
+        guard let offer, let type, let name = String(validatingCString: type) else { return }
         // Offer order, each name once (a source may repeat a type).
-        if let types = introduced[offer], !types.contains(name) { introduced[offer] = types + [name] }
+        if introduced[offer]?.seen.insert(name).inserted == true { introduced[offer]?.names.append(name) }
     }
 
     private func selected(_ offer: OpaquePointer?, on selection: DesktopSelection) {
-        let types = offer.flatMap { introduced.removeValue(forKey: $0) } ?? []
+        let types = offer.flatMap { introduced.removeValue(forKey: $0)?.names } ?? []
         if let previous = current.removeValue(forKey: selection) {
             ferry_dc_offer_destroy(family, previous.offer)
         }
@@ -75,11 +76,12 @@ extension WaylandConnection {
     }
 
     private func send(_ source: OpaquePointer?, _ type: UnsafePointer<CChar>?, _ fd: Int32) {
-        guard let source, let type, let entry = sources[source] else {
+        // Only names the backend offered (all UTF-8) are served; anything else gets end of file.
+        guard let source, let type, let entry = sources[source], let name = String(validatingCString: type) else {
             close(fd)
             return
         }
-        entry.serve(String(cString: type), fd)
+        entry.serve(name, fd)
     }
 
     private func cancelled(_ source: OpaquePointer?) {

@@ -40,9 +40,9 @@ final class WaylandConnection: @unchecked Sendable {
     var isOpen = true
     private var stopRequested = false
 
-    /// Offers introduced by `data_offer` and the types their `offer` events named, in order,
-    /// until a `selection`/`primary_selection` event uses them.
-    var introduced: [OpaquePointer: [String]] = [:]
+    /// Offers introduced by `data_offer` and the types their `offer` events named, in order
+    /// and each once, until a `selection`/`primary_selection` event uses them.
+    var introduced: [OpaquePointer: (names: [String], seen: Set<String>)] = [:]
     /// The foreign offer now on each selection.
     var current: [DesktopSelection: (offer: OpaquePointer, id: UInt64, types: [String])] = [:]
     /// The backend's own live (not cancelled) source on each selection.

@@ -17,8 +17,9 @@ public final class HeadlessSway: Sendable {
 
     /// The user's name (`ferry-wl`).
     public let user: String
-    /// The user's uid and primary gid.
+    /// The user's uid.
     public let uid: uid_t
+    /// The user's primary gid.
     public let gid: gid_t
     /// This instance's directory (config, log, files for peers), mode 755, owned by root.
     public let directory: String
@@ -107,15 +108,18 @@ public final class HeadlessSway: Sendable {
     /// (not for children it forks and leaves running, as `wl-copy` does: its output goes to
     /// files, not pipes, so they cannot hold it up).
     /// - Parameters:
+    ///   - extraEnvironment: variables added to (or replacing) `environment`, such as
+    ///     `DBUS_SESSION_BUS_ADDRESS` for a private bus.
     ///   - standardInput: a file to read standard input from (readable by root; the descriptor is
     ///     opened here), or nil for `/dev/null`.
     ///   - timeout: after this the program gets SIGKILL.
-    public func run(_ arguments: [String], standardInput: String? = nil,
+    public func run(_ arguments: [String], extraEnvironment: [String: String] = [:], standardInput: String? = nil,
                     timeout: Duration = .seconds(30)) async throws -> PeerResult {
         let id = UUID().uuidString
         let out = "\(directory)/peer-\(id).out", err = "\(directory)/peer-\(id).err"
         defer { unlink(out); unlink(err) }
-        let pid = try spawn(arguments, standardInput: standardInput, standardOutput: out, standardError: err)
+        let pid = try spawn(arguments, extraEnvironment: extraEnvironment, standardInput: standardInput,
+                            standardOutput: out, standardError: err)
         let deadline = ContinuousClock.now + timeout
         var raw: Int32 = 0
         var timedOut = false
@@ -137,10 +141,11 @@ public final class HeadlessSway: Sendable {
 
     /// Starts `arguments` as the user against this compositor without waiting; returns the pid
     /// of `runuser` (the program is its child). The caller reaps it with `waitpid`; `stop()`
-    /// kills it in any case.
-    public func spawn(_ arguments: [String], standardInput: String? = nil,
+    /// kills it in any case. `extraEnvironment` is added to `environment`; standard output and
+    /// error go to the files named (created by root, so the user needs no write access).
+    public func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:], standardInput: String? = nil,
                       standardOutput: String = "/dev/null", standardError: String = "/dev/null") throws -> pid_t {
-        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let variables = environment.merging(extraEnvironment) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return try Self.spawn(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables + arguments,
                               standardInput: standardInput, standardOutput: standardOutput,
                               standardError: standardError)

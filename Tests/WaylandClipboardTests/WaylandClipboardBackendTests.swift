@@ -117,6 +117,34 @@ struct WaylandClipboardBackendTests {
         }
     }
 
+    @Test func aTypeNameThatIsNotUTF8IsLeftOut() async throws {
+        try await WaylandFixture.with { f in
+            try await f.peer(["sh", "-c", #"wl-copy -t "$(printf 'image/\377png')" bytes"#])
+            let offer = try await f.offer(on: .clipboard)
+            #expect(offer.types.isEmpty, "\(offer.types)")
+        }
+    }
+
+    @Test func aStormOfCopiesIsReportedOneOfferPerCopy() async throws {
+        try await WaylandFixture.with { f in
+            let copies = 100
+            for round in 0..<copies { try await f.peer(["wl-copy", "storm \(round)"]) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var offers: [DesktopOffer] = []
+            while ContinuousClock.now < deadline {
+                offers = f.events.compactMap { if case .offered(let o) = $0 { o } else { nil } }
+                if offers.count >= copies { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(f.events.count == copies, "one event per copy, nothing else: \(f.events.count)")
+            #expect(offers.map(\.id) == offers.map(\.id).sorted())
+            let last = try #require(offers.last)
+            let (_, bytes) = try await f.receive("text/plain", from: last)
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("storm "))
+        }
+    }
+
     @Test func ownedClipboardIsListedAndServedToWlPasteByteForByte() async throws {
         try await WaylandFixture.with { f in
             let payload = randomBytes(20_000_000, seed: 42)
@@ -182,6 +210,31 @@ struct WaylandClipboardBackendTests {
             #expect(!pasted.succeeded, "wl-paste still found \(pasted.stdout)")
             try await Task.sleep(for: .milliseconds(200))
             #expect(f.events.isEmpty, "\(f.events)")
+        }
+    }
+
+    @Test func aSecondBackendIsOfferedTheFirstOnesSelectionAtStart() async throws {
+        try await WaylandFixture.with { f in
+            try await f.backend.own(.clipboard, types: ["text/plain", "text/html"]) { type, fd in
+                feed(fd, Data("\(type) from the first backend".utf8))
+            }
+            let second = try WaylandClipboardBackend(display: f.sway.socketPath)
+            var events = second.events.makeAsyncIterator()
+            let first = try await events.next()
+            guard case .offered(let offer) = first else {
+                await second.shutdown()
+                Issue.record("the second backend began with \(String(describing: first))")
+                return
+            }
+            #expect(offer.selection == .clipboard)
+            #expect(offer.types == ["text/plain", "text/html"])
+            var ends: [Int32] = [-1, -1]
+            try #require(pipe(&ends) == 0)
+            let drained = drain(ends[0])
+            _ = try await second.receive("text/html", from: offer, into: ends[1], timeout: .seconds(5))
+            #expect(String(decoding: await drained.value, as: UTF8.self) == "text/html from the first backend")
+            await second.shutdown()
+            #expect(f.events.isEmpty, "the owner reported its own selection: \(f.events)")
         }
     }
 

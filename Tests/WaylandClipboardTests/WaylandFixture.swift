@@ -14,6 +14,8 @@ final class WaylandFixture: Sendable {
     private let reader: Task<Void, Never>
 
     init() async throws {
+        // A reader that quits early must fail a feeding thread's write, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
         let sway = try await HeadlessSway()
         do {
             backend = try WaylandClipboardBackend(display: sway.socketPath)
@@ -25,7 +27,10 @@ final class WaylandFixture: Sendable {
         let backend = backend, log = log
         reader = Task {
             do {
-                for try await event in backend.events { log.state.withLock { $0.events.append(event) } }
+                for try await event in backend.events {
+                    let now = realtimeNanoseconds()
+                    log.state.withLock { $0.events.append(event); $0.arrivals.append(now) }
+                }
                 log.state.withLock { $0.end = CancellationError() }
             } catch {
                 log.state.withLock { $0.end = error }
@@ -53,6 +58,8 @@ final class WaylandFixture: Sendable {
 
     /// Everything reported so far.
     var events: [DesktopEvent] { log.state.withLock { $0.events } }
+    /// When each event arrived in the reading task (`CLOCK_REALTIME` nanoseconds).
+    var arrivals: [Int64] { log.state.withLock { $0.arrivals } }
     /// How the event stream ended, once it has.
     var end: (any Error)? { log.state.withLock { $0.end } }
 
@@ -111,7 +118,8 @@ final class WaylandFixture: Sendable {
 
 /// What the backend reported, and how its stream ended.
 final class EventLog: Sendable {
-    let state = Mutex<(events: [DesktopEvent], end: (any Error)?)>(([], nil))
+    /// The events, when each arrived (`CLOCK_REALTIME` nanoseconds), and the stream's end.
+    let state = Mutex<(events: [DesktopEvent], arrivals: [Int64], end: (any Error)?)>(([], [], nil))
 }
 
 /// Reads `fd` to its end on a thread of its own and closes it.
@@ -149,6 +157,13 @@ func feed(_ fd: Int32, _ data: Data) {
         }
         close(fd)
     }
+}
+
+/// `CLOCK_REALTIME` in nanoseconds (comparable with `date +%s%N` in another process).
+func realtimeNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }
 
 /// `count` pseudo-random bytes from a fixed seed.
