@@ -6,9 +6,6 @@
  * xcb_send_event wants 32 bytes where the event structs are 24, and a few macros and glibc calls
  * are not imported.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <xcb/xcb.h>
 #include <xcb/xfixes.h>
 #include <fcntl.h>
@@ -59,14 +56,19 @@ static inline void cxcb_send_selection_notify(xcb_connection_t *c, xcb_window_t 
     xcb_send_event(c, 0, requestor, XCB_EVENT_MASK_NO_EVENT, e.bytes);
 }
 
-/* pipe2(fds, O_CLOEXEC) and the non-blocking flag: fcntl is variadic in Swift. */
+/* pipe2(fds, O_CLOEXEC) and the non-blocking flag: fcntl is variadic in Swift. pipe2 and
+ * F_SETPIPE_SZ are GNU extensions; they are declared here rather than by defining _GNU_SOURCE,
+ * which would change glibc's own declarations (fd_set) under Swift's Glibc module and break any
+ * module that imports both. */
+extern int pipe2(int fds[2], int flags);
+#define CXCB_F_SETPIPE_SZ 1031
 static inline int cxcb_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 static inline int cxcb_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL);
     return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 /* A larger pipe means fewer wake-ups per megabyte; failure (a limit) is harmless. */
-static inline int cxcb_set_pipe_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
+static inline int cxcb_set_pipe_size(int fd, int size) { return fcntl(fd, CXCB_F_SETPIPE_SZ, size); }
 static inline int cxcb_errno(void) { return errno; }
 
 #endif
