@@ -122,16 +122,16 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// Prints the line for `changeCount`, or with `exec` runs the command on it.
     private func report(_ board: Pasteboard, changeCount: UInt64, exec: WatchExec?) async throws {
+        if let exec {
+            _ = try await exec.run(on: board, changeCount: changeCount)
+            return
+        }
         let items: [PasteboardItem]
         do {
             items = try await board.items
         } catch {
             guard error.code == .notFound else { throw error }
             items = []  // a named pasteboard that was removed
-        }
-        if let exec {
-            _ = try await exec.run(on: board, changeCount: changeCount, isEmpty: items.isEmpty)
-            return
         }
         if json {
             let report = PasteboardReport(pasteboard: board.name, changeCount: changeCount,

@@ -32,31 +32,27 @@ struct WatchExec {
     }
 
     /// Reads item 0 as it was at `changeCount` and runs the command on it; an empty pasteboard
-    /// (`isEmpty`: its items, listed after the change was announced) runs it with empty input and
-    /// an empty `FERRY_TYPE`.
+    /// runs it with empty input and an empty `FERRY_TYPE`.
     /// - Throws: `CLIFailure` (status 1) when the command cannot be started; what the read throws
     ///   other than NotFound.
-    func run(on board: Pasteboard, changeCount: UInt64, isEmpty: Bool) async throws -> Outcome {
+    func run(on board: Pasteboard, changeCount: UInt64) async throws -> Outcome {
         var environment = ["FERRY_CHANGE": String(changeCount), "FERRY_TYPE": "", "FERRY_MIME_TYPE": ""]
         let input: FileDescriptor
-        if isEmpty {
-            // Empty when listed: it is this change's state only if nothing changed since (the
-            // count never goes back, so a later look at it still saying changeCount settles it).
-            guard try await board.changeCount == changeCount else { return .superseded }
-            input = try FileDescriptor.memfd(name: "ferry-watch", contents: [], sealed: true)
-        } else {
-            guard let read = try await Self.read(board, type: type, changeCount: changeCount) else {
-                // Either the pasteboard moved on (the newer change is on its way) or the item has
-                // no such type: which one, its current change count says.
-                let now = try? await board.changeCount
-                return now == changeCount ? .nothingConforming : .superseded
-            }
+        if let read = try await Self.read(board, type: type, changeCount: changeCount) {
             switch read.content {
             case .bytes(let bytes): input = try FileDescriptor.memfd(name: "ferry-watch", contents: bytes, sealed: true)
             case .stream(let fd, _): input = fd
             }
             environment["FERRY_TYPE"] = read.deliveredTypeIdentifier
             environment["FERRY_MIME_TYPE"] = read.deliveredType.preferredMIMEType ?? ""
+        } else {
+            // NotFound: the pasteboard moved on (the newer change is on its way), it is empty, or
+            // the item has no such type. Its items, then its change count still saying
+            // changeCount (counts never go back), tell which.
+            let items = try await Self.items(of: board)
+            guard try await board.changeCount == changeCount else { return .superseded }
+            guard items.isEmpty else { return .nothingConforming }
+            input = try FileDescriptor.memfd(name: "ferry-watch", contents: [], sealed: true)
         }
         defer { input.close() }
         let pid = try input.withRawValue { try start(stdin: $0, environment: environment) }
@@ -64,6 +60,17 @@ struct WatchExec {
         // sees only the child's end.
         input.close()
         return .ran(await Self.wait(for: pid))
+    }
+
+    /// The pasteboard's items; none for a named pasteboard that was removed.
+    private static func items(of board: Pasteboard) async throws -> [PasteboardItem] {
+        let result: Result<[PasteboardItem], FerryError>
+        do { result = .success(try await board.items) } catch { result = .failure(error) }
+        switch result {
+        case .success(let items): return items
+        case .failure(let error) where error.code == .notFound: return []
+        case .failure(let error): throw error
+        }
     }
 
     /// Item 0 in `type` as it was at `changeCount`, as a descriptor; nil on NotFound.
