@@ -37,7 +37,10 @@ struct CopyCommand: AsyncParsableCommand {
 
             --expires removes the items for everyone after that many seconds; --local-only \
             keeps them on this machine; --sensitive keeps them out of the history and off \
-            disk. Nothing is printed on success unless --verbose is given; reading more than \
+            disk. Nothing is printed on success unless --verbose or --json is given (--json: \
+            one line on standard output, keys pasteboard (string) and changeCount (number), as \
+            soon as the items are on the pasteboard, before a --lazy or --paste-once copy \
+            serves them); reading more than \
             8 MiB from standard input, or handing one file over 8 MiB to the broker, shows a \
             progress bar when standard error is a terminal.
             """)
@@ -76,6 +79,9 @@ struct CopyCommand: AsyncParsableCommand {
 
     @Flag(name: [.short, .long], help: "Say on standard error what was copied and the new change count.")
     var verbose = false
+
+    @Flag(name: .long, help: "Print the pasteboard and its new change count as one JSON object.")
+    var json = false
 
     @OptionGroup var bus: BusOptions
 
@@ -116,6 +122,7 @@ struct CopyCommand: AsyncParsableCommand {
                 count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
                                                          sensitive: sensitive, progress: report)
             }
+            if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
             if verbose {
                 let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
                 printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
@@ -145,6 +152,7 @@ struct CopyCommand: AsyncParsableCommand {
         let owners = try await client.brokerOwnerChanges()
         let count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expires.map { Date.now.addingTimeInterval($0) },
                                                      sensitive: sensitive)
+        if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
         if verbose {
             printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name) for one paste, change count \(count)\n")
         }
@@ -179,6 +187,12 @@ struct CopyCommand: AsyncParsableCommand {
         case .brokerGone:
             throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
         }
+    }
+
+    /// What `copy --json` prints: the keys and types `ferry types --json` uses for them.
+    struct CopyReport: Encodable {
+        var pasteboard: String
+        var changeCount: UInt64
     }
 
     /// How a `--paste-once` copy ended.

@@ -80,7 +80,7 @@ struct PasteRequest {
         guard item < items.count,
               let delivered = items[item].contentTypes.first(where: { $0.conforms(to: wanted) }),
               !delivered.conforms(to: .text), !delivered.conforms(to: .url) else { return }
-        throw CLIFailure(.usage, "item \(item) is \(delivered.identifier), not text: give -o FILE to write it to a file, "
+        throw CLIFailure(.usage, "item \(item) is \(typeName(delivered)), not text: give -o FILE to write it to a file, "
                          + "or --force to write it to the terminal anyway")
     }
 
@@ -93,8 +93,8 @@ struct PasteRequest {
         guard item < items.count else {
             return CLIFailure("no item \(item): \(name) has \(items.count) item\(items.count == 1 ? "" : "s")")
         }
-        let types = items[item].contentTypes.map(\.identifier).joined(separator: ", ")
+        let types = items[item].contentTypes.map(typeName).joined(separator: ", ")
         guard let wanted else { return CLIFailure("\(error.message) (item \(item) has \(types))") }
-        return CLIFailure("item \(item) has nothing conforming to \(wanted.identifier); it has \(types)")
+        return CLIFailure("item \(item) has nothing conforming to \(typeName(wanted)); it has \(types)")
     }
 }

@@ -67,3 +67,10 @@ enum WrittenType {
         }
     }
 }
+
+/// How a type is shown to a person: its identifier, except a dynamic type (`dyn.…`, made for a
+/// tag nothing declares), shown by the MIME type (else the filename extension) it came from.
+func typeName(_ type: ContentType) -> String {
+    guard type.isDynamic else { return type.identifier }
+    return type.preferredMIMEType ?? type.tags[.filenameExtension]?.first.map { "." + $0 } ?? type.identifier
+}

@@ -191,6 +191,45 @@ struct WlClipboardHabitsTests {
         }
     }
 
+    @Test("types names MIME types beside identifiers and a dynamic type by its MIME type, in errors too; copy --json")
+    func readableTypes() async throws {
+        try await CLIBroker.with { broker in
+            let copied = try await broker.ferry("copy", "--json", "-t", "application/x-ferry-unknown", "--text", "odd")
+            #expect(copied.status == 0, "\(copied.summary)")
+            let report = try jsonObject(copied)
+            #expect(report["pasteboard"] as? String == "general")
+            let types = try await broker.ferry("types", "--json")
+            #expect((report["changeCount"] as? NSNumber)?.int64Value == (try jsonObject(types)["changeCount"] as? NSNumber)?.int64Value,
+                    "copy --json gives the change count 'types --json' shows, as a number")
+            let table = try await broker.ferry("types")
+            #expect(table.stdout == "0  application/x-ferry-unknown  application/x-ferry-unknown  3 B\n", "\(table.stdout)")
+            let missing = try await broker.ferry("paste", "-t", "image")
+            #expect(missing.stderr == "ferry: item 0 has nothing conforming to public.image; it has application/x-ferry-unknown\n")
+            #expect(try await broker.ferry("copy", "--text", "words").succeeded)
+            #expect(try await broker.ferry("types").stdout == "0  public.utf8-plain-text  text/plain;charset=utf-8  5 B\n")
+        }
+    }
+
+    @Test("log shows local time with its offset; --json keeps UTC")
+    func logLocalTime() async throws {
+        try await CLIBroker.with { broker in
+            #expect(try await broker.ferry("copy", "--text", "logged").succeeded)
+            #expect(try await broker.ferry("paste").succeeded)
+            let json = try jsonObject(try await broker.ferry("log", "--json"))
+            let utc = try #require((json["entries"] as? [[String: Any]])?.first?["timestamp"] as? String)
+            #expect(utc.hasSuffix("Z"))
+            var environment = broker.environment
+            environment["TZ"] = "UTC-3"
+            let shifted = try await ChildProcess.run(try FerryCLI.binary().path, ["log"], environment: environment,
+                                                     standardInput: nil, timeout: .seconds(30))
+            #expect(shifted.stdout.contains(" +0300  general  0  public.utf8-plain-text  pid "), "\(shifted.stdout)")
+            // The UTC hour plus three, modulo a day.
+            let hour = Int(utc.dropFirst(11).prefix(2)) ?? -1
+            let shown = Int(shifted.stdout.dropFirst(11).prefix(2)) ?? -2
+            #expect(shown == (hour + 3) % 24, "\(utc) → \(shifted.stdout)")
+        }
+    }
+
     /// Runs `command` through `sh` with a pseudo-terminal as its standard output (script(1)).
     private static func onTerminal(_ broker: CLIBroker, _ command: String) async throws -> (status: Int32, output: String) {
         let result = try await ChildProcess.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
