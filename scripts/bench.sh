@@ -72,6 +72,11 @@ echo "running scene-bench…" >&2
 echo "running drag-bench…" >&2
 "$bin/drag-bench" >>"$results" || { status=$?; echo "drag-bench failed (status $status)" >&2; }
 
+# watch-exec (#18) starts its own headless sway, dbus-daemon and ferryd (skipped, with a message,
+# without sway, wl-clipboard or root).
+echo "running watch-exec-bench…" >&2
+bash scripts/watch-exec-bench.sh "$bin" >>"$results" || { status=$?; echo "watch-exec-bench failed (status $status)" >&2; }
+
 python3 scripts/bench-table.py <"$results"
 echo "took $(( $(date +%s) - started )) s" >&2
 exit "$status"

@@ -18,7 +18,7 @@ import Musl
 enum ClientObject {
     static let name: InterfaceName = "org.ferry.Client1"
     /// The interface's version (its `Version` property).
-    static let version: UInt32 = 4
+    static let version: UInt32 = 5
     static let chunkSize = 1 << 20
 
     static func interface(for client: FerryClient) -> Interface {
@@ -30,17 +30,23 @@ enum ClientObject {
                 guard await client.isBroker(call.sender) else {
                     throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
                 }
-                let (itemText, type, fd) = try call.arguments(String.self, String.self, FileDescriptor.self)
+                let (itemText, type, fd, options) = try call.arguments(String.self, String.self, FileDescriptor.self,
+                                                                       VariantDictionary.self)
                 defer { fd.close() }
                 guard let id = UUID(uuidString: itemText),
                       let representation = await client.promises.representation(item: id, type: type) else {
                     throw DBusError(notFound, "no promised \(type) for item \(itemText)")
                 }
+                let size: UInt64
                 do {
-                    return [.uint64(try await write(representation, to: fd))]
+                    size = try await write(representation, to: fd)
                 } catch {
                     throw FerryError.converting(error).dbusError
                 }
+                if (try? options.valueIfPresent(forKey: "paste", as: Bool.self)) == true {
+                    client.servedPastes.announce(ServedPaste(itemID: itemText, typeIdentifier: type, size: size))
+                }
+                return [.uint64(size)]
             }
             sceneMethods(for: client)
             dragMethods(for: client)

@@ -23,6 +23,8 @@ public final class FerryClient: Sendable {
     public let connection: Connection
     let promises: PromiseKeeper
     let state = Mutex(State())
+    /// Who waits for ``pastesServed()``.
+    let servedPastes = ServedPasteAnnouncer()
 
     struct State {
         var appID: String?

@@ -58,6 +58,11 @@ actor PromiseKeeper {
         entries[id]?.promised.remove(type)
     }
 
+    /// Forgets every provider: nothing is left to serve or to flush.
+    func abandonAll() {
+        entries = [:]
+    }
+
     /// Whether any representation is still promised.
     var hasPending: Bool { entries.values.contains { $0.retireAt == nil && !$0.promised.isEmpty } }
 

@@ -21,8 +21,12 @@ extension PromiseRelay {
     /// The task runs on the connection's thread (it only sends and waits): the call goes out, and
     /// the reply resumes it and whoever waits for it (`FinishTransfer`, on that thread too),
     /// without a hop to another thread.
+    ///
+    /// `paste` says whether the bytes go to someone (a reader, a share's delivery): the call's
+    /// option `paste`, which a source that serves its data once (`ferry copy --paste-once`) counts
+    /// by. The broker's own reads (pattern detection) pass false.
     func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration,
-              ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
+              paste: Bool, ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
         throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
     {
         let message: Message
@@ -36,7 +40,7 @@ extension PromiseRelay {
             message = try Message.methodCall(
                 destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideMember,
                 body: [.string(itemID.uuidString), .string(type.identifier), .unixFD(pipe.write),
-                       DBusValue.variantDictionary([:])])
+                       DBusValue.variantDictionary(paste ? ["paste": .boolean(true)] : [:])])
         } catch {
             throw FerryModelError(.unavailable, "cannot ask \(owner.rawValue) for \(type.identifier): \(error)")
         }

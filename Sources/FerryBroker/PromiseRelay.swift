@@ -113,7 +113,7 @@ public final class PromiseRelay: Sendable {
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let id = UUID().uuidString.lowercased()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    timeout: timeout, ended: { [weak self] outcome in self?.ended(id, outcome) })
+                                    timeout: timeout, paste: true, ended: { [weak self] outcome in self?.ended(id, outcome) })
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task))
@@ -162,7 +162,8 @@ public final class PromiseRelay: Sendable {
         struct LimitReached: Error {}
         let bytes = Mutex<[UInt8]>([])
         do {
-            _ = try await stream(owner: owner, clientPath: clientPath, itemID: itemID, type: type, timeout: timeout) { chunk in
+            _ = try await stream(owner: owner, clientPath: clientPath, itemID: itemID, type: type, timeout: timeout,
+                                 paste: false) { chunk in
                 try bytes.withLock { bytes in
                     bytes.append(contentsOf: chunk.prefix(max(0, limit - bytes.count)))
                     if bytes.count >= limit { throw LimitReached() }
@@ -182,16 +183,19 @@ public final class PromiseRelay: Sendable {
     ///   - itemID: the item's id.
     ///   - type: the promised type.
     ///   - timeout: how long the source has to write everything (default: the relay's `timeout`).
+    ///   - paste: the bytes go to someone (a share's delivery); false for the broker's own look
+    ///     (pattern detection). It becomes the call's `paste` option.
     ///   - sink: takes each chunk as it arrives, on a worker thread (it may block); what it throws
     ///     ends the copy and is rethrown.
     /// - Returns: the number of bytes copied.
     /// - Throws: what `sink` throws; `FerryModelError` `.unavailable` (the source failed, went
     ///   away or miscounted), `.timeout`, as `finish`.
     public func stream(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration? = nil,
+                       paste: Bool = true,
                        into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
         let timeout = timeout ?? self.timeout
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    timeout: timeout)
+                                    timeout: timeout, paste: paste)
         let outcome = await PipeReader.drain(read, deadline: ContinuousClock.now + timeout, into: sink)
         read.close()
         switch outcome {

@@ -8,6 +8,9 @@ import Glibc
 /// value as the next argument, and `--primary` (the pasteboard `primary`; not with `-p`) — the forms the full CLI's `FastPaste` accepts, less `-o` (the
 /// atomic file write stays in one place) — writing to standard output.
 ///
+/// Standard output a terminal is left to the full CLI too (`run` hands over before reading): it
+/// refuses to write an image there without `--force`.
+///
 /// Anything else is left to the full CLI (the initializer returns nil): help, `--type=x`, `-o`,
 /// `--into`, an unknown option, a number that is not one, a pasteboard name that is not valid, a
 /// `--type` that is not one of `knownTypes` (a MIME type or another identifier needs the type
@@ -101,6 +104,9 @@ struct PlainPaste {
         // the bus connection — and the pasted bytes (or the error line) would go to the bus. The
         // full CLI reports a closed output.
         guard Self.isOpen(1), Self.isOpen(2) else { return .handOver }
+        // A terminal is no hot path, and what may be written to one (text, or anything with
+        // --force) is the full CLI's decision: it looks at the types before reading.
+        guard isatty(1) != 1 else { return .handOver }
         guard let address = bus ?? Self.sessionBusAddress(), let link = BrokerLink(address: address) else { return .handOver }
         defer { link.close() }
         let path: String

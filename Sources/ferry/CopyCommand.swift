@@ -28,9 +28,19 @@ struct CopyCommand: AsyncParsableCommand {
             something else is copied to the pasteboard (status 0) or when the broker goes away \
             (status 69: the promise went with it).
 
+            With --paste-once ferry promises the data as --lazy does, serves the first paste \
+            of it (the first read of any of its items; 'ferry types' and pattern detection are \
+            not pastes), then exits 0 and the items are gone for everyone, as with 'wl-copy \
+            --paste-once': the general pasteboard is back to what was copied before, if \
+            anything. SIGINT or SIGTERM before that paste ends it with the items gone too (they \
+            are not handed over); something else copied meanwhile ends it with status 0.
+
             --expires removes the items for everyone after that many seconds; --local-only \
             keeps them on this machine; --sensitive keeps them out of the history and off \
-            disk. Nothing is printed on success unless --verbose is given; reading more than \
+            disk. Nothing is printed on success unless --verbose or --json is given (--json: \
+            one line on standard output, keys pasteboard (string) and changeCount (number), as \
+            soon as the items are on the pasteboard, before a --lazy or --paste-once copy \
+            serves them); reading more than \
             8 MiB from standard input, or handing one file over 8 MiB to the broker, shows a \
             progress bar when standard error is a terminal.
 
@@ -71,8 +81,14 @@ struct CopyCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Promise the data and serve it from this process until interrupted.")
     var lazy = false
 
+    @Flag(name: .customLong("paste-once"), help: "Serve the data to one paste, then remove it and exit.")
+    var pasteOnce = false
+
     @Flag(name: [.short, .long], help: "Say on standard error what was copied and the new change count.")
     var verbose = false
+
+    @Flag(name: .long, help: "Print the pasteboard and its new change count as one JSON object.")
+    var json = false
 
     @OptionGroup var bus: BusOptions
 
@@ -86,6 +102,7 @@ struct CopyCommand: AsyncParsableCommand {
         if stdinUses > 1 { throw ValidationError("Standard input ('-') can be copied only once.") }
         if let expires, !(expires > 0 && expires < 1e10) { throw ValidationError("--expires must be a positive number of seconds.") }
         if primary, pasteboard.name != nil { throw ValidationError("--primary and --pasteboard name two pasteboards; give one.") }
+        if pasteOnce && lazy { throw ValidationError("--paste-once serves the data itself and never hands it over; drop --lazy.") }
     }
 
     func run() async throws {
@@ -97,6 +114,7 @@ struct CopyCommand: AsyncParsableCommand {
             // Past 16 large representations the bus runs out of descriptors: the rest are
             // promised by this process and handed over (flushed) before it exits.
             let overflow = items.reduce(0) { $0 + $1.descriptorCount } > CopyItem.descriptorLimit
+            if pasteOnce { return try await copyForOnePaste(items, client: client) }
             if lazy || overflow { try await client.registerCommandLineTool() }
             // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
             if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
@@ -112,6 +130,7 @@ struct CopyCommand: AsyncParsableCommand {
                 count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
                                                          sensitive: sensitive, progress: report)
             }
+            if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
             if verbose {
                 let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
                 printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
@@ -128,6 +147,67 @@ struct CopyCommand: AsyncParsableCommand {
                 try await client.flush()
             }
         }
+    }
+
+    /// `--paste-once`: promises the items, serves the first paste and leaves without handing
+    /// anything over, so the broker drops them (see `FerryClient.abandonPromises()`).
+    private func copyForOnePaste(_ items: [CopyItem], client: FerryClient) async throws {
+        try await client.registerCommandLineTool()
+        let board = try await pasteboard.resolve(on: client)
+        let providers = try items.map { try $0.provider(lazy: true) }
+        let served = client.pastesServed()
+        let changes = try await board.changes()
+        let owners = try await client.brokerOwnerChanges()
+        let count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expires.map { Date.now.addingTimeInterval($0) },
+                                                     sensitive: sensitive)
+        if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
+        if verbose {
+            printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name) for one paste, change count \(count)\n")
+        }
+        let outcome = try await withThrowingTaskGroup(of: OnePasteOutcome.self) { group in
+            group.addTask {
+                for await _ in served { return .pasted }
+                return .brokerGone
+            }
+            group.addTask {
+                for try await next in changes where next > count { return .replaced }
+                return .brokerGone
+            }
+            group.addTask {
+                for try await _ in owners { return .brokerGone }
+                return .brokerGone
+            }
+            let first = try await group.next() ?? .brokerGone
+            group.cancelAll()
+            return first
+        }
+        // Nothing is handed over on the way out, whatever happened: what was for one paste is
+        // not left in the broker, nor in the history.
+        await client.abandonPromises()
+        // Closing waits for the reply to the paste being served, then leaves the bus: the
+        // broker drops the items.
+        await client.close()
+        switch outcome {
+        case .pasted:
+            if verbose { printLine(stderr: "pasted once; the items are gone\n") }
+        case .replaced:
+            if verbose { printLine(stderr: "the pasteboard changed before any paste; no longer serving\n") }
+        case .brokerGone:
+            throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
+        }
+    }
+
+    /// What `copy --json` prints: the keys and types `ferry types --json` uses for them.
+    struct CopyReport: Encodable {
+        var pasteboard: String
+        var changeCount: UInt64
+    }
+
+    /// How a `--paste-once` copy ended.
+    private enum OnePasteOutcome: Sendable {
+        case pasted
+        case replaced
+        case brokerGone
     }
 
     /// A `--lazy` copy's exit status on SIGINT or SIGTERM: 0 once the data is handed over, else
@@ -173,7 +253,7 @@ struct CopyCommand: AsyncParsableCommand {
 
     /// The items, with their inputs read (standard input) or checked (files).
     private func readItems() throws -> [CopyItem] {
-        let explicit = try type.map(resolveTypeArgument)
+        let explicit = try type.map(WrittenType.init(argument:))
         if text == nil, !representations.isEmpty {
             var item = CopyItem()
             for argument in representations {
@@ -181,9 +261,12 @@ struct CopyCommand: AsyncParsableCommand {
                       argument.index(after: equals) != argument.endIndex else {
                     throw CLIFailure(.usage, "--rep needs TYPE=FILE, not '\(argument)'")
                 }
-                let type = try resolveTypeArgument(String(argument[..<equals]))
+                let written = try WrittenType(argument: String(argument[..<equals]))
                 let path = String(argument[argument.index(after: equals)...])
-                let source = path == "-" ? try CopySource.standardInput(sniff: false) : try CopySource.file(PathArgument(path), sniff: false)
+                let sniff = written.exact == nil
+                let source = path == "-" ? try CopySource.standardInput(sniff: sniff) : try CopySource.file(PathArgument(path), sniff: sniff)
+                try written.check(source.sniffed, of: path == "-" ? "standard input" : "'\(PathArgument(path).display)'")
+                let type = written.exact ?? source.sniffed ?? .data
                 if item.suggestedName == nil { item.suggestedName = source.suggestedName }
                 item.representations.append((type, source))
             }

@@ -57,13 +57,21 @@ extension CopyItem {
     /// each typed by `type`, else by its name and content (standard input by content, text as
     /// `public.utf8-plain-text`), named after the file without its extension. No files and no
     /// text means standard input; `-` names it among files.
-    /// - Parameter verb: what could not be done with a folder ("share" → "cannot share 'x': it is a folder").
-    /// - Throws: `CLIFailure` (status 2) for a file that cannot be read.
-    static func items(files: [String], text: String?, type: ContentType?, verb: String = "copy") throws -> [CopyItem] {
-        if let text { return [CopyItem(representations: [(type ?? .utf8PlainText, CopySource.text(text))])] }
+    /// - Parameters:
+    ///   - written: the `--type` given, nil for none; `-t image` sniffs and checks each file.
+    ///   - verb: what could not be done with a folder ("share" → "cannot share 'x': it is a folder").
+    /// - Throws: `CLIFailure`: status 2 for a file that cannot be read, 64 for content that is not
+    ///   of the kind `written` asks for.
+    static func items(files: [String], text: String?, type written: WrittenType?, verb: String = "copy") throws -> [CopyItem] {
+        let type = written?.exact
+        if let text {
+            try written?.check(.utf8PlainText, of: "--text")
+            return [CopyItem(representations: [(type ?? .utf8PlainText, CopySource.text(text))])]
+        }
         return try (files.isEmpty ? ["-"] : files).map { path in
             let source = path == "-" ? try CopySource.standardInput(sniff: type == nil)
                                      : try CopySource.file(PathArgument(path), sniff: type == nil, verb: verb)
+            try written?.check(source.sniffed, of: path == "-" ? "standard input" : "'\(PathArgument(path).display)'")
             return CopyItem(suggestedName: source.suggestedName, representations: [(type ?? source.sniffed ?? .data, source)])
         }
     }

@@ -1,6 +1,14 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `ferry log`: who pasted what.
 struct LogCommand: AsyncParsableCommand {
@@ -8,10 +16,11 @@ struct LogCommand: AsyncParsableCommand {
         commandName: "log",
         abstract: "Show the broker's paste log, newest first.",
         discussion: """
-            Every paste is logged: when (UTC), the pasteboard, the item's index, the type \
-            delivered, and who read it (an app id, or 'pid N' for a command-line caller).
+            Every paste is logged: when (in local time, with the offset from UTC), the \
+            pasteboard, the item's index, the type delivered, and who read it (an app id, or \
+            'pid N' for a command-line caller).
 
-            JSON keys: entries (array of objects with timestamp (ISO 8601), appID (string or \
+            JSON keys: entries (array of objects with timestamp (ISO 8601, UTC), appID (string or \
             null), uniqueName, uid, pid, pasteboard, item, type).
             """)
 
@@ -59,17 +68,35 @@ struct LogCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let log = try await bus.connect().pasteLog(limit: limit)
+            let times = log.map { localTime($0.timestamp) }
             let entries = log.map {
                 Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
                       pid: $0.pid, pasteboard: $0.pasteboard, item: $0.item, type: $0.type.identifier)
             }
             if json { return try printJSON(Report(entries: entries)) }
             var text = ""
-            for entry in entries {
+            for (entry, time) in zip(entries, times) {
                 let who = entry.appID ?? "pid \(entry.pid)"
-                text += "\(entry.timestamp)  \(entry.pasteboard)  \(entry.item)  \(entry.type)  \(who)\n"
+                text += "\(time)  \(entry.pasteboard)  \(entry.item)  \(entry.type)  \(who)\n"
             }
             try writeOut(text)
         }
     }
+}
+
+/// `2026-11-26 20:15:57.123 +0100`: `date` in the local time zone (`TZ`, else /etc/localtime).
+func localTime(_ date: Date) -> String {
+    let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    var seconds = time_t(millis >= 0 ? millis / 1000 : (millis - 999) / 1000)
+    let fraction = Int(millis - Int64(seconds) * 1000)
+    var parts = tm()
+    guard localtime_r(&seconds, &parts) != nil else { return timestamp(date) }
+    var buffer = [CChar](repeating: 0, count: 64)
+    let day = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+    var zone = [CChar](repeating: 0, count: 16)
+    let offset = strftime(&zone, zone.count, "%z", &parts)
+    let head = String(decoding: buffer.prefix(day).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let tail = String(decoding: zone.prefix(offset).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let millisText = String(fraction)
+    return head + "." + String(repeating: "0", count: 3 - millisText.count) + millisText + " " + tail
 }

@@ -29,6 +29,10 @@ struct PasteCommand: AsyncParsableCommand {
             a FIFO or device (/dev/null) is written through, a file with other hard links in \
             place. -o - is standard output.
 
+            When standard output is a terminal and neither -o nor --force is given, data that \
+            is not text (an image, a PDF) is not written: the paste fails with status 64 and \
+            one line asking for -o FILE or --force. Into a pipe or a file it is written as it is.
+
             When nothing conforms the paste fails with status 2 and lists the types the item \
             has. Exit statuses are listed in 'ferry --help'.
 
@@ -43,9 +47,14 @@ struct PasteCommand: AsyncParsableCommand {
             with the middle button), which ferry-bridge keeps in the pasteboard 'primary'; \
             when there is none, the paste fails with status 2 like any empty pasteboard. \
             (wl-paste's -p; in ferry -p is --pasteboard.)
+
+            --list-types (-l) pastes nothing: it prints the MIME types of the item's \
+            representations, one per line, highest fidelity first, as 'wl-paste -l' does (a \
+            type without a MIME type is shown by its identifier). An empty pasteboard prints \
+            nothing.
             """)
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png) or a MIME type (image/png).",
+    @Option(name: [.short, .long], help: ArgumentHelp("The type wanted: an identifier (public.png), a MIME type (image/png), text or image.",
                                                       valueName: "type"))
     var type: String?
 
@@ -66,14 +75,23 @@ struct PasteCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Paste into an app's scene instead (see above).", valueName: "app[/session]"))
     var into: String?
 
+    @Flag(name: .long, help: "Write data that is not text to a terminal too.")
+    var force = false
+
+    @Flag(name: [.short, .customLong("list-types")], help: "Print the item's MIME types, one per line, instead of pasting.")
+    var listTypes = false
+
     @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard item >= 0 else { throw ValidationError("--item must be 0 or more.") }
         guard timeout > 0 else { throw ValidationError("--timeout must be at least 1.") }
         if primary, pasteboard.name != nil { throw ValidationError("--primary and --pasteboard name two pasteboards; give one.") }
-        if into != nil, type != nil || item != 0 || output != nil || timeout != 60 {
-            throw ValidationError("--type, --item, --output and --timeout do not apply with --into.")
+        if listTypes, type != nil || output != nil || timeout != 60 || into != nil || force {
+            throw ValidationError("--type, --output, --timeout, --into and --force do not apply with --list-types.")
+        }
+        if into != nil, type != nil || item != 0 || output != nil || timeout != 60 || force {
+            throw ValidationError("--type, --item, --output, --timeout and --force do not apply with --into.")
         }
     }
 
@@ -81,10 +99,37 @@ struct PasteCommand: AsyncParsableCommand {
     private var board: String { primary ? PasteboardName.primary : pasteboard.pasteboard }
 
     func run() async throws {
+        if listTypes { return try await listMIMETypes() }
         if let into {
             return try await PasteIntoScene(target: into, pasteboard: board, bus: bus.bus).run()
         }
         try await PasteRequest(type: type, item: item, pasteboard: board, output: output,
-                               timeout: timeout, bus: bus.bus).run()
+                               timeout: timeout, bus: bus.bus, force: force).run()
+    }
+
+    /// `--list-types`: the item's types as MIME types, one per line (not a paste).
+    private func listMIMETypes() async throws {
+        try await reportingFailures {
+            try PasteboardName.validate(board)
+            let client = try await bus.connect()
+            let board = try await ExistingPasteboardOption.existing(board, on: client)
+            let items = try await board.items
+            guard !items.isEmpty else { return }
+            guard item < items.count else {
+                throw CLIFailure("no item \(item): the pasteboard has \(items.count) item\(items.count == 1 ? "" : "s")")
+            }
+            try writeOut(Self.mimeLines(items[item].contentTypes))
+        }
+    }
+
+    /// One line per type, its preferred MIME type (its identifier when it has none), each MIME
+    /// type once.
+    static func mimeLines(_ types: [ContentType]) -> String {
+        var listed: [String] = []
+        for type in types {
+            let name = type.preferredMIMEType ?? type.identifier
+            if !listed.contains(name) { listed.append(name) }
+        }
+        return listed.map { $0 + "\n" }.joined()
     }
 }

@@ -12,6 +12,8 @@ struct PasteRequest {
     var output: String?
     var timeout = 60
     var bus: String?
+    /// Write what is not text to a terminal too.
+    var force = false
 
     /// Pastes, turning errors into one stderr line and the documented exit status.
     func run() async throws {
@@ -28,6 +30,9 @@ struct PasteRequest {
             }
             // An output that cannot be written fails before anything is pasted.
             let file = try output.map { try OutputPath(path: PathArgument($0)) }
+            if !force, output == nil, LinuxCalls.isTerminal(1) {
+                try await refuseNonText(on: board, wanted: wanted)
+            }
             do {
                 var read: PasteboardRead
                 var converting = false
@@ -97,6 +102,18 @@ struct PasteRequest {
         }
     }
 
+    /// Refuses (status 64) when the representation a paste of `wanted` would deliver is not
+    /// text (an image, a PDF): bytes like these only garble a terminal. Decided on the metadata
+    /// (not a paste); a paste that would find nothing goes on and fails as usual.
+    private func refuseNonText(on board: Pasteboard, wanted: ContentType) async throws {
+        let items = try await board.items
+        guard item < items.count,
+              let delivered = items[item].contentTypes.first(where: { $0.conforms(to: wanted) }),
+              !delivered.conforms(to: .text), !delivered.conforms(to: .url) else { return }
+        throw CLIFailure(.usage, "item \(item) is \(typeName(delivered)), not text: give -o FILE to write it to a file, "
+                         + "or --force to write it to the terminal anyway")
+    }
+
     /// A NotFound made specific: an empty pasteboard, an item out of range, or the types the
     /// item has when none conforms.
     private func explain(_ error: FerryError, on board: Pasteboard, wanted: ContentType?) async -> any Error {
@@ -106,8 +123,8 @@ struct PasteRequest {
         guard item < items.count else {
             return CLIFailure("no item \(item): \(name) has \(items.count) item\(items.count == 1 ? "" : "s")")
         }
-        let types = items[item].contentTypes.map(\.identifier).joined(separator: ", ")
+        let types = items[item].contentTypes.map(typeName).joined(separator: ", ")
         guard let wanted else { return CLIFailure("\(error.message) (item \(item) has \(types))") }
-        return CLIFailure("item \(item) has nothing conforming to \(wanted.identifier); it has \(types)")
+        return CLIFailure("item \(item) has nothing conforming to \(typeName(wanted)); it has \(types)")
     }
 }

@@ -10,7 +10,7 @@ extension ShareCommand {
     /// The items FILEs, `--text` or standard input give, as `ferry copy` builds them.
     /// - Throws: `CLIFailure` (status 2) for an unknown `--type` or a file that cannot be read.
     func readItems() throws -> [CopyItem] {
-        try CopyItem.items(files: files, text: text, type: type.map(resolveTypeArgument), verb: "share")
+        try CopyItem.items(files: files, text: text, type: type.map(WrittenType.init(argument:)), verb: "share")
     }
 
     /// `--to` as the broker takes it: an absolute path is passed on as it is; a relative one is

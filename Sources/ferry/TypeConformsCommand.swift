@@ -8,15 +8,17 @@ struct TypeConformsCommand: ParsableCommand {
         abstract: "Exit 0 when <type> conforms to <supertype>, 1 when it does not.",
         discussion: """
             Conformance is reflexive and transitive; every type conforms to public.item. \
-            Unknown or invalid identifiers exit with status 2.
+            Either type may also be a MIME type (image/png) or one of the words text \
+            (public.plain-text) and image (public.image), as --type takes them. Unknown or \
+            invalid identifiers and invalid MIME types exit with status 2.
 
             JSON keys: type (string), supertype (string), conforms (bool).
             """)
 
-    @Argument(help: "The type identifier to test, e.g. public.png.")
+    @Argument(help: "The type to test, e.g. public.png or image/png.")
     var type: String
 
-    @Argument(help: "The supertype identifier, e.g. public.image.")
+    @Argument(help: "The supertype, e.g. public.image, image or text/plain.")
     var supertype: String
 
     @OptionGroup var output: OutputOptions
@@ -30,7 +32,7 @@ struct TypeConformsCommand: ParsableCommand {
     func run() throws {
         var conforms = false
         try reportingFailures {
-            let a = try lookUpType(type), b = try lookUpType(supertype)
+            let a = try resolveTypeArgument(type), b = try resolveTypeArgument(supertype)
             conforms = a.conforms(to: b)
             if output.json { return try printJSON(Report(type: a.identifier, supertype: b.identifier, conforms: conforms)) }
             print("\(a.identifier) \(conforms ? "conforms" : "does not conform") to \(b.identifier)")

@@ -9,8 +9,10 @@ struct TypesCommand: AsyncParsableCommand {
         commandName: "types",
         abstract: "List the items on a pasteboard and their types (not a paste).",
         discussion: """
-            One line per representation: the item's index, the type, its size when known, and \
-            'promised' when the app that copied it still holds the bytes. Representations are \
+            One line per representation: the item's index, the type, its MIME type ('-' when \
+            it has none), its size when known, and 'promised' when the app that copied it still \
+            holds the bytes. A dynamic type (dyn.…, made for a MIME type no declaration \
+            knows) is shown by the MIME type it came from. Representations are \
             listed highest fidelity first. An empty pasteboard prints nothing.
 
             JSON keys: pasteboard (string), changeCount (number), items (array of objects with \
@@ -56,14 +58,17 @@ struct TypesCommand: AsyncParsableCommand {
         }
     }
 
-    /// `0  public.png   12.1 KiB` lines, types padded to one column.
+    /// `0  public.png  image/png  12.1 KiB` lines, types and MIME types padded to columns.
     static func table(_ items: [(offset: Int, element: PasteboardItem)]) -> String {
-        let width = items.flatMap { $0.element.contentTypes.map(\.identifier.count) }.max() ?? 0
+        let types = items.flatMap { $0.element.contentTypes }
+        let width = types.map { typeName($0).count }.max() ?? 0
+        let mimeWidth = types.map { ($0.preferredMIMEType ?? "-").count }.max() ?? 0
         var text = ""
         for (index, item) in items {
             for info in item.metadata.representations {
-                let type = info.contentType.identifier
+                let type = typeName(info.contentType), mime = info.contentType.preferredMIMEType ?? "-"
                 var line = "\(index)  \(type)" + String(repeating: " ", count: width - type.count)
+                line += "  \(mime)" + String(repeating: " ", count: mimeWidth - mime.count)
                 line += "  " + (info.estimatedSize.map { ProgressBar.size(UInt64(max(0, $0))) } ?? "?")
                 if item.promisedTypes.contains(info.contentType) { line += "  promised" }
                 if info.visibility == .ownApp { line += "  own-app" }

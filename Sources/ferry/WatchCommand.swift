@@ -23,6 +23,17 @@ struct WatchCommand: AsyncParsableCommand {
             pasteboard must exist (status 2 otherwise).
 
             With --json each line is the object 'ferry types --json' prints.
+
+            --exec CMD [ARG...] (last on the command line: everything after it is the command) \
+            prints nothing and runs CMD instead, as 'wl-paste --watch CMD' does: once for the \
+            current content and once per change, with item 0's first representation (or the \
+            one --type asks for) on its standard input and in its environment FERRY_CHANGE (the \
+            change count), FERRY_TYPE (the type identifier) and FERRY_MIME_TYPE (its MIME \
+            type, empty when it has none). An empty pasteboard runs it with empty input and \
+            empty FERRY_TYPE. Each run reads the change it reports: runs are one at a time, and \
+            a change replaced before its turn is skipped, never read as the newer content. An \
+            item with nothing conforming to --type runs nothing. A command that cannot be \
+            started ends watch with status 1; its own exit status is ignored.
             """)
 
     @OptionGroup var pasteboard: ExistingPasteboardOption
@@ -30,11 +41,25 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per line.")
     var json = false
 
+    @Option(name: [.short, .long], help: ArgumentHelp("With --exec: the type to give the command (as paste --type).",
+                                                      valueName: "type"))
+    var type: String?
+
+    @Option(name: .customLong("exec"), parsing: .remaining,
+            help: ArgumentHelp("Run this command per change, the content on its standard input (see above).", valueName: "cmd"))
+    var command: [String] = []
+
     @OptionGroup var bus: BusOptions
+
+    func validate() throws {
+        if !command.isEmpty, json { throw ValidationError("--json does not apply with --exec.") }
+        if command.isEmpty, type != nil { throw ValidationError("--type applies only with --exec.") }
+    }
 
     func run() async throws {
         try await reportingFailures {
             try pasteboard.check()
+            let exec = try command.isEmpty ? nil : WatchExec(command: command, type: type.map(resolveTypeArgument) ?? .item)
             let client = try await bus.connect()
             var board = try await pasteboard.resolve(on: client)
             for sig in [SIGINT, SIGTERM] { signal(sig) { _ in _exit(0) } }
@@ -42,7 +67,7 @@ struct WatchCommand: AsyncParsableCommand {
             let changes = try await board.changes()  // the rule names org.ferry.Broker: it follows a new owner
             var owner = try await client.brokerOwner()
             var last = try await board.changeCount
-            try await printState(of: board, changeCount: last)
+            try await report(board, changeCount: last, exec: exec)
             let (events, sink) = AsyncStream<Event>.makeStream()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -59,13 +84,13 @@ struct WatchCommand: AsyncParsableCommand {
                     case .changed(let count):
                         guard count > last else { continue }
                         last = count
-                        try await printState(of: board, changeCount: count)
+                        try await report(board, changeCount: count, exec: exec)
                     case .brokerChanged(let newOwner):
                         guard newOwner == nil || newOwner != owner else { continue }
                         // Gone: asking for the state starts a broker if the bus can. New: its
                         // state, change counts included, is its own.
                         (board, last, owner) = try await follow(client)
-                        try await printState(of: board, changeCount: last)
+                        try await report(board, changeCount: last, exec: exec)
                     case .closed:
                         throw CLIFailure(.noBroker, "the connection to the broker closed")
                     }
@@ -95,7 +120,12 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
-    private func printState(of board: Pasteboard, changeCount: UInt64) async throws {
+    /// Prints the line for `changeCount`, or with `exec` runs the command on it.
+    private func report(_ board: Pasteboard, changeCount: UInt64, exec: WatchExec?) async throws {
+        if let exec {
+            _ = try await exec.run(on: board, changeCount: changeCount)
+            return
+        }
         let items: [PasteboardItem]
         do {
             items = try await board.items

@@ -20,7 +20,7 @@ struct FerryCopyPasteTests {
             #expect(mime.stdout == "héllo ferry")
 
             let types = try await broker.ferry("types")
-            #expect(types.stdout.hasPrefix("0  public.utf8-plain-text  12 B"), "\(types.stdout)")
+            #expect(types.stdout.hasPrefix("0  public.utf8-plain-text  text/plain;charset=utf-8  12 B"), "\(types.stdout)")
 
             // Standard input, sniffed as text; a trailing newline stays exactly as it was.
             let piped = try await broker.ferry("copy", stdin: Data("line one\nline two\n".utf8))

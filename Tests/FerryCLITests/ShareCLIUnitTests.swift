@@ -137,7 +137,7 @@ struct ShareCLIUnitTests {
         let items = try CopyItem.items(files: [png.path, text.path], text: nil, type: nil, verb: "share")
         #expect(items.map { $0.representations.map(\.type.identifier) } == [["public.png"], ["public.utf8-plain-text"]])
         #expect(items.map(\.suggestedName) == ["holiday photo", "list"])
-        let typed = try CopyItem.items(files: [text.path], text: nil, type: .plainText)
+        let typed = try CopyItem.items(files: [text.path], text: nil, type: .exact(.plainText))
         #expect(typed.first?.representations.first?.type == .plainText)
         let shared = try CopyItem.items(files: [], text: "hello", type: nil)
         #expect(shared.count == 1 && shared[0].representations.first?.type == .utf8PlainText && shared[0].suggestedName == nil)

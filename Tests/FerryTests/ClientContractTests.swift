@@ -7,7 +7,7 @@ import Testing
 /// The library exports exactly the published org.ferry.Client1.
 @Suite("Ferry: org.ferry.Client1 matches its interface XML")
 struct ClientContractTests {
-    @Test("Introspect of a registered client's /org/ferry/Client equals org.ferry.Client1.xml; Version is 4")
+    @Test("Introspect of a registered client's /org/ferry/Client equals org.ferry.Client1.xml; Version is 5")
     func introspectionMatchesContract() async throws {
         try await ClientFixture.with { fixture in
             let client = try await fixture.registeredClient()
@@ -24,7 +24,7 @@ struct ClientContractTests {
             let version = try await peer.call(destination: client.connection.uniqueName, path: FerryClient.clientPath,
                                               interface: "org.freedesktop.DBus.Properties", member: "Get",
                                               body: ["org.ferry.Client1", "Version"], timeout: .seconds(10))
-            #expect(version[0].unwrappingVariants == .uint32(4))
+            #expect(version[0].unwrappingVariants == .uint32(5))
             await peer.close()
             await client.close()
         }

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# `ferry watch --exec` end to end against `wl-paste --watch` (#18): from the start of a copy
+# (`ferry copy --text` / `wl-copy`) to the watcher's command running with the new content, p50
+# over FERRY_BENCH_WATCH_RUNS copies (default 40). Prints one JSON line for bench-table.py.
+#
+# Usage: scripts/watch-exec-bench.sh BIN_DIR   (bench.sh passes the release bin directory)
+#
+# The Wayland side runs in a headless sway of its own (wlroots' headless backend, pixman
+# renderer), as the unprivileged user `wl` in a runtime directory of its own (see
+# reference/desktop-bridge.md §7): creating that user needs root, and without sway,
+# wl-clipboard or root the benchmark is skipped with a message. The Ferry side runs on a private
+# dbus-daemon with ferryd on a temporary state directory. Both watchers run the same command: a
+# bash that reads the content and appends bash's $EPOCHREALTIME (no fork) to a file.
+# Everything started here is stopped by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:?usage: watch-exec-bench.sh BIN_DIR}
+runs=${FERRY_BENCH_WATCH_RUNS:-40}
+
+skip() { echo "watch-exec bench skipped: $*" >&2; exit 0; }
+command -v sway >/dev/null && command -v wl-copy >/dev/null && command -v wl-paste >/dev/null \
+  || skip "sway or wl-clipboard missing (make deps installs them)"
+[ "$(id -u)" = 0 ] || skip "it needs root to run sway as the user wl"
+id wl >/dev/null 2>&1 || useradd -m wl 2>/dev/null || id wl >/dev/null 2>&1 || skip "cannot create the user wl"
+
+work=$(mktemp -d)
+chmod 755 "$work"
+rt="$work/runtime"
+mkdir "$rt" && chown wl "$rt" && chmod 700 "$rt"
+printf 'output HEADLESS-1 resolution 640x480\nxwayland disable\n' >"$work/sway.conf"
+chmod 644 "$work/sway.conf"
+sway_pid="" wlwatch_pid="" ferryd_pid="" fwatch_pid=""
+. scripts/private-bus.sh
+cleanup() {
+  for pid in $fwatch_pid $ferryd_pid; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  # runuser's children (sway, wl-paste, wl-copy servers) are the user wl's in our runtime dir:
+  # stopped by the PIDs pgrep finds under the runuser PIDs we started, then runuser itself.
+  for pid in $wlwatch_pid $sway_pid; do
+    for child in $(pgrep -P "$pid" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
+    kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  done
+  # wl-copy leaves a server per copy until it is replaced: the last one, found by its runtime dir.
+  for pid in $(pgrep -u wl -x wl-copy 2>/dev/null); do
+    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qx "XDG_RUNTIME_DIR=$rt"; then kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+  stop_private_bus
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+as_wl=(runuser -u wl -- env XDG_RUNTIME_DIR="$rt")
+"${as_wl[@]}" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman sway -c "$work/sway.conf" \
+  >"$work/sway.log" 2>&1 &
+sway_pid=$!
+socket=""
+for _ in $(seq 100); do
+  socket=$(ls "$rt" 2>/dev/null | grep -m1 -E '^wayland-[0-9]+$' || true)
+  [ -n "$socket" ] && break
+  sleep 0.05
+done
+[ -n "$socket" ] || { cat "$work/sway.log" >&2; skip "sway did not start"; }
+wl=("${as_wl[@]}" WAYLAND_DISPLAY="$socket")
+
+# The command both watchers run: read the content, append the time it ran and what it read.
+cat >"$work/mark.sh" <<'MARK'
+content=$(cat)
+printf '%s %s\n' "$EPOCHREALTIME" "$content" >>"$MARKS"
+MARK
+chmod 644 "$work/mark.sh"
+
+# Waits until $1 has more than $2 lines (5 s at most).
+wait_lines() {
+  for _ in $(seq 1000); do
+    [ "$(wc -l <"$1")" -gt "$2" ] && return 0
+    sleep 0.005
+  done
+  echo "watch-exec bench: no run of the command after a copy" >&2
+  return 1
+}
+
+# Prints the p50, in milliseconds, of the delays from the copies' starts to the marks.
+# $1: the file of starts ("time content"), $2: the file of marks.
+p50() {
+  python3 - "$1" "$2" <<'PY'
+import statistics, sys
+starts = dict(reversed(line.split(" ", 1)) for line in open(sys.argv[1]).read().splitlines())
+delays = []
+for line in open(sys.argv[2]).read().splitlines():
+    when, content = line.split(" ", 1)
+    if content in starts:
+        delays.append((float(when) - float(starts[content])) * 1000)
+print(f"{statistics.median(delays):.3f} {len(delays)}")
+PY
+}
+
+# Runs the copies: $1 is a function that copies its argument.
+measure() {
+  local copy=$1 starts=$2 marks=$3
+  for i in $(seq "$runs"); do
+    local before
+    before=$(wc -l <"$marks")
+    printf '%s %s\n' "$EPOCHREALTIME" "bench-$copy-$i" >>"$starts"
+    $copy "bench-$copy-$i"
+    wait_lines "$marks" "$before"
+    sleep 0.05
+  done
+}
+
+# wl-paste --watch on the headless compositor.
+: >"$work/wl.marks"; chmod 666 "$work/wl.marks"; : >"$work/wl.starts"
+"${wl[@]}" MARKS="$work/wl.marks" wl-paste --no-newline --watch bash "$work/mark.sh" 2>"$work/wl-paste.log" &
+wlwatch_pid=$!
+wl_copy() { "${wl[@]}" wl-copy -- "$1"; }
+"${wl[@]}" wl-copy -- warm-up
+wait_lines "$work/wl.marks" 0
+measure wl_copy "$work/wl.starts" "$work/wl.marks"
+
+# ferry watch --exec on a private bus.
+start_private_bus
+"$bin/ferryd" --state-dir "$work/state" >"$work/ferryd.out" 2>"$work/ferryd.log" &
+ferryd_pid=$!
+for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
+grep -q READY "$work/ferryd.out" || { cat "$work/ferryd.log" >&2; exit 1; }
+: >"$work/ferry.marks"; : >"$work/ferry.starts"
+"$bin/ferry" copy --text warm-up
+MARKS="$work/ferry.marks" "$bin/ferry" watch --exec bash "$work/mark.sh" 2>"$work/ferry-watch.log" &
+fwatch_pid=$!
+wait_lines "$work/ferry.marks" 0
+ferry_copy() { "$bin/ferry" copy --text "$1"; }
+measure ferry_copy "$work/ferry.starts" "$work/ferry.marks"
+
+read -r wl_p50 wl_n < <(p50 "$work/wl.starts" "$work/wl.marks")
+read -r ferry_p50 ferry_n < <(p50 "$work/ferry.starts" "$work/ferry.marks")
+python3 - "$ferry_p50" "$wl_p50" "$ferry_n" "$wl_n" <<'PY'
+import json, sys
+ferry, wl, n_ferry, n_wl = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+ratio = ferry / wl
+print(json.dumps({"bench": "watch-exec", "metric": f"copy → watcher's command ran with it, p50 ({n_ferry} copies; anchor {n_wl})",
+                  "value": round(ferry, 2), "unit": "ms", "anchor": "wl-copy → wl-paste --watch (headless sway)",
+                  "anchor_value": round(wl, 2), "ratio": round(ratio, 3), "goal": "≤ 1.0×", "met": ratio <= 1.0}))
+PY
