@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryTerminal
 
 @main
 struct Ferry: AsyncParsableCommand {
@@ -36,6 +37,7 @@ struct Ferry: AsyncParsableCommand {
             Errors are reported as one line on standard error; a usage error ends
             with the help to read: (see 'ferry paste --help').
             """,
+        version: FerryVersion.line(for: "ferry"),
         subcommands: [
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
