@@ -76,6 +76,7 @@ bench: deps
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.
 release: deps
 	$(SWIFT) build -c release
+	rm -rf .build/plugins/GenerateManual/outputs    # the plugin adds pages, never removes old ones
 	$(SWIFT) package generate-manual --multi-page \
 	  --date "$$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)"
 	$(INSTALL_ENV) bash scripts/install.sh generate
