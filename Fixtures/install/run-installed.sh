@@ -8,7 +8,8 @@
 #                binaries run without
 #   OVERLAY_USR  optional: a scratch root's usr/, laid over /usr (a Debian package installed
 #                with dpkg --root appears where it would on a real system)
-#   FERRY_BIN    the directory holding the installed ferry, ferry-cli, ferryd
+#   PROGRAMS     the installed programs (`make programs`), each asked for --version
+#   FERRY_BIN    the directory holding them
 #   BUS_CONFIG   the private bus's configuration; its only service directory is the installed one
 #   WORK         a scratch directory: the bus socket, ferryd's state, HOME
 #
@@ -33,8 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for program in ferry ferry-cli ferryd; do
-  echo "version $("$FERRY_BIN/$program" --version)"
+for program in $PROGRAMS; do
+  echo "version $program $("$FERRY_BIN/$program" --version)"
 done
 
 dbus-daemon --config-file="$BUS_CONFIG" --nofork --print-address=3 --address="unix:dir=$WORK" \

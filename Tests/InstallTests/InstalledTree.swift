@@ -1,3 +1,4 @@
+import FerryTerminal
 import FerryTestSupport
 import Foundation
 import Testing
@@ -84,6 +85,7 @@ enum InstalledTree {
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         environment["HIDE"] = try toolchainLibraryDirectory()
         environment["OVERLAY_USR"] = overlayUsr ?? ""
+        environment["PROGRAMS"] = try await programs().joined(separator: " ")
         environment["FERRY_BIN"] = bin
         environment["BUS_CONFIG"] = configURL.path
         environment["WORK"] = work.path
@@ -97,6 +99,16 @@ enum InstalledTree {
             lines[String(parts[0]), default: []].append(parts.count > 1 ? String(parts[1]) : "")
         }
         return (lines, result)
+    }
+
+    /// The `version PROGRAM OUTPUT` lines `runInstalled` printed that differ from what each
+    /// program must say: `NAME NUMBER`, NAME the program's (`ferry` for ferry-cli, its other half).
+    static func wrongVersions(in lines: [String: [String]], programs: [String]) -> [String] {
+        let printed = lines["version"] ?? []
+        let expected = programs.map { program in
+            "\(program) " + FerryVersion.line(for: program == "ferry-cli" ? "ferry" : program)
+        }
+        return expected.filter { !printed.contains($0) } + printed.filter { !expected.contains($0) }
     }
 
     /// Every path under `directory`, relative to it, sorted.
