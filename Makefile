@@ -5,7 +5,7 @@ SWIFT      ?= swift
 CONFIG     ?= debug
 APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev libglib2.0-bin \
                 shared-mime-info python3-dbus python3-gi libsqlite3-dev sqlite3 \
-                xvfb xclip
+                xvfb xclip binutils
 
 .PHONY: all deps build test demo bench clean release programs install uninstall deb
 
