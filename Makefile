@@ -7,9 +7,35 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 shared-mime-info python3-dbus python3-gi libsqlite3-dev sqlite3 \
                 xvfb xclip xsel tk8.6 gir1.2-gtk-3.0 python3-xlib \
                 libxcb1-dev libxcb-xfixes0-dev libwayland-dev sway wl-clipboard \
-                xdg-desktop-portal fuse3 systemd desktop-file-utils
+                xdg-desktop-portal fuse3 systemd desktop-file-utils binutils
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench clean release programs install uninstall deb
+
+# --- Installing (README, "Install") ------------------------------------------------------------
+# The executables `make install` and `make deb` install, release builds each linked with the Swift
+# runtime inside (Package.swift, staticSwiftRuntime). Everything else installed follows from this
+# list and the files in services/: man pages and completions for each program with
+# ArgumentParser help, every services/*.service and *.desktop with its paths, the interface XML.
+PROGRAMS := ferry ferry-cli ferryd
+
+PREFIX         ?= /usr/local
+DESTDIR        ?=
+BINDIR         ?= $(PREFIX)/bin
+DATADIR        ?= $(PREFIX)/share
+MANDIR         ?= $(DATADIR)/man
+DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/services
+USERUNITDIR    ?= $(PREFIX)/lib/systemd/user
+AUTOSTARTDIR   ?= /etc/xdg/autostart
+# What install wrote, for uninstall (the Debian package has none: dpkg keeps the list).
+MANIFEST       ?= $(DATADIR)/ferry/install-manifest
+# Where `make deb` leaves ferry_VERSION_ARCH.deb.
+DEBDIR         ?= .build/deb
+
+RELEASE_BIN    := .build/release
+INSTALL_ENV = PROGRAMS="$(PROGRAMS)" BIN="$(RELEASE_BIN)" GENERATED=.build/install \
+              MANUALS=.build/plugins/GenerateManual/outputs DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+              BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" MANDIR="$(MANDIR)" DBUSSERVICEDIR="$(DBUSSERVICEDIR)" \
+              USERUNITDIR="$(USERUNITDIR)" AUTOSTARTDIR="$(AUTOSTARTDIR)" MANIFEST="$(MANIFEST)"
 
 all: build
 
@@ -32,9 +58,11 @@ build: deps
 # One test at a time (about a minute): every suite shares one process whose Swift thread pool has
 # one thread per core, and tests that start and stop daemons block a thread while they wait, so
 # on 2 cores parallel suites starve each other and time-bounded expectations fail at random.
+# The install tests (Tests/InstallTests) install the release build: it is built first.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	$(MAKE) --no-print-directory release
+	FERRY_REQUIRE_RELEASE=1 $(SWIFT) test --skip-build --no-parallel
 
 # The main job: a private bus if there is no session bus, then the story told by scripts/demo.sh.
 demo: deps
@@ -45,6 +73,33 @@ demo: deps
 bench: deps
 	$(SWIFT) build -c release
 	bash scripts/bench.sh
+
+# The release build, and from its executables' own help the man pages (swift-argument-parser's
+# generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.
+release: deps
+	$(SWIFT) build -c release
+	rm -rf .build/plugins/GenerateManual/outputs    # the plugin adds pages, never removes old ones
+	$(SWIFT) package generate-manual --multi-page \
+	  --date "$$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)"
+	$(INSTALL_ENV) bash scripts/install.sh generate
+
+# The programs installed, one word each (for tests and scripts).
+programs:
+	@echo $(PROGRAMS)
+
+# Run `make` (or `make release`) as yourself first, then `sudo make install`.
+install: release
+	$(INSTALL_ENV) bash scripts/install.sh install
+
+# Removes exactly what install recorded in $(MANIFEST) (same PREFIX and DESTDIR as install).
+uninstall:
+	$(INSTALL_ENV) bash scripts/install.sh uninstall
+
+# A Debian package of the same files for /usr, built with dpkg-deb (scripts/deb.sh).
+deb: release
+	$(INSTALL_ENV) PREFIX=/usr BINDIR=/usr/bin DATADIR=/usr/share MANDIR=/usr/share/man \
+	  DBUSSERVICEDIR=/usr/share/dbus-1/services USERUNITDIR=/usr/lib/systemd/user \
+	  AUTOSTARTDIR=/etc/xdg/autostart MANIFEST= DEBDIR="$(DEBDIR)" bash scripts/deb.sh
 
 clean:
 	rm -rf .build

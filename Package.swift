@@ -6,6 +6,20 @@ let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Installed executables are self-contained (`make install`, `make deb`): in release builds the
+// Swift runtime and Foundation are linked statically, so `ldd` names only system libraries and the
+// binaries run without the toolchain. The static Foundation archives need their private
+// dependencies named (CoreFoundation and ICU only where the full Foundation is imported, as in
+// ferryd; an archive nobody refers to adds nothing). Debug builds, which the tests link, stay
+// dynamic.
+let staticSwiftRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
+    .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
+    .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
+    .linkedLibrary("CoreFoundation", .when(configuration: .release)),
+    .linkedLibrary("_FoundationICU", .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Ferry",
     platforms: [.macOS(.v15)],
@@ -69,14 +83,9 @@ let package = Package(
             dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation
-            // linked statically and no PIE relocations (~8.6 → ~5 ms for `ferry --help`). Debug
-            // builds, which the tests link, stay dynamic. The static Foundation archives need their
-            // private dependencies named.
-            linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie"], .when(configuration: .release)),
-                .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
-                .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
-            ]),
+            // linked statically (`staticSwiftRuntime`) and no PIE relocations (~8.6 → ~5 ms for
+            // `ferry --help`).
+            linkerSettings: staticSwiftRuntime + [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
 
         // The installed `ferry`: plain `ferry paste` to standard output over raw libdbus, without
         // Foundation or ArgumentParser (start-up time, BENCHMARKS.md P6); anything else it execs
@@ -95,7 +104,8 @@ let package = Package(
         .executableTarget(
             name: "ferryd",
             dependencies: ["FerryBroker", "DBus", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: strictness),
+            swiftSettings: strictness,
+            linkerSettings: staticSwiftRuntime),
 
         // A program on the D-Bus layer alone: the other process in tests and in `make demo`.
         .executableTarget(
@@ -147,6 +157,9 @@ let package = Package(
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
+        // `make install`, `make uninstall` and `make deb` (issue #18): they run `make` on the release
+        // build (`make release`), which `make test` does first.
+        .testTarget(name: "InstallTests", dependencies: ["FerryTerminal", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
 

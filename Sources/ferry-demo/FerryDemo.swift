@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,7 +36,8 @@ struct FerryDemo: AsyncParsableCommand {
               64  usage error: bad arguments, a folder without a valid Info.plist,
                   an app that is neither Notes nor Gallery
               69  no bus, or no broker on it
-            """)
+            """,
+        version: FerryVersion.line(for: "ferry-demo"))
 
     @Argument(help: ArgumentHelp("The app folder, holding Info.plist and Content/.", valueName: "folder"))
     var folder: String

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryTerminal
 
 @main
 struct Ferry: AsyncParsableCommand {
@@ -42,6 +43,17 @@ struct Ferry: AsyncParsableCommand {
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
             ShareCommand.self,
         ])
+
+    /// `--version` on the root only: ArgumentParser's own version flag would be offered (and
+    /// listed in the help) on every subcommand.
+    @Flag(help: "Show the version.")
+    var version = false
+
+    /// `ferry --version` prints `ferry NUMBER`; `ferry` alone, the help.
+    mutating func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(FerryVersion.line(for: "ferry"))
+    }
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
     /// everything else through ArgumentParser, with usage errors on one line (`UsageError`).

@@ -32,7 +32,8 @@ struct Ferryd: AsyncParsableCommand {
 
             Exit status: 0 after a clean shutdown; 1 when it cannot connect, the name is taken \
             (without --replace) or another daemon holds the state directory; 64 for bad arguments.
-            """)
+            """,
+        version: FerryVersion.line(for: "ferryd"))
 
     @Option(help: "The bus address (default: $DBUS_SESSION_BUS_ADDRESS).")
     var bus: String?

@@ -187,7 +187,7 @@ struct FrontPasteTests {
                 #expect(!(front.stdout + front.stderr).contains("ferry-cli"), "\(arguments)")
             }
             let help = try await broker.ferry("--help")
-            #expect(help.succeeded && help.stdout.contains("USAGE: ferry <subcommand>"))
+            #expect(help.succeeded && help.stdout.contains("USAGE: ferry [--version] <subcommand>"))
             #expect(try await broker.ferry("paste", "--item", "-1").status == 64)
         }
     }
