@@ -59,7 +59,8 @@ let package = Package(
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
-            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", "FerryBridge",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation
             // linked statically and no PIE relocations (~8.6 → ~5 ms for `ferry --help`). Debug
@@ -114,6 +115,14 @@ let package = Package(
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
+
+        // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
+        // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
+        // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
+        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
+        .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "Ferry", "FerryModel", "DBus",
+                                                         "ferryd", "FerryTestSupport"],
+                    swiftSettings: strictness),
 
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
