@@ -41,6 +41,13 @@ let package = Package(
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
         .target(name: "DesktopClipboard", swiftSettings: strictness),
 
+        // The X11 backend of ferry-bridge: libxcb and XFixes behind one header-only shim, and the
+        // DesktopClipboardBackend over them (watching, reading, owning, the clipboard manager).
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
+        .target(name: "X11Clipboard", dependencies: ["CXCB", "DesktopClipboard"], swiftSettings: strictness),
+        .testTarget(name: "X11ClipboardTests", dependencies: ["X11Clipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
         .target(
             name: "FerryBroker",
@@ -116,6 +123,17 @@ let package = Package(
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
 
+        // ferry-bridge's Wayland backend (issue #17): libwayland-client behind one shim, the two
+        // data-control protocol families as committed wayland-scanner output behind one C face
+        // (Sources/CDataControl/README.md), and the Swift backend over them. Tests run headless
+        // sway as an unprivileged user with wl-clipboard as the peer.
+        .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CDataControl", dependencies: ["CWayland"], exclude: ["protocols", "README.md"]),
+        .target(name: "WaylandClipboard", dependencies: ["DesktopClipboard", "CWayland", "CDataControl"],
+                swiftSettings: strictness),
+        .testTarget(name: "WaylandClipboardTests", dependencies: ["WaylandClipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
         // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
         // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
         // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
@@ -139,6 +157,12 @@ let package = Package(
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
+        // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which
+        // copied files reach sandboxed apps. D-Bus only; tested against the real document portal.
+        .target(name: "DesktopPortal", dependencies: ["DBus"], swiftSettings: strictness),
+        .testTarget(name: "DesktopPortalTests", dependencies: ["DesktopPortal", "DBus", "FerryTestSupport"],
                     swiftSettings: strictness),
     ]
 )

@@ -42,7 +42,7 @@ struct ItemEncoder {
         var promised: Set<String>
     }
 
-    mutating func encode(_ provider: ItemProvider, localOnly: Bool, expirationDate: Date?, sensitive: Bool)
+    mutating func encode(_ provider: ItemProvider, localOnly: Bool, expirationDate: Date?, sensitive: Bool, origin: String?)
         async throws(FerryError) -> Encoded {
         guard !provider.representations.isEmpty else {
             throw FerryError(.invalidArgument, "an item needs at least one representation")
@@ -69,6 +69,7 @@ struct ItemEncoder {
         if localOnly { item["localOnly"] = .boolean(true) }
         if let expirationDate { item["expirationDate"] = .int64(WireBridge.microseconds(expirationDate)) }
         if sensitive { item["sensitive"] = .boolean(true) }
+        if let origin { item["origin"] = .string(origin) }
         return Encoded(dictionary: item.dbusValue, promised: promised)
     }
 

@@ -20,22 +20,24 @@ extension Pasteboard {
     ///   - localOnly: the items never leave this machine.
     ///   - expirationDate: after it the items are gone for everyone.
     ///   - sensitive: never persisted, never in history (passwords).
+    ///   - origin: where the items came from outside Ferry (`desktop:CLIPBOARD`), kept with them
+    ///     and given back as ``PasteboardItem/origin``; 1–64 bytes of printable ASCII.
     ///   - progress: told, at most ten times a second while the broker reads the items' files,
     ///     how many of their bytes it has read so far. The broker reads the open file this
     ///     process hands it, so its offset is this process's to see; nothing is told when no file
     ///     is handed over.
     /// - Returns: the new change count.
-    /// - Throws: `FerryError`: `.invalidArgument` (an empty item, a bad type), `.tooLarge`,
+    /// - Throws: `FerryError`: `.invalidArgument` (an empty item, a bad type, a bad origin), `.tooLarge`,
     ///   `.notFound` / `.permissionDenied` / `.io` for a file that cannot be opened, what a
     ///   loader throws, `.noBroker`.
     ///
     /// D-Bus: `org.ferry.Pasteboard1.SetItems`.
     @discardableResult
     public func setItemProviders(_ providers: [ItemProvider], localOnly: Bool = false, expirationDate: Date? = nil,
-                                 sensitive: Bool = false,
+                                 sensitive: Bool = false, origin: String? = nil,
                                  progress: (@Sendable (UInt64) -> Void)? = nil) async throws(FerryError) -> UInt64 {
         try await write(providers, localOnly: localOnly, expirationDate: expirationDate, sensitive: sensitive,
-                        append: false, drag: false, progress: progress)
+                        origin: origin, append: false, drag: false, progress: progress)
     }
 
     /// Writes the items of a drag on its drag pasteboard, added after the current ones when
@@ -43,17 +45,17 @@ extension Pasteboard {
     /// is registered (``DragPromises``). The drag pasteboard is not watched for `Changed`: its
     /// promises are let go when the drag ends.
     /// - Returns: the new change count.
-    /// - Throws: what ``setItemProviders(_:localOnly:expirationDate:sensitive:progress:)`` throws.
+    /// - Throws: what ``setItemProviders(_:localOnly:expirationDate:sensitive:origin:progress:)`` throws.
     @discardableResult
     func writeDragItems(_ providers: [ItemProvider], append: Bool) async throws(FerryError) -> UInt64 {
-        try await write(providers, localOnly: false, expirationDate: nil, sensitive: false, append: append,
+        try await write(providers, localOnly: false, expirationDate: nil, sensitive: false, origin: nil, append: append,
                         drag: true, progress: nil)
     }
 
     /// `SetItems`, replacing or (`append`, drag pasteboards only) adding; promised providers are
     /// kept for `ProvideRepresentation`. A `drag` write promises large representations and does
     /// not watch `Changed` (other writes do, to let promised providers go once replaced).
-    private func write(_ providers: [ItemProvider], localOnly: Bool, expirationDate: Date?, sensitive: Bool,
+    private func write(_ providers: [ItemProvider], localOnly: Bool, expirationDate: Date?, sensitive: Bool, origin: String?,
                        append: Bool, drag: Bool, progress: (@Sendable (UInt64) -> Void)?) async throws(FerryError) -> UInt64 {
         let client = try await client
         var encoder = ItemEncoder(canPromise: client.isRegistered)
@@ -62,7 +64,7 @@ extension Pasteboard {
             // A drag's large representations are promised (the original provider serves them).
             let provider = drag && client.isRegistered ? DragPromises.encodable(provider) : provider
             encoded.append(try await encoder.encode(provider, localOnly: localOnly, expirationDate: expirationDate,
-                                                    sensitive: sensitive))
+                                                    sensitive: sensitive, origin: origin))
         }
         let promising = encoded.contains { !$0.promised.isEmpty }
         if promising && !drag { await client.watchPromises(on: self) }

@@ -24,10 +24,14 @@ public struct PasteboardItem: Sendable, Hashable {
     public var promisedTypes: Set<ContentType>
     /// Whether the item was written as sensitive (kept in memory only, never in history).
     public var isSensitive: Bool
+    /// Where the item came from outside Ferry, as its writer said (`desktop:CLIPBOARD` for
+    /// ferry-bridge's import of the desktop's clipboard); nil for an ordinary copy.
+    public var origin: String?
 
     /// Makes an item description.
     public init(id: UUID, metadata: ItemProvider.Metadata, localOnly: Bool = false, expirationDate: Date? = nil,
-                sourceAppID: String? = nil, promisedTypes: Set<ContentType> = [], isSensitive: Bool = false) {
+                sourceAppID: String? = nil, promisedTypes: Set<ContentType> = [], isSensitive: Bool = false,
+                origin: String? = nil) {
         self.id = id
         self.metadata = metadata
         self.localOnly = localOnly
@@ -35,6 +39,7 @@ public struct PasteboardItem: Sendable, Hashable {
         self.sourceAppID = sourceAppID
         self.promisedTypes = promisedTypes
         self.isSensitive = isSensitive
+        self.origin = origin
     }
 
     /// The types in fidelity order.
@@ -65,6 +70,7 @@ public struct PasteboardItem: Sendable, Hashable {
         }
         promisedTypes = promised
         isSensitive = wire["sensitive"]?.boolValue ?? false
+        origin = wire["origin"]?.stringValue
     }
 }
 

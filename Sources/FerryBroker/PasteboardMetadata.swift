@@ -39,6 +39,7 @@ enum PasteboardMetadata {
         if let name = item.suggestedName { entries["suggestedName"] = .string(name) }
         if let date = item.options.expirationDate { entries["expirationDate"] = .int64(microseconds(date)) }
         if let app = item.sourceAppID { entries["sourceAppID"] = .string(app) }
+        if let origin = item.options.origin { entries["origin"] = .string(origin) }
         if sensitive { entries["sensitive"] = .boolean(true) }
         return entries.dbusValue
     }

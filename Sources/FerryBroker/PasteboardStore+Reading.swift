@@ -168,7 +168,7 @@ extension PasteboardStore {
         var all = arguments
         all += [now.timeIntervalSinceReferenceDate]
         let itemRows = try Row.fetchAll(try db.cachedStatement(sql: """
-            SELECT id, localOnly, expirationDate, sourceAppID, suggestedName FROM item
+            SELECT id, localOnly, expirationDate, sourceAppID, suggestedName, origin FROM item
             WHERE \(condition) AND (expirationDate IS NULL OR expirationDate > ?)
             ORDER BY position
             """), arguments: all)
@@ -179,7 +179,8 @@ extension PasteboardStore {
             }
             let expiration: Double? = row["expirationDate"]
             let options = StoredItem.Options(localOnly: row["localOnly"],
-                                             expirationDate: expiration.map(Date.init(timeIntervalSinceReferenceDate:)))
+                                             expirationDate: expiration.map(Date.init(timeIntervalSinceReferenceDate:)),
+                                             origin: row["origin"])
             return StoredItem(id: id, options: options, sourceAppID: row["sourceAppID"],
                               suggestedName: row["suggestedName"],
                               representations: try fetchRepresentations(db, item: idString))

@@ -74,6 +74,11 @@ extension PasteboardStore {
                 ALTER TABLE representation ADD COLUMN blobChangeTime INTEGER;
                 """)
         }
+        // An item's origin outside Ferry, as its writer said it (SetItems key origin); rows
+        // written before have none.
+        migrator.registerMigration("v3 item origin") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN origin TEXT")
+        }
         return migrator
     }
 }

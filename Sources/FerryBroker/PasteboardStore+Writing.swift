@@ -258,10 +258,11 @@ extension PasteboardStore {
                 throw FerryModelError(.invalidArgument, "item id \(item.id) is already stored", keyPath: "[\(position)].id")
             }
             try db.cachedStatement(sql: """
-                INSERT INTO item (id, pasteboard, position, localOnly, expirationDate, sourceAppID, suggestedName)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO item (id, pasteboard, position, localOnly, expirationDate, sourceAppID, suggestedName, origin)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [item.id.uuidString, pasteboard, position, item.options.localOnly,
-                                 item.options.expirationDate?.timeIntervalSinceReferenceDate, item.sourceAppID, item.suggestedName])
+                                 item.options.expirationDate?.timeIntervalSinceReferenceDate, item.sourceAppID, item.suggestedName,
+                                 item.options.origin])
             for (index, r) in prepared.representations.enumerated() {
                 try db.cachedStatement(sql: """
                     INSERT INTO representation (item, position, contentType, visibility, size, storage, data, blob, owner,

@@ -135,8 +135,14 @@ struct PasteboardWrite: Sendable {
             return representation
         }
         let expiration = try item.int64("expirationDate").map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }
+        let origin = try item.string("origin")
+        if let origin, !StoredItem.isValidOrigin(origin) {
+            throw FerryModelError(.invalidArgument,
+                                  "an origin is 1–\(StoredItem.maximumOriginLength) bytes of printable ASCII",
+                                  keyPath: item.keyPath("origin"))
+        }
         let options = StoredItem.Options(localOnly: try item.bool("localOnly") ?? false, expirationDate: expiration,
-                                         sensitive: try item.bool("sensitive") ?? false)
+                                         sensitive: try item.bool("sensitive") ?? false, origin: origin)
         return Item(options: options, suggestedName: try item.string("suggestedName"), representations: representations)
     }
 

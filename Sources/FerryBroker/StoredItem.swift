@@ -8,7 +8,8 @@ import FerryModel
 /// An item as the store keeps it: identity, options, provenance and its representations'
 /// metadata. Bytes are read separately with ``PasteboardStore/readData(item:representation:)``.
 public struct StoredItem: Sendable, Hashable, Identifiable {
-    /// Options that travel with an item (Apple's `UIPasteboard.OptionsKey`, plus `sensitive`).
+    /// Options that travel with an item (Apple's `UIPasteboard.OptionsKey`, plus `sensitive` and
+    /// `origin`).
     public struct Options: Sendable, Hashable {
         /// The item never leaves this machine.
         public var localOnly: Bool
@@ -16,12 +17,17 @@ public struct StoredItem: Sendable, Hashable, Identifiable {
         public var expirationDate: Date?
         /// A secret (a password manager's copy): never written to disk, never in history.
         public var sensitive: Bool
+        /// Where the item came from outside Ferry, as its writer says (`desktop:CLIPBOARD` for
+        /// ferry-bridge's import of the desktop's clipboard); nil for an ordinary copy. Printable
+        /// ASCII, at most ``StoredItem/maximumOriginLength`` bytes.
+        public var origin: String?
 
         /// Makes options; the defaults are those of an ordinary copy.
-        public init(localOnly: Bool = false, expirationDate: Date? = nil, sensitive: Bool = false) {
+        public init(localOnly: Bool = false, expirationDate: Date? = nil, sensitive: Bool = false, origin: String? = nil) {
             self.localOnly = localOnly
             self.expirationDate = expirationDate
             self.sensitive = sensitive
+            self.origin = origin
         }
     }
 
@@ -44,6 +50,15 @@ public struct StoredItem: Sendable, Hashable, Identifiable {
         self.sourceAppID = sourceAppID
         self.suggestedName = suggestedName
         self.representations = representations
+    }
+
+    /// The longest `origin` an item may carry, in bytes.
+    public static let maximumOriginLength = 64
+
+    /// Whether `origin` is one an item may carry: 1–64 bytes of printable ASCII (space to `~`).
+    public static func isValidOrigin(_ origin: String) -> Bool {
+        let bytes = origin.utf8
+        return !bytes.isEmpty && bytes.count <= maximumOriginLength && bytes.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
     /// Whether the item has expired at `now`.

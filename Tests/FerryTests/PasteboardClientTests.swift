@@ -167,4 +167,25 @@ struct PasteboardClientTests {
             await client.close()
         }
     }
+
+    @Test("an origin given to setItemProviders comes back as PasteboardItem.origin, in items and history; a bad one is invalidArgument")
+    func origin() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.client(), reader = try await fixture.client()
+            var imported = ItemProvider()
+            imported.registerDataRepresentation(for: .utf8PlainText, data: Data("from the desktop".utf8))
+            try await writer.general.setItemProviders([imported], origin: "desktop:CLIPBOARD")
+            #expect(try await reader.general.items.map(\.origin) == ["desktop:CLIPBOARD"])
+            try await writer.general.setString("through ferry")
+            #expect(try await reader.general.items.map(\.origin) == [nil])
+            #expect(try await reader.general.history().first?.items.map(\.origin) == ["desktop:CLIPBOARD"])
+            let refused = await #expect(throws: FerryError.self) {
+                try await writer.general.setItemProviders([imported], origin: "desktop:\u{1B}[31m")
+            }
+            #expect(refused?.code == .invalidArgument)
+            #expect(try await reader.general.string == "through ferry", "a refused write changes nothing")
+            await writer.close()
+            await reader.close()
+        }
+    }
 }

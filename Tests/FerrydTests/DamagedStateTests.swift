@@ -230,6 +230,7 @@ struct DamagedStateTests {
             ALTER TABLE representation DROP COLUMN checksum;
             ALTER TABLE representation DROP COLUMN blobInode;
             ALTER TABLE representation DROP COLUMN blobChangeTime;
+            ALTER TABLE item DROP COLUMN origin;
             DELETE FROM grdb_migrations WHERE identifier <> 'v1';
             SELECT group_concat(identifier) FROM grdb_migrations;
             SELECT count(*) FROM pragma_table_info('representation');
