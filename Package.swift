@@ -138,8 +138,13 @@ let package = Package(
         // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
         // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
         .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
+        .executableTarget(
+            name: "ferry-bridge",
+            dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
         .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "Ferry", "FerryModel", "DBus",
-                                                         "ferryd", "FerryTestSupport"],
+                                                         "ferryd", "ferry-bridge", "ferry", "ferry-front", "FerryTestSupport"],
                     swiftSettings: strictness),
 
         // Tests.

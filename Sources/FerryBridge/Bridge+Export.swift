@@ -120,7 +120,9 @@ extension Bridge {
             }
         }
         if await export(item, changeCount: count, from: board, to: selection) {
-            selections[selection]?.lastExportedChange = max(selections[selection]?.lastExportedChange ?? 0, count)
+            // Read first: an optional-chained assignment holds its access while the right side runs.
+            let exported = max(selections[selection]?.lastExportedChange ?? 0, count)
+            selections[selection]?.lastExportedChange = exported
             log.event("\(selection): restored change \(count) after its owner left")
         }
     }
