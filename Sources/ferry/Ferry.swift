@@ -40,7 +40,7 @@ struct Ferry: AsyncParsableCommand {
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
-            ShareCommand.self,
+            ShareCommand.self, BridgeCommand.self,
         ])
 
     /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
