@@ -43,6 +43,7 @@ demo: deps
 bench: deps
 	$(SWIFT) build -c release
 	bash scripts/bench.sh
+	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
 
 clean:
 	rm -rf .build
