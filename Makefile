@@ -73,6 +73,7 @@ demo: deps
 bench: deps
 	$(SWIFT) build -c release
 	bash scripts/bench.sh
+	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
 
 # The release build, and from its executables' own help the man pages (swift-argument-parser's
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.

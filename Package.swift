@@ -80,7 +80,8 @@ let package = Package(
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
-            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", "FerryBridge",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation
             // linked statically (`staticSwiftRuntime`) and no PIE relocations (~8.6 → ~5 ms for
@@ -141,6 +142,19 @@ let package = Package(
         .target(name: "WaylandClipboard", dependencies: ["DesktopClipboard", "CWayland", "CDataControl"],
                 swiftSettings: strictness),
         .testTarget(name: "WaylandClipboardTests", dependencies: ["WaylandClipboard", "DesktopClipboard", "FerryTestSupport"],
+                    swiftSettings: strictness),
+
+        // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
+        // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
+        // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
+        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
+        .executableTarget(
+            name: "ferry-bridge",
+            dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness),
+        .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "Ferry", "FerryModel", "DBus",
+                                                         "ferryd", "ferry-bridge", "ferry", "ferry-front", "FerryTestSupport"],
                     swiftSettings: strictness),
 
         // Tests.

@@ -67,6 +67,10 @@ enum ClientObject {
             return try await BlockingIO.run { try copy(from: file, to: fd) }
         case .data(let data):
             return try await writeChunks(data, to: fd)
+        case .stream(let writer):
+            // The writer owns the descriptor from here on (the deferred close then does nothing).
+            guard let raw = fd.take() else { throw FerryError(.io, "the descriptor was already closed") }
+            return try await writer(raw)
         case .file, .loader:
             return try await writeChunks(try await ItemEncoder.load(representation), to: fd)
         }

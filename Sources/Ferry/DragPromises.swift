@@ -43,7 +43,7 @@ enum DragPromises {
         case .data(let data): data.count > threshold
         case .file where representation.isFolder: false  // already promised (zipped on demand)
         case .file: (size(of: representation) ?? 0) > threshold
-        case .loader: false
+        case .loader, .stream: false
         }
     }
 
@@ -55,7 +55,7 @@ enum DragPromises {
             var info = stat()
             guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             return Int64(info.st_size)
-        case .loader: return nil
+        case .loader, .stream: return nil
         }
     }
 }

@@ -54,6 +54,13 @@ extension FerryClient {
         if case .file(let url, _) = representation.source, !representation.isFolder {
             return .unixFD(try ItemEncoder.openForReading(url))
         }
+        if case .stream(let writer) = representation.source {
+            // Streamed into a pipe the broker reads to end of file: never held here.
+            let pipe = try FileDescriptor.pipe()
+            guard let raw = pipe.write.take() else { throw FerryError(.io, "cannot make a pipe") }
+            Task { _ = try? await writer(raw) }
+            return .unixFD(pipe.read)
+        }
         let bytes: Data
         if case .data(let data) = representation.source { bytes = data } else { bytes = try await ItemEncoder.load(representation) }
         if bytes.count <= ItemEncoder.inlineMaximum { return .bytes([UInt8](bytes)) }

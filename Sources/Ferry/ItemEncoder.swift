@@ -94,7 +94,7 @@ struct ItemEncoder {
                 return try place(try await Self.load(representation), representation)
             }
             return try promiseOrRefuse(representation)
-        case .file, .loader:
+        case .file, .loader, .stream:
             if canPromise { return .promised }
             return try place(try await Self.load(representation), representation)
         }

@@ -77,6 +77,12 @@ extension ItemProvider {
                 throw FerryModelError(.unavailable, "cannot copy \(url.path): \(error)")
             }
             progress.finish(byteCount: representation.estimatedSize ?? 0)
+        case .stream(let writer):
+            // Straight into the file: a streamed representation is never held in memory.
+            try ItemProvider.checkCancelled(progress)
+            target = folder.appendingPathComponent(temporaryFileName(for: representation.contentType))
+            let written = try await StreamCollector.write(contentType: representation.contentType, writer: writer, to: target)
+            progress.finish(byteCount: Int64(written))
         case .data, .loader:
             let data = try await representation.loadData(progress: progress)
             target = folder.appendingPathComponent(temporaryFileName(for: representation.contentType))
@@ -145,6 +151,8 @@ extension ItemProvider.Representation {
                 if progress.isCancelled { throw FerryModelError(.cancelled, "the load was cancelled") }
                 throw FerryModelError(.unavailable, "the \(contentType.identifier) loader failed: \(error)")
             }
+        case .stream(let writer):
+            data = try await StreamCollector.collect(contentType: contentType, writer: writer)
         case .file(let url, _):
             if isFolder {
                 data = try FolderArchive.zip(folder: url, progress: progress)

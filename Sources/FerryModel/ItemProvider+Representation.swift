@@ -23,6 +23,10 @@ extension ItemProvider {
         case loader(@Sendable (Progress) async throws -> Data)
         /// A file or folder. Unless `openInPlace`, a reader asking for a file gets a copy.
         case file(URL, openInPlace: Bool)
+        /// Bytes written on demand into a descriptor, never held in memory: the closure gets the
+        /// write end of a pipe (or a file), which it owns from then on and closes when done (on
+        /// failure too), and returns how many bytes it wrote. Runs at most once per load.
+        case stream(@Sendable (_ descriptor: Int32) async throws -> UInt64)
     }
 
     /// One way of delivering an item: a content type and where its bytes come from.
@@ -45,7 +49,7 @@ extension ItemProvider {
             switch source {
             case .data(let data): self.estimatedSize = estimatedSize ?? Int64(data.count)
             case .file(let url, _): self.estimatedSize = estimatedSize ?? Representation.fileSize(url)
-            case .loader: self.estimatedSize = estimatedSize
+            case .loader, .stream: self.estimatedSize = estimatedSize
             }
         }
 

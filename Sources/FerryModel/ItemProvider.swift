@@ -73,6 +73,20 @@ public struct ItemProvider: Sendable {
                                 estimatedSize: estimatedSize))
     }
 
+    /// Registers bytes a writer streams into a descriptor on demand (``Source/stream(_:)``): a
+    /// promise served without holding its bytes in memory, however large.
+    /// - Parameters:
+    ///   - estimatedSize: a size hint for readers, nil when unknown.
+    ///   - writer: writes the bytes into the descriptor it is given, closes it, and returns the count.
+    @discardableResult
+    public mutating func registerStreamRepresentation(
+        for type: ContentType, visibility: Visibility = .all, estimatedSize: Int64? = nil,
+        writer: @escaping @Sendable (_ descriptor: Int32) async throws -> UInt64
+    ) -> Bool {
+        register(Representation(contentType: type, visibility: visibility, source: .stream(writer),
+                                estimatedSize: estimatedSize))
+    }
+
     /// Registers a file or folder (Apple's `registerFileRepresentation(for:visibility:openInPlace:…)`).
     @discardableResult
     public mutating func registerFileRepresentation(for type: ContentType, visibility: Visibility = .all,

@@ -41,7 +41,7 @@ struct Ferry: AsyncParsableCommand {
             CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
-            ShareCommand.self,
+            ShareCommand.self, BridgeCommand.self,
         ])
 
     /// `--version` on the root only: ArgumentParser's own version flag would be offered (and

@@ -22,6 +22,8 @@ struct FerryCLIHelpTests {
               (["pasteboards", "--help"], "ferry-pasteboards.help.txt"),
               (["pasteboards", "list", "--help"], "ferry-pasteboards-list.help.txt"),
               (["pasteboards", "remove", "--help"], "ferry-pasteboards-remove.help.txt"),
+              (["bridge", "--help"], "ferry-bridge.help.txt"),
+              (["bridge", "status", "--help"], "ferry-bridge-status.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)

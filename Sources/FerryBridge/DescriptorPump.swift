@@ -1,0 +1,163 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Copies bytes from one descriptor to another on a thread of its own, never on a task's: the
+/// bridge's only way of moving bytes (desktop owner → Ferry, Ferry → desktop reader, owner →
+/// scratch file). Converts on the way (``ByteConverter``), stops at a byte limit, gives up on a
+/// source silent for the idle timeout or a reader that takes nothing for the stall timeout
+/// (desktop-bridge R7: a stalled reader never holds the bridge). Both descriptors are the pump's:
+/// it closes them when it ends.
+public enum DescriptorPump {
+    /// How a copy ended.
+    public enum Outcome: Sendable, Hashable {
+        /// The source reached end of file; this many bytes were written.
+        case complete(UInt64)
+        /// The source had more than the limit: the copy stopped there.
+        case overLimit
+        /// The source sent nothing for the idle timeout.
+        case sourceSilent
+        /// The destination took nothing for the stall timeout.
+        case destinationStalled
+        /// The destination went away (a reader that closed its end) or an I/O error.
+        case failed(String)
+        /// The copy was cancelled.
+        case cancelled
+    }
+
+    /// The size of one read.
+    static let chunkSize = 256 * 1024
+    /// How often a waiting pump looks at its cancellation.
+    static let pollSlice: Int32 = 200
+
+    /// Copies `source` into `destination` until end of file and closes both.
+    /// - Parameters:
+    ///   - limit: the most bytes the source may deliver (before conversion); nil: no limit.
+    ///   - idleTimeout: how long the source may send nothing.
+    ///   - stallTimeout: how long the destination may take nothing.
+    ///   - cancellation: set to stop the copy (the task's cancellation sets it too).
+    public static func copy(from source: Int32, to destination: Int32, conversion: ByteConversion = .none,
+                            limit: UInt64? = nil, idleTimeout: Duration, stallTimeout: Duration = .seconds(5),
+                            cancellation: Cancellation = Cancellation()) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DispatchQueue(label: "org.ferry.bridge.pump").async {
+                    let outcome = run(source: source, destination: destination, conversion: conversion, limit: limit,
+                                      idle: milliseconds(idleTimeout), stall: milliseconds(stallTimeout),
+                                      cancellation: cancellation)
+                    close(source)
+                    close(destination)
+                    continuation.resume(returning: outcome)
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// A switch that stops a running copy.
+    public final class Cancellation: Sendable {
+        private let flag = Atomic<Bool>(false)
+        /// A switch that is off.
+        public init() {}
+        /// Stops the copies using this switch.
+        public func cancel() { flag.store(true, ordering: .relaxed) }
+        /// Whether ``cancel()`` was called.
+        public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    }
+
+    /// Makes a pipe: (read end, write end), both close-on-exec.
+    /// - Throws: `BridgeError` `.io`.
+    public static func makePipe() throws(BridgeError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw BridgeError(.io, "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func run(source: Int32, destination: Int32, conversion: ByteConversion, limit: UInt64?,
+                            idle: Int, stall: Int, cancellation: Cancellation) -> Outcome {
+        _ = fcntl(source, F_SETFL, fcntl(source, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(destination, F_SETFL, fcntl(destination, F_GETFL) | O_NONBLOCK)
+        var converter = ByteConverter(conversion)
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var converted: [UInt8] = []
+        var read: UInt64 = 0
+        var written: UInt64 = 0
+        while true {
+            guard wait(for: source, events: Int16(POLLIN), timeout: idle, cancellation: cancellation) else {
+                return cancellation.isCancelled ? .cancelled : .sourceSilent
+            }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return .failed("reading: \(String(cString: strerror(errno)))")
+            }
+            var chunk = ArraySlice(buffer[0..<n])
+            if n == 0 {
+                converted.removeAll(keepingCapacity: true)
+                converter.finish(into: &converted)
+                chunk = converted[...]
+            } else {
+                read += UInt64(n)
+                if let limit, read > limit { return .overLimit }
+                if conversion != .none {
+                    converted.removeAll(keepingCapacity: true)
+                    converter.convert(chunk, into: &converted)
+                    chunk = converted[...]
+                }
+            }
+            if let failure = write(chunk, to: destination, stall: stall, cancellation: cancellation) { return failure }
+            written += UInt64(chunk.count)
+            if n == 0 { return .complete(written) }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting at most `stall` ms each time the destination is full.
+    private static func write(_ bytes: ArraySlice<UInt8>, to destination: Int32, stall: Int,
+                              cancellation: Cancellation) -> Outcome? {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(destination, $0.baseAddress, $0.count) }
+            if n >= 0 {
+                offset += n
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN:
+                guard wait(for: destination, events: Int16(POLLOUT), timeout: stall, cancellation: cancellation) else {
+                    return cancellation.isCancelled ? .cancelled : .destinationStalled
+                }
+            default:
+                return .failed("writing: \(String(cString: strerror(errno)))")
+            }
+        }
+        return nil
+    }
+
+    /// Waits until `descriptor` is ready (or has hung up), at most `timeout` ms; false on timeout
+    /// or cancellation.
+    private static func wait(for descriptor: Int32, events: Int16, timeout: Int, cancellation: Cancellation) -> Bool {
+        var waited = 0
+        while !cancellation.isCancelled {
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let slice = Int32(min(Int(pollSlice), max(0, timeout - waited)))
+            let ready = poll(&entry, 1, slice)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return true }  // the read or write reports the error
+            waited += Int(slice)
+            if waited >= timeout { return false }
+        }
+        return false
+    }
+}

@@ -1,0 +1,122 @@
+import DBus
+import Ferry
+import FerryBridge
+import FerryTestSupport
+import Foundation
+
+/// The real pieces for one bridge test on X11: a private bus with the real ferryd, Xvfb, the real
+/// ferry-bridge on both, and the peers (xclip, xsel, Tk) as separate processes. Everything is
+/// killed by its pid in `close()`.
+final class X11BridgeSession: Sendable {
+    let bus: PrivateBus
+    let stateDir: URL
+    let ferryd: ServiceProcess
+    let display: XvfbDisplay
+    let bridge: ServiceProcess
+    let client: FerryClient
+
+    init() async throws {
+        bus = try PrivateBus()
+        stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bridge-state-\(UUID().uuidString.prefix(8))")
+        ferryd = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+        display = try XvfbDisplay()
+        bridge = try await ServiceProcess(try BuiltProducts.executable("ferry-bridge"), ["--bus", bus.address, "--verbose"],
+                                          environment: display.environment(adding: ["DBUS_SESSION_BUS_ADDRESS": bus.address]))
+        client = try await FerryClient.connect(address: bus.address)
+    }
+
+    /// Runs `body` with a fresh session and closes it, also when `body` throws.
+    static func with(_ body: (X11BridgeSession) async throws -> Void) async throws {
+        let session = try await X11BridgeSession()
+        do {
+            try await body(session)
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
+    }
+
+    func close() async {
+        await client.close()
+        bridge.stop()
+        display.stop()
+        ferryd.stop()
+        bus.stop()
+        try? FileManager.default.removeItem(at: stateDir)
+    }
+
+    /// The display and the private bus, for the bridge and every peer.
+    var environment: [String: String] {
+        display.environment(adding: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "COLUMNS": "80"])
+    }
+
+    /// Runs the real `ferry` on the private bus.
+    func ferry(_ arguments: String..., timeout: Duration = .seconds(30)) async throws -> ChildProcessResult {
+        try await ChildProcess.run(try BuiltProducts.executable("ferry"), arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Starts `xclip` in the foreground owning `selection` with `data` as `type`.
+    func xclipCopy(_ data: Data, type: String = "UTF8_STRING", selection: String = "clipboard") throws -> Subprocess {
+        try withInput(data) { input in
+            try Subprocess("xclip", ["-quiet", "-selection", selection, "-t", type, "-i"], environment: environment,
+                           standardInput: input)
+        }
+    }
+
+    /// Starts `xsel` in the foreground owning `selection` (`-b`, `-p`) with `text`.
+    func xselCopy(_ text: String, selection: String = "-b") throws -> Subprocess {
+        try withInput(Data(text.utf8)) { input in
+            try Subprocess("xsel", ["--nodetach", selection, "-i"], environment: environment, standardInput: input)
+        }
+    }
+
+    /// Starts Tk offering `text` on CLIPBOARD with KDE's password-manager hint `secret`.
+    func tkSecret(_ text: String) throws -> Subprocess {
+        let script = """
+            wm withdraw .
+            clipboard clear
+            clipboard append -type x-kde-passwordManagerHint -- secret
+            clipboard append -type UTF8_STRING -- {\(text)}
+            """
+        return try withInput(Data(script.utf8)) { input in
+            try Subprocess("wish", [], environment: environment, standardInput: input)
+        }
+    }
+
+    /// Runs `xclip -o` for `type`.
+    func xclipPaste(_ type: String, selection: String = "clipboard") async throws -> ChildProcessResult {
+        try await ChildProcess.run("xclip", ["-o", "-selection", selection, "-t", type], environment: environment,
+                                   timeout: .seconds(30))
+    }
+
+    /// The bridge's status.
+    func status() async throws -> BridgeStatus? { try await BridgeStatus.fetch(over: client.connection) }
+
+    /// Polls `condition` every 50 ms for at most `timeout`.
+    func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    /// Waits until the bridge has a complete copy of CLIPBOARD's import at least at `changeCount`.
+    func waitForCompleteImport(atLeast changeCount: UInt64 = 1, timeout: Duration = .seconds(20)) async throws -> Bool {
+        try await eventually(timeout) {
+            guard let last = try await status()?.clipboard.lastImport else { return false }
+            return last.isComplete && last.changeCount >= changeCount
+        }
+    }
+
+    private func withInput<T>(_ data: Data, _ body: (Int32) throws -> T) throws -> T {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bridge-in-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let input = open(file.path, O_RDONLY | O_CLOEXEC)
+        defer { Foundation.close(input) }
+        return try body(input)
+    }
+}
