@@ -16,7 +16,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
 # runtime inside (Package.swift, staticSwiftRuntime). Everything else installed follows from this
 # list and the files in services/: man pages and completions for each program with
 # ArgumentParser help, every services/*.service and *.desktop with its paths, the interface XML.
-PROGRAMS := ferry ferry-cli ferryd
+PROGRAMS := ferry ferry-cli ferryd ferry-bridge
 
 PREFIX         ?= /usr/local
 DESTDIR        ?=

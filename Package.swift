@@ -151,8 +151,9 @@ let package = Package(
         .executableTarget(
             name: "ferry-bridge",
             dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: strictness),
+                           "FerryTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness,
+            linkerSettings: staticSwiftRuntime),
         .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "Ferry", "FerryModel", "DBus",
                                                          "ferryd", "ferry-bridge", "ferry", "ferry-front", "FerryTestSupport"],
                     swiftSettings: strictness),

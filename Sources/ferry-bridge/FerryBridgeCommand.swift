@@ -4,6 +4,7 @@ import Dispatch
 import Ferry
 import FerryBridge
 import FerryModel
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,8 @@ struct FerryBridgeCommand: AsyncParsableCommand {
             selections it serves and exits with status 0. Exit status 69 when there is no display \
             it can use at start, or another bridge runs. Unless --quiet, it prints 'READY \
             PROTOCOL DISPLAY' on standard output once it bridges.
-            """)
+            """,
+        version: FerryVersion.line(for: "ferry-bridge"))
 
     @Option(name: .long, help: ArgumentHelp("auto, wayland or x11.", valueName: "backend"))
     var backend: BackendChoice = .auto
@@ -35,19 +37,19 @@ struct FerryBridgeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The D-Bus address to use (default: the session bus).", valueName: "address"))
     var bus: String?
 
-    @Option(name: .long, help: ArgumentHelp("The most bytes one type of a copy may have to be kept (default 64M).",
+    @Option(name: .long, help: ArgumentHelp("The most bytes one type of a copy may have to be kept.",
                                             valueName: "size"))
-    var bytesPerType: ByteSize = ByteSize(BridgeBudgets.defaults.bytesPerType)
+    var bytesPerType = ByteCount(Int64(BridgeBudgets.defaults.bytesPerType))
 
-    @Option(name: .long, help: ArgumentHelp("The most bytes all types of one copy may have to be kept (default 256M).",
+    @Option(name: .long, help: ArgumentHelp("The most bytes all types of one copy may have to be kept.",
                                             valueName: "size"))
-    var bytesPerSelection: ByteSize = ByteSize(BridgeBudgets.defaults.bytesPerSelection)
+    var bytesPerSelection = ByteCount(Int64(BridgeBudgets.defaults.bytesPerSelection))
 
-    @Option(name: .long, help: ArgumentHelp("How long an app may send nothing while it is copied, in seconds (default 3).",
+    @Option(name: .long, help: ArgumentHelp("How long an app may send nothing while it is copied, in seconds.",
                                             valueName: "seconds"))
     var idleTimeout: Double = 3
 
-    @Option(name: .long, help: ArgumentHelp("The most types taken from one copy (default 50).", valueName: "count"))
+    @Option(name: .long, help: ArgumentHelp("The most types taken from one copy.", valueName: "count"))
     var maximumTypes: Int = 50
 
     @Flag(name: .shortAndLong, help: "Log every import, export and restore on standard error.")
@@ -65,7 +67,7 @@ struct FerryBridgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let budgets = BridgeBudgets(bytesPerType: bytesPerType.bytes, bytesPerSelection: bytesPerSelection.bytes,
+        let budgets = BridgeBudgets(bytesPerType: UInt64(bytesPerType.bytes), bytesPerSelection: UInt64(bytesPerSelection.bytes),
                                     idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maximumTypes: maximumTypes)
         let log = BridgeLog(verbose: verbose)
         // Fail at once, with one line, when there is no display to bridge.
@@ -128,25 +130,9 @@ struct Environment {
     }
 }
 
-/// A byte count with an optional K, M or G suffix (powers of 1024).
-struct ByteSize: ExpressibleByArgument {
-    var bytes: UInt64
-
-    init(_ bytes: UInt64) { self.bytes = bytes }
-
-    init?(argument: String) {
-        let units: [Character: UInt64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var text = argument.uppercased()
-        var unit: UInt64 = 1
-        if let last = text.last, let scale = units[last] {
-            unit = scale
-            text.removeLast()
-        }
-        guard let number = UInt64(text), number.multipliedReportingOverflow(by: unit).overflow == false else { return nil }
-        bytes = number * unit
-    }
-
-    var defaultValueDescription: String { "\(bytes)" }
+/// `--bytes-per-type 64M` and the other byte options.
+extension ByteCount: ExpressibleByArgument {
+    public init?(argument text: String) { self.init(text) }
 }
 
 /// One line on standard error.

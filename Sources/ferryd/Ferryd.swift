@@ -347,31 +347,7 @@ func writeToStandardError(_ text: String) {
     }
 }
 
-/// A size in bytes on the command line: a decimal number, optionally followed by K, M or G
-/// (binary units: 1K is 1024 bytes), as `--disk-budget 512M`.
-struct ByteCount: ExpressibleByArgument, CustomStringConvertible, Sendable {
-    let bytes: Int64
-
-    init(_ bytes: Int64) { self.bytes = bytes }
-
-    init?(argument text: String) {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = Substring(text)
-        var unit: Int64 = 1
-        if let last = digits.last?.uppercased().first, let factor = units[last] {
-            unit = factor
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let number = Int64(digits),
-              number <= Int64.max / unit else { return nil }
-        bytes = number * unit
-    }
-
-    /// The largest unit that divides it evenly: `4G`, `256M`, `1000`.
-    var description: String {
-        for (suffix, unit) in [("G", Int64(1) << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes != 0 && bytes % unit == 0 {
-            return "\(bytes / unit)\(suffix)"
-        }
-        return "\(bytes)"
-    }
+/// `--disk-budget 512M` and the other byte options.
+extension ByteCount: ExpressibleByArgument {
+    public init?(argument text: String) { self.init(text) }
 }
