@@ -9,6 +9,7 @@ export FERRY_PRIVATE_BUS=${FERRY_PRIVATE_BUS:-0}
 start_private_bus
 pids=()
 cleanup() {
+  declare -F desk_cleanup >/dev/null && desk_cleanup
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   stop_private_bus
@@ -224,5 +225,8 @@ assert scene["configuration"] == "Editor" and scene["title"].endswith("lake"), "
   echo "-- what ferryd logged:"
   sed 's/^/   /' "$logs/ferryd.err"
 fi
+
+# Chapter 8 runs its own buses, X server and compositor: it never touches the caller's session.
+. scripts/demo-desktop.sh
 
 printf '\nThe demo is done.\n'

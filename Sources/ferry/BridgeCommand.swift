@@ -66,7 +66,8 @@ struct BridgeStatusCommand: AsyncParsableCommand {
             }
         }
         let budgets = status.budgets
-        lines.append("budgets: \(budgets.bytesPerType) bytes per type, \(budgets.bytesPerSelection) per selection, "
+        lines.append("budgets: \(ByteCount(Int64(clamping: budgets.bytesPerType))) per type, "
+                     + "\(ByteCount(Int64(clamping: budgets.bytesPerSelection))) per selection, "
                      + "\(Report.seconds(budgets.idleTimeout)) s idle, \(budgets.maximumTypes) types")
         return lines.joined(separator: "\n") + "\n"
     }
