@@ -18,7 +18,7 @@ extension PasteboardService {
     static let previewCharacterLimit = 200
 
     /// What `History` adds to a held item's metadata: `preview` (the first non-blank line of
-    /// its best plain-text representation, trimmed, at most 200 characters) or, for an image,
+    /// its best plain-text representation up to any NUL, trimmed, at most 200 characters) or, for an image,
     /// `pixelWidth` and `pixelHeight` from its header. Only held bytes are read: a promised
     /// representation is never fetched, nothing is logged, no bytes leave the broker.
     nonisolated func historyPreview(of item: StoredItem, for caller: PasteboardCaller) -> VariantDictionary {
@@ -27,7 +27,8 @@ extension PasteboardService {
         if let text = visible.first(where: { $0.contentType.conforms(to: .plainText) }),
            let bytes = heldPrefix(of: text, of: item, limit: Self.previewTextLimit) {
             let decoded = Self.decodeText(bytes, type: text.contentType)
-            let line = decoded.split(whereSeparator: \.isNewline)
+            // A D-Bus string cannot hold U+0000: text ends there, as C strings do.
+            let line = decoded.prefix(while: { $0 != "\0" }).split(whereSeparator: \.isNewline)
                 .map { $0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed() }
                 .first(where: { !$0.isEmpty }) ?? []
             entries["preview"] = .string(String(line.prefix(Self.previewCharacterLimit)))
