@@ -27,6 +27,13 @@ public struct PasteboardItem: Sendable, Hashable {
     /// Where the item came from outside Ferry, as its writer said (`desktop:CLIPBOARD` for
     /// ferry-bridge's import of the desktop's clipboard); nil for an ordinary copy.
     public var origin: String?
+    /// In `history()` only: the first non-blank line of the item's text, trimmed, at most 200
+    /// characters, control characters as they are (escape them before printing); nil without
+    /// held text.
+    public var preview: String?
+    /// In `history()` only: the pixel size of the item's first image, read from its header by
+    /// the broker; nil when unknown.
+    public var pixelSize: ImageDimensions?
 
     /// Makes an item description.
     public init(id: UUID, metadata: ItemProvider.Metadata, localOnly: Bool = false, expirationDate: Date? = nil,
@@ -71,6 +78,11 @@ public struct PasteboardItem: Sendable, Hashable {
         promisedTypes = promised
         isSensitive = wire["sensitive"]?.boolValue ?? false
         origin = wire["origin"]?.stringValue
+        preview = wire["preview"]?.stringValue
+        if let width = wire["pixelWidth"]?.integerValue, let height = wire["pixelHeight"]?.integerValue,
+           let width = Int(exactly: width), let height = Int(exactly: height), width > 0, height > 0 {
+            pixelSize = ImageDimensions(width: width, height: height)
+        }
     }
 }
 

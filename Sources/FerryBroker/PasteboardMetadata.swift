@@ -21,7 +21,8 @@ enum PasteboardMetadata {
 
     /// One item's metadata as `caller` may see it: `ownApp` representations only for the app
     /// that wrote it.
-    static func item(_ item: StoredItem, sensitive: Bool, for caller: PasteboardCaller) -> DBusValue {
+    static func item(_ item: StoredItem, sensitive: Bool, for caller: PasteboardCaller,
+                     adding extra: VariantDictionary = [:]) -> DBusValue {
         let representations: [DBusValue] = caller.visibleRepresentations(of: item).map { representation in
             var entries: VariantDictionary = [
                 "type": .string(representation.contentType.identifier),
@@ -41,6 +42,7 @@ enum PasteboardMetadata {
         if let app = item.sourceAppID { entries["sourceAppID"] = .string(app) }
         if let origin = item.options.origin { entries["origin"] = .string(origin) }
         if sensitive { entries["sensitive"] = .boolean(true) }
+        for (key, value) in extra { entries[key] = value }
         return entries.dbusValue
     }
 
@@ -49,12 +51,16 @@ enum PasteboardMetadata {
         .array(element: "a{sv}", elements: items.map { item($0, sensitive: sensitive.contains($0.id), for: caller) })
     }
 
-    /// One history entry: changeCount, replacedAt, items (`av` of `a{sv}`).
-    static func historyEntry(_ entry: HistoryEntry, for caller: PasteboardCaller) -> DBusValue {
+    /// One history entry: changeCount, replacedAt, items (`av` of `a{sv}`), each item with the
+    /// keys `preview` gives it (its preview and pixel size).
+    static func historyEntry(_ entry: HistoryEntry, for caller: PasteboardCaller,
+                             preview: (StoredItem) -> VariantDictionary) -> DBusValue {
         let entries: VariantDictionary = [
             "changeCount": .uint64(entry.changeCount),
             "replacedAt": .int64(microseconds(entry.replacedAt)),
-            "items": .array(element: .variant, elements: entry.items.map { .variant(item($0, sensitive: false, for: caller)) }),
+            "items": .array(element: .variant, elements: entry.items.map {
+                .variant(item($0, sensitive: false, for: caller, adding: preview($0)))
+            }),
         ]
         return entries.dbusValue
     }

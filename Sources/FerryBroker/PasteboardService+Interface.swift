@@ -63,7 +63,9 @@ extension PasteboardService {
                 try self.refuseOnTransientPasteboard(name, caller, "History")
                 try Self.requireHistory(name)
                 let entries = try self.store.history()
-                return [.array(element: "a{sv}", elements: entries.map { PasteboardMetadata.historyEntry($0, for: caller) })]
+                return [.array(element: "a{sv}", elements: entries.map { entry in
+                    PasteboardMetadata.historyEntry(entry, for: caller) { self.historyPreview(of: $0, for: caller) }
+                })]
             }
             Method("RestoreHistory", in: ["index": "u"], out: ["change_count": "t"]) { call in
                 try self.refuseOnTransientPasteboard(name, try await self.resolve(call), "RestoreHistory")

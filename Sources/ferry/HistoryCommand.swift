@@ -1,6 +1,7 @@
 import ArgumentParser
 import Ferry
 import FerryModel
+import FerryTerminal
 
 /// `ferry history`: the general pasteboard's previous contents.
 struct HistoryCommand: AsyncParsableCommand {
@@ -22,10 +23,14 @@ struct HistoryListCommand: AsyncParsableCommand {
         abstract: "List previous contents, newest first.",
         discussion: """
             One line per entry: its index (for 'ferry history restore'), the change count the \
-            pasteboard had, when it was replaced (UTC), and each item's types.
+            pasteboard had, when it was replaced (UTC), each item's types, and a preview of the \
+            first item: the first line of its text (control characters escaped, cut to 60 \
+            characters) or an image's pixel size and byte size.
 
             JSON keys: entries (array of objects with index, changeCount, replacedAt (ISO 8601), \
-            items (as in 'ferry types --json')).
+            items (as in 'ferry types --json', plus preview (the first line of the text, up to \
+            200 characters, unescaped), size (the first representation's bytes), pixelWidth and \
+            pixelHeight; null when unknown))).
             """)
 
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
@@ -37,7 +42,45 @@ struct HistoryListCommand: AsyncParsableCommand {
         var index: Int
         var changeCount: UInt64
         var replacedAt: String
-        var items: [ItemReport]
+        var items: [HistoryItemReport]
+    }
+
+    /// An item as `types --json` gives it, and its preview.
+    struct HistoryItemReport: Encodable {
+        var item: ItemReport
+        var preview: String?
+        var size: Int64?
+        var pixelWidth: Int?
+        var pixelHeight: Int?
+
+        init(_ item: PasteboardItem, index: Int) {
+            self.item = ItemReport(item, index: index)
+            preview = item.preview
+            size = item.metadata.representations.first?.estimatedSize
+            pixelWidth = item.pixelSize?.width
+            pixelHeight = item.pixelSize?.height
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try item.encode(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(preview, forKey: .preview)
+            try c.encode(size, forKey: .size)
+            try c.encode(pixelWidth, forKey: .pixelWidth)
+            try c.encode(pixelHeight, forKey: .pixelHeight)
+        }
+
+        enum CodingKeys: String, CodingKey { case preview, size, pixelWidth, pixelHeight }
+    }
+
+    /// The end of a text row: the first item's first line, or its pixel and byte size.
+    static func preview(_ items: [PasteboardItem]) -> String? {
+        guard let item = items.first else { return nil }
+        if let pixels = item.pixelSize {
+            let bytes = item.metadata.representations.first?.estimatedSize.map { "  " + ProgressBar.size(UInt64(max(0, $0))) }
+            return "\(pixels.width)x\(pixels.height)" + (bytes ?? "")
+        }
+        return item.preview.map { $0.printableLine(limit: 60) }
     }
 
     struct Report: Encodable {
@@ -50,13 +93,15 @@ struct HistoryListCommand: AsyncParsableCommand {
             if json {
                 return try printJSON(Report(entries: entries.enumerated().map { index, entry in
                     Entry(index: index, changeCount: entry.changeCount, replacedAt: timestamp(entry.replacedAt),
-                          items: entry.items.enumerated().map { ItemReport($0.element, index: $0.offset) })
+                          items: entry.items.enumerated().map { HistoryItemReport($0.element, index: $0.offset) })
                 }))
             }
             var text = ""
             for (index, entry) in entries.enumerated() {
                 let types = typeSummary(entry.items)
-                text += "\(index)  \(entry.changeCount)  \(timestamp(entry.replacedAt))  \(types.isEmpty ? "(empty)" : types)\n"
+                text += "\(index)  \(entry.changeCount)  \(timestamp(entry.replacedAt))  \(types.isEmpty ? "(empty)" : types)"
+                if let preview = Self.preview(entry.items) { text += "  " + preview }
+                text += "\n"
             }
             try writeOut(text)
         }
