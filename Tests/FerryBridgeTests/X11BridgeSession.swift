@@ -71,17 +71,13 @@ final class X11BridgeSession: Sendable {
         }
     }
 
-    /// Starts Tk offering `text` on CLIPBOARD with KDE's password-manager hint `secret`.
-    func tkSecret(_ text: String) throws -> Subprocess {
-        let script = """
-            wm withdraw .
-            clipboard clear
-            clipboard append -type x-kde-passwordManagerHint -- secret
-            clipboard append -type UTF8_STRING -- {\(text)}
-            """
-        return try withInput(Data(script.utf8)) { input in
-            try Subprocess("wish", [], environment: environment, standardInput: input)
-        }
+    /// Starts Tk offering `text` on CLIPBOARD with KDE's password-manager hint `secret`; returns
+    /// once Tk owns the clipboard (it runs until stopped: a script read from standard input would
+    /// end, and give up the clipboard, at its end of file).
+    func tkSecret(_ text: String) async throws -> ServiceProcess {
+        let script = TestPaths.fixtures.appendingPathComponent("desktop/tk-offer.tcl").path
+        return try await ServiceProcess("wish", [script, "x-kde-passwordManagerHint", "secret", "UTF8_STRING", text],
+                                        environment: environment)
     }
 
     /// Runs `xclip -o` for `type`.

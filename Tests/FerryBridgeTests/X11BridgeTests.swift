@@ -87,13 +87,13 @@ struct X11BridgeTests {
     @Test("a Tk secret is proxied while Tk lives, never stored, not in history, never restored")
     func secret() async throws {
         try await X11BridgeSession.with { session in
-            let tk = try session.tkSecret("hunter2")
+            let tk = try await session.tkSecret("hunter2")
             #expect(try await session.eventually(.seconds(15)) { try await session.ferry("paste").stdout == "hunter2" })
             let item = try #require(try await session.client.general.items.first)
             #expect(item.isSensitive)
             #expect(item.origin == "desktop:CLIPBOARD")
             #expect(try await session.eventually { try await session.status()?.clipboard.lastImport?.isSensitive == true })
-            tk.kill()
+            tk.stop()
             try await Task.sleep(for: .seconds(1))
             #expect(try await session.xclipPaste("UTF8_STRING").succeeded == false, "a secret was restored")
             #expect(try await session.ferry("copy", "--text", "next").succeeded)
