@@ -38,7 +38,15 @@ extension Bridge {
         let origin = Self.origin(of: offer.selection)
         do {
             let board = try await pasteboard(for: offer.selection)
-            let count = try await board.setItemProviders([provider], sensitive: sensitive, origin: origin)
+            importsInFlight[board.name, default: 0] += 1
+            let count: UInt64
+            do {
+                count = try await board.setItemProviders([provider], sensitive: sensitive, origin: origin)
+                importsInFlight[board.name, default: 1] -= 1
+            } catch {
+                importsInFlight[board.name, default: 1] -= 1
+                throw error
+            }
             ownChanges[board.name, default: []].insert(count)
             guard selections[offer.selection]?.latestOffer == offer.id else { return }  // replaced meanwhile
             // The item's id: the items are ours when the change count has not moved since.
