@@ -14,13 +14,16 @@ import Musl
 #endif
 
 extension Bridge {
-    /// A Ferry pasteboard changed: its item goes to the desktop unless it came from there.
+    /// A Ferry pasteboard changed: its item goes to the desktop unless it is the bridge's own import.
+    /// An item from the desktop that the bridge did not publish itself (`ferry history restore` of
+    /// an imported entry) goes back to the desktop too.
     /// - Parameter atStart: the bridge just started: take the selection only when nobody holds it.
     func ferryChanged(_ board: Pasteboard, selection: DesktopSelection, count: UInt64, atStart: Bool = false) async {
         // Loop guard, Ferry layer: the bridge's own imports, and anything already exported.
         if ownChanges[board.name]?.remove(count) != nil { return }
         ownChanges[board.name] = ownChanges[board.name]?.filter { $0 > count }
-        ownChanges[board.name] = ownChanges[board.name]?.filter { $0 > count }
+        // An import whose SetItems has not answered may be this change: its count is not known yet.
+        let importWasInFlight = (importsInFlight[board.name] ?? 0) > 0
         guard count > selections[selection]?.lastExportedChange ?? 0 else { return }
         selections[selection]?.lastExportedChange = count
         guard let items = try? await board.items, (try? await board.changeCount) == count else { return }
@@ -33,7 +36,15 @@ extension Bridge {
             }
             return
         }
-        if let origin = item.origin, origin.hasPrefix("desktop:") { return }
+        if let origin = item.origin, origin.hasPrefix("desktop:") {
+            // The bridge's own import: its count was recorded while the items were read, or it
+            // was still being published when the change arrived.
+            if ownChanges[board.name]?.remove(count) != nil || importWasInFlight
+                || (importsInFlight[board.name] ?? 0) > 0 { return }
+            // A desktop item put back by someone else (a restore): exported, unless it may hold no
+            // bytes (sensitive) or the bridge is just starting (its source is long gone).
+            if item.isSensitive || atStart { return }
+        }
         if atStart && selections[selection]?.owner == .desktop { return }
         if selection == .primary && selections[.primary]?.owner == .desktop {
             // Never take PRIMARY from a live owner (R6): `ferry copy --primary` waits for it to go.

@@ -28,7 +28,15 @@ extension Bridge {
         }
         let sensitive = await isSecret(offer, hint: plan.secretHint)
         var provider = ItemProvider()
-        for imported in plan.representations {
+        // A file manager's copy: its (small) URI list is read first and published inline, so
+        // ferryd adds the file URL and the item is a file item (desktop-bridge §Types users copy).
+        var inline: Set<ContentType> = []
+        for imported in plan.representations where imported.contentType == .uriList && !sensitive {
+            guard let list = await readInline(imported, of: offer) else { continue }
+            provider.registerDataRepresentation(for: imported.contentType, data: list)
+            inline.insert(imported.contentType)
+        }
+        for imported in plan.representations where !inline.contains(imported.contentType) {
             let backend = self.backend
             provider.registerStreamRepresentation(for: imported.contentType) { descriptor in
                 try await Self.stream(imported, of: offer, from: backend, into: descriptor, limit: nil,
@@ -38,13 +46,21 @@ extension Bridge {
         let origin = Self.origin(of: offer.selection)
         do {
             let board = try await pasteboard(for: offer.selection)
-            let count = try await board.setItemProviders([provider], sensitive: sensitive, origin: origin)
+            importsInFlight[board.name, default: 0] += 1
+            let count: UInt64
+            do {
+                count = try await board.setItemProviders([provider], sensitive: sensitive, origin: origin)
+                importsInFlight[board.name, default: 1] -= 1
+            } catch {
+                importsInFlight[board.name, default: 1] -= 1
+                throw error
+            }
             ownChanges[board.name, default: []].insert(count)
             guard selections[offer.selection]?.latestOffer == offer.id else { return }  // replaced meanwhile
             // The item's id: the items are ours when the change count has not moved since.
             let items = try await board.items
             guard let item = items.first, try await board.changeCount == count else { return }
-            let storable = sensitive ? [] : plan.representations.filter(\.isStorable)
+            let storable = sensitive ? [] : plan.representations.filter { $0.isStorable && !inline.contains($0.contentType) }
             var record = SelectionState.Import(offer: offer, itemID: item.id, changeCount: count, isSensitive: sensitive,
                                                storable: Set(storable.map(\.contentType)))
             selections[offer.selection]?.lastImport = BridgeStatus.Transfer(time: Date(), changeCount: count,
@@ -67,6 +83,27 @@ extension Bridge {
         } catch {
             log.warning("\(offer.selection): could not publish the desktop's copy: \(error)")
         }
+    }
+
+    /// The most of a URI list read first and published inline; a longer one stays a promise.
+    static let inlineURIListLimit = 64 * 1024
+
+    /// Reads `imported` (converted) from the owner whole, for publishing it inline.
+    /// - Returns: nil when it is empty, over ``inlineURIListLimit``, or the owner does not answer in a second.
+    func readInline(_ imported: DesktopTypeMap.Imported, of offer: DesktopOffer) async -> Data? {
+        guard let (read, write) = try? DescriptorPump.makePipe() else { return nil }
+        let backend = self.backend
+        async let written: UInt64? = try? Self.stream(imported, of: offer, from: backend, into: write,
+                                                      limit: UInt64(Self.inlineURIListLimit), idleTimeout: .seconds(1),
+                                                      cancellation: DescriptorPump.Cancellation())
+        let bytes = await Task.detached {
+            Self.readSmall(read, limit: Self.inlineURIListLimit + 1, timeoutMilliseconds: 1000)
+        }.value
+        guard let count = await written, !bytes.isEmpty, UInt64(bytes.count) == count else {
+            log.event("\(offer.selection): \(imported.sourceName) not read first, it stays a promise")
+            return nil
+        }
+        return Data(bytes)
     }
 
     /// Whether the offer carries KDE's password-manager hint `secret` (read first, R5).

@@ -50,6 +50,9 @@ public actor Bridge {
     var selections: [DesktopSelection: SelectionState] = [:]
     /// Change counts the bridge's own imports made, per pasteboard (never exported back).
     var ownChanges: [String: Set<UInt64>] = [:]
+    /// Imports whose `SetItems` has not answered yet, per pasteboard: ferryd's `Changed` for such an
+    /// import can arrive before its change count is in `ownChanges`.
+    var importsInFlight: [String: Int] = [:]
 
     /// Makes a bridge over `backend`, writing to the broker through `client` (registered as an app).
     /// - Parameters:
