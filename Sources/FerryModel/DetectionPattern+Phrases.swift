@@ -254,7 +254,7 @@ extension TextScanner {
 
     /// A symbol glued to its amount: `$12.50`, `12,50€`.
     private static func glued(_ word: Substring) -> (Double, String)? {
-        for (symbol, code) in currencySymbols where !symbol.first!.isLetter {
+        for (symbol, code) in currencySymbols where symbol.first?.isLetter == false {
             if word.hasPrefix(symbol), let amount = amount(word.dropFirst(symbol.count)) { return (amount, code) }
             if word.hasSuffix(symbol), let amount = amount(word.dropLast(symbol.count)) { return (amount, code) }
         }
