@@ -38,7 +38,8 @@ extension TextScanner {
                     end += timeLength(plain, at: end) ?? 0
                     found.append(phrase(lineWords, index..<end))
                     index = end
-                } else if days.contains(plain[index].lowercased()), let time = timeLength(plain, at: index + 1) {
+                } else if plain[index].count <= 9, days.contains(plain[index].lowercased()),
+                          let time = timeLength(plain, at: index + 1) {
                     found.append(phrase(lineWords, index..<(index + 1 + time)))
                     index += 1 + time
                 } else {
@@ -58,16 +59,18 @@ extension TextScanner {
     /// How many words from `index` make a date, nil when none does.
     private static func dateLength(_ words: [Substring], at index: Int) -> Int? {
         let word = words[index]
-        if let numeric = numericDate(word), isValidDate(year: numeric.year, month: numeric.month, day: numeric.day) {
+        guard let first = word.utf8.first else { return nil }
+        if isDigit(first), let numeric = numericDate(word),
+           isValidDate(year: numeric.year, month: numeric.month, day: numeric.day) {
             return 1
         }
         // November 26[, 2026]
-        if let month = months[word.lowercased().replacing(".", with: "")], index + 1 < words.count,
+        if isLetter(first), word.count <= 10, let month = months[word.lowercased().replacing(".", with: "")], index + 1 < words.count,
            let day = dayNumber(words[index + 1]), isValidDate(year: 2000, month: month, day: day) {
             return index + 2 < words.count && year(words[index + 2]) != nil ? 3 : 2
         }
         // 26 November[ 2026], 26. November 2026
-        if let day = dayNumber(word), index + 1 < words.count,
+        if isDigit(first), let day = dayNumber(word), index + 1 < words.count,
            let month = months[words[index + 1].lowercased().replacing(".", with: "")],
            isValidDate(year: 2000, month: month, day: day) {
             return index + 2 < words.count && year(words[index + 2]) != nil ? 3 : 2
@@ -232,12 +235,15 @@ extension TextScanner {
             var index = 0
             while index < lineWords.count {
                 let word = lineWords[index]
-                if let (amount, currency) = glued(word) {
+                let hasDigit = word.utf8.contains(where: isDigit)
+                if hasDigit, let (amount, currency) = glued(word) {
                     found.append(MoneyAmount(amount: amount, currency: currency))
-                } else if let currency = currency(word), index + 1 < lineWords.count, let amount = amount(lineWords[index + 1]) {
+                } else if !hasDigit, word.count <= 3, let currency = currency(word), index + 1 < lineWords.count,
+                          let amount = amount(lineWords[index + 1]) {
                     found.append(MoneyAmount(amount: amount, currency: currency))
                     index += 1
-                } else if let amount = amount(word), index + 1 < lineWords.count, let currency = currency(lineWords[index + 1]) {
+                } else if hasDigit, let amount = amount(word), index + 1 < lineWords.count,
+                          let currency = currency(lineWords[index + 1]) {
                     found.append(MoneyAmount(amount: amount, currency: currency))
                     index += 1
                 }

@@ -34,7 +34,8 @@ extension TextScanner {
     static func links(in text: String) -> [String] {
         var found: [String] = []
         for line in text.split(whereSeparator: \.isNewline) {
-            for word in words(line) {
+            // A link has a dot or a colon: most words are passed over without lowercasing them.
+            for word in words(line) where word.utf8.contains(where: { $0 == 0x2E || $0 == 0x3A }) {
                 let lower = word.lowercased()
                 if lower.hasPrefix("mailto:") {
                     if emailAddress(in: word.dropFirst(7)) != nil { found.append(String(word)) }
@@ -54,7 +55,7 @@ extension TextScanner {
     static func emailAddresses(in text: String) -> [String] {
         var found: [String] = []
         for line in text.split(whereSeparator: \.isNewline) {
-            for word in words(line) {
+            for word in words(line) where word.utf8.contains(0x40) {
                 let address = word.lowercased().hasPrefix("mailto:") ? word.dropFirst(7) : word
                 if let address = emailAddress(in: address) { found.append(address) }
             }
