@@ -48,7 +48,11 @@ extension DragService {
         records[number]?.append(DragRecord.Step(location: session.location, target: target,
                                                 operation: session.proposal.operation))
         let ending: Ending
-        if let scene = session.current, session.proposal.operation.transfersItems {
+        if session.offersEdge, let edge = session.edgeZone {
+            // The move promised a new scene: the scene beneath (in a split view there always is
+            // one, the source's own included) refused the items, so it does not perform.
+            ending = await openAtEdge(session, edge: edge)
+        } else if let scene = session.current, session.proposal.operation.transfersItems {
             ending = await perform(session, on: scene)
         } else if let edge = session.edgeZone {
             ending = await openAtEdge(session, edge: edge)

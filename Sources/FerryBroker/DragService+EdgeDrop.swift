@@ -16,27 +16,37 @@ extension DragService {
         var urls: [URL] = []
     }
 
-    /// Whether an edge drop could open a scene for the drag's items now; found once per set of
-    /// items. Reading the first item's activity may ask the source app (a promised
+    /// Whether an edge drop could open a scene for the drag's items now. The app is found once
+    /// per set of items; reading the first item's activity may ask the source app (a promised
     /// representation): a Move waits for that at most 250 ms, then answers without the edge
-    /// while the answer is still found for the next moves.
+    /// while the app is still found for the next moves. Whether that app can open a scene now
+    /// (a single-scene app that has its scene cannot) is asked on every move, so that the move
+    /// never promises a drop that would fail.
     func canOpenAtEdge(_ number: Int) async -> Bool {
         guard let session = sessions[number] else { return false }
         let items = session.isAppIcon ? [] : ((try? await pasteboards.transientItems(session.pasteboard)) ?? []).map(\.id)
-        if let check = sessions[number]?.edgeCheck, check.items == items { return check.possible == true }
-        sessions[number]?.edgeCheck = (items, nil)
-        let possible = await Self.within(Self.proposalTimeout) {
-            let possible = await self.edgeDropPlan(session).plan != nil
-            await self.foundEdgeCheck(number, items: items, possible: possible)
-            return possible
+        let plan: EdgeDropPlan?
+        if let check = sessions[number]?.edgeCheck, check.items == items {
+            guard case .found(let found) = check.state else { return false }
+            plan = found
+        } else {
+            sessions[number]?.edgeCheck = DragSession.EdgeCheck(items: items, state: .finding)
+            let found = await Self.within(Self.proposalTimeout) {
+                let plan = await self.edgeDropPlan(session).plan
+                await self.foundEdgeCheck(number, items: items, plan: plan)
+                return plan
+            }
+            guard let found else { return false }
+            plan = found
         }
-        return possible ?? false
+        guard let plan else { return false }
+        return await scenes.edgeDropRefusal(appID: plan.appID, activity: plan.activity) == nil
     }
 
     /// Keeps what ``canOpenAtEdge(_:)`` found, unless the items changed meanwhile.
-    private func foundEdgeCheck(_ number: Int, items: [UUID], possible: Bool) {
+    private func foundEdgeCheck(_ number: Int, items: [UUID], plan: EdgeDropPlan?) {
         guard sessions[number]?.edgeCheck?.items == items else { return }
-        sessions[number]?.edgeCheck = (items, possible)
+        sessions[number]?.edgeCheck?.state = .found(plan)
     }
 
     /// The app an edge drop opens, as the DragManager1 XML says: an app-icon drag's app; else

@@ -29,6 +29,19 @@ struct DragSession: Sendable {
         var exited = false
     }
 
+    /// What an edge drop would open for a set of items, once found.
+    struct EdgeCheck: Sendable {
+        enum State: Sendable {
+            /// A Move is reading the first item's activity.
+            case finding
+            /// The plan, nil when no app can show the items.
+            case found(DragService.EdgeDropPlan?)
+        }
+
+        var items: [UUID]
+        var state: State
+    }
+
     /// The number ferryd gave the drag (1, 2, … per run).
     let number: Int
     /// The drag's id on `Client1` ("7").
@@ -69,9 +82,9 @@ struct DragSession: Sendable {
     var screen = 0
     /// Whether a drop here would open a scene (Move's `edge`).
     var offersEdge = false
-    /// Whether an edge drop could open a scene for the items (nil while it is being found),
-    /// and the items it was found for (an append invalidates it).
-    var edgeCheck: (items: [UUID], possible: Bool?)?
+    /// The app an edge drop would open for the items, and the items it was found for (an
+    /// append invalidates it).
+    var edgeCheck: EdgeCheck?
     /// The drag pasteboard's items as last read, and when: DropUpdated reuses them for a moment
     /// (``DragService/itemsFreshness``) instead of reading them on every move.
     var items: (at: ContinuousClock.Instant, items: [StoredItem])?

@@ -40,6 +40,9 @@ extension PasteboardService {
             Method("DetectPatterns", in: ["patterns": "as"], out: ["detected": "aas"]) { call in
                 try await self.detectPatterns(call, pasteboard: name)
             }
+            Method("DetectValues", in: ["patterns": "as", "options": "a{sv}"], out: ["values": "aa{sv}"]) { call in
+                try await self.detectValues(call, pasteboard: name)
+            }
             Method("Read", in: ["item_index": "u", "type": "s", "options": "a{sv}"],
                    out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"],
                    execution: .connectionThread) { call in

@@ -130,20 +130,12 @@ extension PasteboardService {
     nonisolated func detectPatterns(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
         try checkTransientAccess(name, caller, .metadataReader)
-        var patterns: Set<DetectionPattern> = []
-        for (index, patternName) in try call.argument(0, as: [String].self).enumerated() {
-            guard let pattern = DetectionPattern(rawValue: patternName) else {
-                let known = DetectionPattern.allCases.map(\.rawValue).joined(separator: ", ")
-                throw FerryModelError(.invalidArgument, "unknown pattern \"\(patternName)\" (known: \(known))",
-                                      keyPath: "patterns[\(index)]")
-            }
-            patterns.insert(pattern)
-        }
+        let patterns = try Self.patterns(try call.argument(0, as: [String].self))
         let snapshot = try await snapshot(name)
         var detected: [DBusValue] = []
         for item in snapshot.items {
             var found: Set<DetectionPattern> = []
-            if !patterns.isEmpty, let text = await text(of: item, volatile: snapshot.volatile, for: caller) {
+            if !patterns.isEmpty, case let (text, _)? = await detectionText(of: item, volatile: snapshot.volatile, for: caller) {
                 found = DetectionPattern.detect(patterns, in: text)
             }
             detected.append(.array(element: .string, elements: found.map(\.rawValue).sorted().map(DBusValue.string)))
@@ -151,9 +143,11 @@ extension PasteboardService {
         return [.array(element: "as", elements: detected)]
     }
 
-    /// The first 64 KiB of an item's best text: its first visible representation conforming to
-    /// `public.plain-text` or `public.url`. Nil when it has none or its bytes cannot be had.
-    nonisolated func text(of item: StoredItem, volatile: VolatileContent?, for caller: PasteboardCaller) async -> String? {
+    /// The first 64 KiB of an item's best text and its type: its first visible representation
+    /// conforming to `public.plain-text` or `public.url`. Nil when it has none or its bytes
+    /// cannot be had.
+    nonisolated func detectionText(of item: StoredItem, volatile: VolatileContent?,
+                                   for caller: PasteboardCaller) async -> (text: String, type: ContentType)? {
         guard let representation = caller.visibleRepresentations(of: item).first(where: {
             $0.contentType.conforms(to: .plainText) || $0.contentType.conforms(to: .url)
         }) else { return nil }
@@ -175,7 +169,7 @@ extension PasteboardService {
         case nil:
             return nil
         }
-        return Self.decodeText(bytes, type: representation.contentType)
+        return (Self.decodeText(bytes, type: representation.contentType), representation.contentType)
     }
 
     /// Text bytes as a string: UTF-16 (with or without a byte order mark, little-endian by

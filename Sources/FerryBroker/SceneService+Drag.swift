@@ -70,6 +70,22 @@ extension SceneService {
         return Point(x: frame.midX, y: frame.midY)
     }
 
+    /// Why ``openSceneForDrop(appID:activity:urls:placement:screen:sourceUniqueName:)`` would
+    /// fail for `appID` now, nil when it would open (or show) a scene: the app is unknown or
+    /// registered without scenes, does not declare the activity, or has its one scene already
+    /// and the activity prefers none of its sessions.
+    func edgeDropRefusal(appID: String, activity: UserActivity?) async -> String? {
+        do {
+            let manifest = try await sceneManifest(of: appID)
+            try Self.checkDeclared(activity, in: manifest)
+            if let target = activity?.targetContentIdentifier, sessionPreferring(target, appID: appID) != nil { return nil }
+            try refuseSecondScene(of: appID, manifest: manifest)
+            return nil
+        } catch {
+            return "\(appID) could not open a scene: \((error as? FerryModelError)?.message ?? "\(error)")"
+        }
+    }
+
     /// Opens a scene for an edge drop through the `RequestActivation` path: the app chooses its
     /// configuration, the new session gets `activity` or `urls` in its connection options and
     /// takes the `placement` half of `screen`, the scene beneath the other half.

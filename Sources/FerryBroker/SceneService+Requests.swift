@@ -107,12 +107,19 @@ extension SceneService {
             try await activateExisting(chosen, options: options)
             return chosen
         }
-        if !manifest.supportsMultipleScenes, let existing = sessions.values.first(where: { $0.bundleIdentifier == requestedApp }) {
-            throw FerryModelError(.multipleScenesNotSupported,
-                                  "\(requestedApp) does not support multiple scenes and already has session \(existing.persistentIdentifier)")
-        }
+        try refuseSecondScene(of: requestedApp, manifest: manifest)
         return try await openNew(appID: requestedApp, role: request.role, options: options, screen: request.screen,
                                  requesting: request.requestingScene, placement: request.placement)
+    }
+
+    /// Refuses a new scene of an app that does not support multiple scenes and already has a
+    /// session (Apple's `UISceneError.multipleScenesNotSupported`).
+    /// - Throws: `FerryModelError` `.multipleScenesNotSupported`.
+    func refuseSecondScene(of appID: String, manifest: AppManifest) throws {
+        guard !manifest.supportsMultipleScenes,
+              let existing = sessions.values.first(where: { $0.bundleIdentifier == appID }) else { return }
+        throw FerryModelError(.multipleScenesNotSupported,
+                              "\(appID) does not support multiple scenes and already has session \(existing.persistentIdentifier)")
     }
 
     /// The manifest of an app that may have scenes: a running app registered with scenes, else

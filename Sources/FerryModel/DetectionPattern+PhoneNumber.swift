@@ -4,10 +4,17 @@ extension TextScanner {
         isDigit(c) || c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29
     }
 
-    /// `s` contains a plausible phone number (see `isPhoneNumber`). A candidate starts at a digit,
-    /// `+` or `(` that does not follow a letter or digit, and runs over phone bytes; when the whole
-    /// run is not a phone number, each of its space-free pieces is tried (`2024-01-15 555-1234`).
+    /// `s` contains a plausible phone number (see ``phoneNumberRanges(_:first:)``).
     static func containsPhoneNumber(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        !phoneNumberRanges(s, first: true).isEmpty
+    }
+
+    /// Where `s` holds plausible phone numbers (see `isPhoneNumber`), in order; only the first
+    /// when `first`. A candidate starts at a digit, `+` or `(` that does not follow a letter or
+    /// digit, and runs over phone bytes; when the whole run is not a phone number, each of its
+    /// space-free pieces is tried (`2024-01-15 555-1234`).
+    static func phoneNumberRanges(_ s: UnsafeBufferPointer<UInt8>, first: Bool = false) -> [Range<Int>] {
+        var found: [Range<Int>] = []
         var i = 0
         while i < s.count {
             let c = s[i]
@@ -21,18 +28,22 @@ extension TextScanner {
             while last > i && !isDigit(s[last - 1]) { last -= 1 }
             let glued = last == end && end < s.count && (isAlphanumeric(s[end]) || s[end] == 0x5F)
             if !glued {
-                if isPhoneNumber(s[i..<last]) { return true }
-                var piece = i
-                while piece < last {
-                    var pieceEnd = piece
-                    while pieceEnd < last && s[pieceEnd] != 0x20 { pieceEnd += 1 }
-                    if pieceEnd - piece < last - i && isPhoneNumber(s[piece..<pieceEnd]) { return true }
-                    piece = pieceEnd + 1
+                if isPhoneNumber(s[i..<last]) {
+                    found.append(i..<last)
+                } else {
+                    var piece = i
+                    while piece < last {
+                        var pieceEnd = piece
+                        while pieceEnd < last && s[pieceEnd] != 0x20 { pieceEnd += 1 }
+                        if pieceEnd - piece < last - i && isPhoneNumber(s[piece..<pieceEnd]) { found.append(piece..<pieceEnd) }
+                        piece = pieceEnd + 1
+                    }
                 }
+                if first && !found.isEmpty { return found }
             }
             i = end
         }
-        return false
+        return found
     }
 
     /// `s` is a phone number: an optional leading `+`, 7–15 digits in groups separated by at most

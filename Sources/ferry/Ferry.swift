@@ -38,7 +38,7 @@ struct Ferry: AsyncParsableCommand {
             with the help to read: (see 'ferry paste --help').
             """,
         subcommands: [
-            CopyCommand.self, PasteCommand.self, TypesCommand.self, WatchCommand.self, HistoryCommand.self,
+            CopyCommand.self, PasteCommand.self, TypesCommand.self, DetectCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
             ShareCommand.self, BridgeCommand.self,

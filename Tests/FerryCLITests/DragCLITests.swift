@@ -117,6 +117,29 @@ struct DragCLITests {
         }
     }
 
+    @Test("a split view: a note dragged to the left edge over its own Notes scene opens an Editor there, no duplicate note")
+    func edgeOverSplitView() async throws {
+        try await CLIBroker.with { broker in
+            let (notes, gallery) = try await DragDemo.both(on: broker)
+            defer { notes.stop(); gallery.stop() }
+            let notesID = try #require(try await broker.sceneIDs("org.ferry.notes").first)
+            let split = try await broker.ferry("scene", "open", "org.ferry.gallery", "--placement", "right", "--requesting", notesID)
+            #expect(split.status == 0, "\(split.summary)")
+            #expect(try await broker.scenes(app: "org.ferry.notes").first?.frame == [0, 0, 960, 1080])
+
+            let edge = try await broker.ferry("drag", "--from", "org.ferry.notes/\(notesID)", "--edge", "left")
+            #expect(edge.status == 0, "\(edge.summary)")
+            let lines = edge.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.dropLast().last?.hasPrefix("  12,540  left edge  copy") == true, "\(edge.stdout)")
+            let opened = try #require(try await broker.sceneIDs("org.ferry.notes").first { $0 != notesID }, "\(edge.stdout)")
+            #expect(lines.last == "dropped: opened org.ferry.notes/\(opened.prefix(8)) at the left edge", "\(edge.stdout)")
+            #expect(await broker.eventually { notes.standardOutput.contains("connect \(opened) Editor note=") })
+            #expect(!notes.standardOutput.contains("drop-performed"), "the source scene took the note: \(notes.standardOutput)")
+            let text = try await broker.ferry("desktop")
+            #expect(text.stdout.contains("\nlast drag 1: opened org.ferry.notes/\(opened.prefix(8)) at the left edge "), "\(text.stdout)")
+        }
+    }
+
     @Test("--file: a PNG dropped at the edge opens in the app whose document types accept it; a 3 MB file is served by ferry")
     func files() async throws {
         try await CLIBroker.with { broker in

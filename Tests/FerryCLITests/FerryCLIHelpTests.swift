@@ -12,6 +12,7 @@ struct FerryCLIHelpTests {
               (["copy", "--help"], "ferry-copy.help.txt"),
               (["paste", "--help"], "ferry-paste.help.txt"),
               (["types", "--help"], "ferry-types.help.txt"),
+              (["detect", "--help"], "ferry-detect.help.txt"),
               (["watch", "--help"], "ferry-watch.help.txt"),
               (["history", "--help"], "ferry-history.help.txt"),
               (["history", "list", "--help"], "ferry-history-list.help.txt"),

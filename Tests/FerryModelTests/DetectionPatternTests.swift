@@ -102,7 +102,7 @@ import Testing
 
     @Test func onlyTheAskedPatternsAreReported() {
         let all = Set(DetectionPattern.allCases)
-        #expect(DetectionPattern.detect(all, in: "https://example.com") == [.probableWebURL])
+        #expect(DetectionPattern.detect(all, in: "https://example.com") == [.probableWebURL, .link])
         #expect(DetectionPattern.detect(all, in: "42") == [.number, .probableWebSearch])
         #expect(DetectionPattern.detect(all, in: "mail bob@example.com or call +1 555 123 4567")
             == [.emailAddress, .phoneNumber, .probableWebSearch])
@@ -112,7 +112,8 @@ import Testing
 
     @Test func rawValuesAreTheBusNames() {
         #expect(DetectionPattern.allCases.map(\.rawValue)
-            == ["probableWebURL", "probableWebSearch", "number", "emailAddress", "phoneNumber"])
+            == ["probableWebURL", "probableWebSearch", "number", "emailAddress", "phoneNumber", "link", "postalAddress",
+                "calendarEvent", "shipmentTrackingNumber", "flightNumber", "moneyAmount"])
     }
 
     @Test func longTextsAreJudgedOnTheirFirst64KiB() {

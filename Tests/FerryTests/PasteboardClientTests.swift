@@ -132,6 +132,23 @@ struct PasteboardClientTests {
         }
     }
 
+    @Test("detectValues hands iOS 15's values over as a paste: the items it read are in the paste log")
+    func detectedValues() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.client(), reader = try await fixture.client()
+            try await writer.general.setStrings(["flight LH 400 for €89,90 via https://lufthansa.com", "-3.5", "nothing here"])
+            let values = try await reader.general.detectValues([.flightNumber, .moneyAmount, .link, .number])
+            #expect(values.count == 3)
+            #expect(values.first == [.flightNumber: .matches(["LH 400"]), .link: .matches(["https://lufthansa.com"]),
+                                     .moneyAmount: .moneyAmounts([MoneyAmount(amount: 89.9, currency: "EUR")])])
+            #expect(values.dropFirst().first == [.number: .number(-3.5)])
+            #expect(values.last == [:])
+            #expect(try await reader.pasteLog().map(\.item).sorted() == [0, 1])
+            await writer.close()
+            await reader.close()
+        }
+    }
+
     @Test("changes() yields the new change count after another client writes")
     func changesAfterWrite() async throws {
         try await ClientFixture.with { fixture in

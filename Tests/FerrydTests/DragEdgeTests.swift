@@ -122,4 +122,53 @@ struct DragEdgeTests {
         #expect(DragBus.string(nothing, "operation") == "cancel")
         #expect(DragBus.string(nothing, "reason").contains("edge"))
     }
+
+    @Test("in a split view the scenes beneath both edges refuse the note: the drop opens a new scene, no scene performs")
+    func splitViewEdge() async throws {
+        // The source proposes cancel over itself (a note is not dropped onto itself), Gallery forbidden.
+        let stage = try await DragStage.start(notes: .init(proposal: "cancel", items: [try Self.noteItem()]),
+                                              gallery: .init(proposal: "forbidden"))
+        defer { stage.stop() }
+        for (x, side, beneath) in [(10.0, "left", stage.notesScene), (1910.0, "right", stage.galleryScene)] {
+            // The split view (again: the first edge drop rearranges the halves).
+            try await stage.notes.setFrame(stage.notesScene, 0, 0, 960, 1080)
+            try await stage.gallery.setFrame(stage.galleryScene, 960, 0, 960, 1080)
+            let (session, _) = try await DragBus.begin(stage.tool, scene: stage.notesScene)
+            #expect(try await DragBus.move(stage.tool, session, x, 500) == .init(operation: "copy", target: beneath, edge: side))
+            let outcome = try await DragBus.drop(stage.tool, session)
+            #expect(DragBus.string(outcome, "operation") == "copy")
+            #expect(DragBus.string(outcome, "target").isEmpty, "no scene performed: \(outcome)")
+            let newSession = DragBus.string(outcome, "newSession")
+            #expect(!newSession.isEmpty && newSession != stage.notesScene, "\(outcome)")
+            _ = try await stage.notes.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.scene == newSession } }
+            #expect(try await Self.frame(stage.tool, newSession) == (side == "left" ? [0, 0, 960, 1080] : [960, 0, 960, 1080]))
+            let last = try await DragBus.lastDrag(stage.tool)
+            #expect(DragBus.points(last).last?.target == "edge:\(side)")
+            #expect(DragBus.string(last, "newSession") == newSession)
+        }
+        #expect(!stage.notes.calls.contains { $0.member == "PerformDrop" }, "\(stage.notes.dragCalls.map(\.member))")
+        #expect(!stage.gallery.calls.contains { $0.member == "PerformDrop" }, "\(stage.gallery.dragCalls.map(\.member))")
+        #expect(try await SceneBus.sessions(stage.tool).count == 4)
+    }
+
+    @Test("a single-scene app that has its scene is not offered the edge; the drop there ends as cancel saying why")
+    func singleSceneApp() async throws {
+        let stage = try await DragStage.start(notes: .init(items: [try Self.noteItem()]), notesSingleScene: true)
+        defer { stage.stop() }
+        let (session, _) = try await DragBus.begin(stage.tool, scene: stage.notesScene)
+        #expect(try await DragBus.move(stage.tool, session, 1910, 500) == .init(operation: "cancel"))
+        let outcome = try await DragBus.drop(stage.tool, session)
+        #expect(DragBus.string(outcome, "operation") == "cancel")
+        #expect(DragBus.string(outcome, "reason").contains("org.ferry.notes does not support multiple scenes"), "\(outcome)")
+        #expect(try await SceneBus.sessions(stage.tool).count == 2)
+
+        // Its icon neither: the app cannot open a second scene.
+        let (icon, _) = try await DragBus.begin(stage.tool, scene: "", ["app": "org.ferry.notes"])
+        #expect(try await DragBus.move(stage.tool, icon, 5, 500) == .init(operation: "cancel"))
+        // Gallery supports multiple scenes: its icon is offered the edge.
+        let (other, _) = try await DragBus.begin(stage.tool, scene: "", ["app": "org.ferry.gallery"])
+        #expect(try await DragBus.move(stage.tool, other, 5, 500) == .init(operation: "copy", edge: "left"))
+        try await DragBus.cancel(stage.tool, icon)
+        try await DragBus.cancel(stage.tool, other)
+    }
 }

@@ -50,10 +50,17 @@ final class FakeDragApp: Sendable {
     }
 
     /// Connects to the fixture's bus, exports Client1, registers and waits for its first scene.
+    /// With `singleScene` the manifest's `UIApplicationSupportsMultipleScenes` is false.
     static func start(_ fixture: FerrydFixture, _ appID: String, manifest: String,
-                      settings: Settings = Settings()) async throws -> FakeDragApp {
-        let app = FakeDragApp(appID: appID, manifest: try FerrydFixture.manifest(manifest),
-                              connection: try await fixture.connect(), settings: settings)
+                      settings: Settings = Settings(), singleScene: Bool = false) async throws -> FakeDragApp {
+        var bytes = try FerrydFixture.manifest(manifest)
+        if singleScene {
+            let key = "<key>UIApplicationSupportsMultipleScenes</key>"
+            let text = String(decoding: bytes, as: UTF8.self)
+            let range = try #require(text.range(of: key + "\n\t\t<true/>"), "\(manifest)'s manifest supports multiple scenes")
+            bytes = Array(text.replacingCharacters(in: range, with: key + "\n\t\t<false/>").utf8)
+        }
+        let app = FakeDragApp(appID: appID, manifest: bytes, connection: try await fixture.connect(), settings: settings)
         try app.connection.export(app.client, at: clientPath)
         _ = try await FerrydFixture.call(app.connection, "RegisterApp", [
             .string(appID), .bytes(app.manifest), .objectPath(clientPath), .variantDictionary(["scenes": true]),
@@ -300,10 +307,11 @@ struct DragStage {
     let tool: Connection
 
     static func start(_ extra: [String] = [], notes: FakeDragApp.Settings = .init(),
-                      gallery: FakeDragApp.Settings = .init()) async throws -> DragStage {
+                      gallery: FakeDragApp.Settings = .init(), notesSingleScene: Bool = false) async throws -> DragStage {
         let fixture = try FerrydFixture()
         let daemon = try await fixture.start(extra)
-        let notesApp = try await FakeDragApp.start(fixture, "org.ferry.notes", manifest: "Notes", settings: notes)
+        let notesApp = try await FakeDragApp.start(fixture, "org.ferry.notes", manifest: "Notes", settings: notes,
+                                                   singleScene: notesSingleScene)
         let notesScene = try await notesApp.scene()
         try await notesApp.setFrame(notesScene, 100, 100, 600, 600)
         let galleryApp = try await FakeDragApp.start(fixture, "org.ferry.gallery", manifest: "Gallery", settings: gallery)
