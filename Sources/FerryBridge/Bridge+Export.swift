@@ -138,6 +138,25 @@ extension Bridge {
         }
     }
 
+    /// Restores `selection` after its owner left, once the current import's eager copy has ended:
+    /// an owner can leave while that copy still reads (`wl-copy --paste-once` quits as soon as the
+    /// copy's read ends), and only a complete copy is restored. The wait runs beside the event
+    /// loop; a new owner meanwhile (its offer cancels the copy and this wait), a later import or
+    /// the bridge stopping means nothing is restored.
+    func restoreOnceCopied(_ selection: DesktopSelection) async {
+        guard let current = selections[selection]?.current, !current.copyEnded else { return await restore(selection) }
+        log.event("\(selection): the owner left during the copy of change \(current.changeCount); restoring once it ends")
+        let offerID = current.offer.id
+        selections[selection]?.pendingRestore?.cancel()
+        selections[selection]?.pendingRestore = Task {
+            await waitForCopy(of: selection)
+            guard !Task.isCancelled, selections[selection]?.owner == BridgeStatus.Owner.none,
+                  selections[selection]?.current?.offer.id == offerID else { return }
+            selections[selection]?.pendingRestore = nil
+            await restore(selection)
+        }
+    }
+
     /// X11 `SAVE_TARGETS`: finish the copy of that offer, own CLIPBOARD from it, then reply.
     func save(_ offer: DesktopOffer, reply: SaveReply) async {
         if selections[.clipboard]?.current?.offer.types != offer.types || selections[.clipboard]?.current == nil {

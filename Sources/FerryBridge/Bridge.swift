@@ -159,7 +159,7 @@ public actor Bridge {
             selections[selection]?.owner = .none
             selections[selection]?.offeredTypes = []
             selections[selection]?.pendingPrimary?.cancel()
-            if end != .cleared { await restore(selection) }
+            if end != .cleared { await restoreOnceCopied(selection) }
         case .ownershipLost(let selection):
             log.event("\(selection): the bridge's ownership ended")
             selections[selection]?.owner = .none

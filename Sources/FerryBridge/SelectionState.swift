@@ -38,9 +38,14 @@ struct SelectionState {
     var pendingPrimary: Task<Void, Never>?
     /// Who waits for the current import's eager copy to end (a `SAVE_TARGETS` hand-over).
     var copyWaiters: [CheckedContinuation<Void, Never>] = []
+    /// A restore waiting for that copy to end after the owner left (`Bridge.restoreOnceCopied`).
+    var pendingRestore: Task<Void, Never>?
 
-    /// Stops the current import's eager copy (a newer offer replaces it); its waiters go on.
+    /// Stops the current import's eager copy (a newer offer replaces it, or the bridge stops) and
+    /// a restore waiting for it; its waiters go on.
     mutating func cancelImport() {
+        pendingRestore?.cancel()
+        pendingRestore = nil
         current?.cancellation.cancel()
         current?.copy?.cancel()
         for waiter in copyWaiters { waiter.resume() }

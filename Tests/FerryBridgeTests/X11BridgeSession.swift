@@ -91,12 +91,7 @@ final class X11BridgeSession: Sendable {
 
     /// Polls `condition` every 50 ms for at most `timeout`.
     func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
+        try await Poll.until(timeout, condition)
     }
 
     /// Waits until the bridge has a complete copy of CLIPBOARD's import at least at `changeCount`.
