@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `ferry watch --exec` end to end against `wl-paste --watch` (#18): from the start of a copy
 # (`ferry copy --text` / `wl-copy`) to the watcher's command running with the new content, p50
-# over FERRY_BENCH_WATCH_RUNS copies (default 40). Prints one JSON line for bench-table.py.
+# over FERRY_BENCH_WATCH_RUNS copies (default 40). Prints JSON lines for bench-table.py: that
+# end-to-end figure, then its two halves for both sides: the copy (start → the copier returned,
+# the content published) and the watch side (the copier returned → the command ran with it),
+# which is what `wl-paste --watch` is compared on when the copiers differ.
 #
 # Usage: scripts/watch-exec-bench.sh BIN_DIR   (bench.sh passes the release bin directory)
 #
@@ -78,8 +81,8 @@ wait_lines() {
   return 1
 }
 
-# Prints the p50, in milliseconds, of the delays from the copies' starts to the marks.
-# $1: the file of starts ("time content"), $2: the file of marks.
+# Prints the p50, in milliseconds, of the delays from the times in $1 to the marks in $2 (both
+# files of "time content" lines, matched by content), and how many were matched.
 p50() {
   python3 - "$1" "$2" <<'PY'
 import statistics, sys
@@ -93,27 +96,30 @@ print(f"{statistics.median(delays):.3f} {len(delays)}")
 PY
 }
 
-# Runs the copies: $1 is a function that copies its argument.
+# Runs the copies: $1 is a function that copies its argument; $2 gets the time each copy
+# started, $4 the time its copier returned, $3 the watcher's marks.
 measure() {
-  local copy=$1 starts=$2 marks=$3
+  local copy=$1 starts=$2 marks=$3 returns=$4
   for i in $(seq "$runs"); do
-    local before
+    local before start
     before=$(wc -l <"$marks")
-    printf '%s %s\n' "$EPOCHREALTIME" "bench-$copy-$i" >>"$starts"
+    start=$EPOCHREALTIME
     $copy "bench-$copy-$i"
+    printf '%s %s\n' "$start" "bench-$copy-$i" >>"$starts"
+    printf '%s %s\n' "$EPOCHREALTIME" "bench-$copy-$i" >>"$returns"
     wait_lines "$marks" "$before"
     sleep 0.05
   done
 }
 
 # wl-paste --watch on the headless compositor.
-: >"$work/wl.marks"; chmod 666 "$work/wl.marks"; : >"$work/wl.starts"
+: >"$work/wl.marks"; chmod 666 "$work/wl.marks"; : >"$work/wl.starts"; : >"$work/wl.returns"
 "${wl[@]}" MARKS="$work/wl.marks" wl-paste --no-newline --watch bash "$work/mark.sh" 2>"$work/wl-paste.log" &
 wlwatch_pid=$!
 wl_copy() { "${wl[@]}" wl-copy -- "$1"; }
 "${wl[@]}" wl-copy -- warm-up
 wait_lines "$work/wl.marks" 0
-measure wl_copy "$work/wl.starts" "$work/wl.marks"
+measure wl_copy "$work/wl.starts" "$work/wl.marks" "$work/wl.returns"
 
 # ferry watch --exec on a private bus.
 start_private_bus
@@ -121,21 +127,32 @@ start_private_bus
 ferryd_pid=$!
 for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
 grep -q READY "$work/ferryd.out" || { cat "$work/ferryd.log" >&2; exit 1; }
-: >"$work/ferry.marks"; : >"$work/ferry.starts"
+: >"$work/ferry.marks"; : >"$work/ferry.starts"; : >"$work/ferry.returns"
 "$bin/ferry" copy --text warm-up
 MARKS="$work/ferry.marks" "$bin/ferry" watch --exec bash "$work/mark.sh" 2>"$work/ferry-watch.log" &
 fwatch_pid=$!
 wait_lines "$work/ferry.marks" 0
 ferry_copy() { "$bin/ferry" copy --text "$1"; }
-measure ferry_copy "$work/ferry.starts" "$work/ferry.marks"
+measure ferry_copy "$work/ferry.starts" "$work/ferry.marks" "$work/ferry.returns"
 
 read -r wl_p50 wl_n < <(p50 "$work/wl.starts" "$work/wl.marks")
 read -r ferry_p50 ferry_n < <(p50 "$work/ferry.starts" "$work/ferry.marks")
-python3 - "$ferry_p50" "$wl_p50" "$ferry_n" "$wl_n" <<'PY'
+read -r wl_copy_p50 _ < <(p50 "$work/wl.starts" "$work/wl.returns")
+read -r ferry_copy_p50 _ < <(p50 "$work/ferry.starts" "$work/ferry.returns")
+read -r wl_watch_p50 _ < <(p50 "$work/wl.returns" "$work/wl.marks")
+read -r ferry_watch_p50 _ < <(p50 "$work/ferry.returns" "$work/ferry.marks")
+python3 - "$ferry_n" "$wl_n" "$ferry_p50" "$wl_p50" "$ferry_copy_p50" "$wl_copy_p50" "$ferry_watch_p50" "$wl_watch_p50" <<'PY'
 import json, sys
-ferry, wl, n_ferry, n_wl = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-ratio = ferry / wl
-print(json.dumps({"bench": "watch-exec", "metric": f"copy → watcher's command ran with it, p50 ({n_ferry} copies; anchor {n_wl})",
-                  "value": round(ferry, 2), "unit": "ms", "anchor": "wl-copy → wl-paste --watch (headless sway)",
-                  "anchor_value": round(wl, 2), "ratio": round(ratio, 3), "goal": "≤ 1.0×", "met": ratio <= 1.0}))
+n_ferry, n_wl = int(sys.argv[1]), int(sys.argv[2])
+ferry, wl, ferry_copy, wl_copy, ferry_watch, wl_watch = map(float, sys.argv[3:9])
+def row(bench, metric, value, anchor_value, anchor, goal):
+    ratio = value / anchor_value
+    print(json.dumps({"bench": bench, "metric": f"{metric}, p50 ({n_ferry} copies; anchor {n_wl})", "value": round(value, 2),
+                      "unit": "ms", "anchor": anchor, "anchor_value": round(anchor_value, 2), "ratio": round(ratio, 3),
+                      "goal": goal, "met": ratio <= 1.0 if goal else None}))
+row("watch-exec", "copy → watcher's command ran with it", ferry, wl,
+    "wl-copy → wl-paste --watch (headless sway)", "≤ 1.0×")
+row("watch-exec: copy half", "copy started → copier returned (ferry copy --text)", ferry_copy, wl_copy, "wl-copy", None)
+row("watch-exec: watch half", "copier returned → watcher's command ran with it", ferry_watch, wl_watch,
+    "wl-copy returned → wl-paste --watch ran it", "≤ 1.0×")
 PY

@@ -115,6 +115,9 @@ public struct PasteLogEntry: Sendable, Hashable {
     public var uid: UInt32
     /// The reader's process id.
     public var pid: Int32
+    /// The reader's process name (`/proc/PID/comm` when it pasted); nil when the broker could not
+    /// learn it, and for entries a broker older than `org.ferry.Broker1` Version 4 logged.
+    public var process: String?
     /// The pasteboard read.
     public var pasteboard: String
     /// The index of the item read.
@@ -123,13 +126,14 @@ public struct PasteLogEntry: Sendable, Hashable {
     public var type: ContentType
 
     /// Makes a log entry.
-    public init(timestamp: Date, appID: String?, uniqueName: String, uid: UInt32, pid: Int32, pasteboard: String,
-                item: Int, type: ContentType) {
+    public init(timestamp: Date, appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
+                pasteboard: String, item: Int, type: ContentType) {
         self.timestamp = timestamp
         self.appID = appID
         self.uniqueName = uniqueName
         self.uid = uid
         self.pid = pid
+        self.process = process
         self.pasteboard = pasteboard
         self.item = item
         self.type = type
@@ -144,7 +148,8 @@ public struct PasteLogEntry: Sendable, Hashable {
         }
         self.init(timestamp: WireBridge.date(microseconds: micros), appID: wire["app-id"]?.stringValue,
                   uniqueName: wire["unique-name"]?.stringValue ?? "", uid: UInt32(clamping: wire["uid"]?.integerValue ?? 0),
-                  pid: Int32(clamping: wire["pid"]?.integerValue ?? 0), pasteboard: wire["pasteboard"]?.stringValue ?? "",
+                  pid: Int32(clamping: wire["pid"]?.integerValue ?? 0), process: wire["process"]?.stringValue,
+                  pasteboard: wire["pasteboard"]?.stringValue ?? "",
                   item: Int(wire["item"]?.integerValue ?? 0), type: type)
     }
 }

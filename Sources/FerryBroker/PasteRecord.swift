@@ -4,6 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One paste, as logged: who read what, from where, when.
 public struct PasteRecord: Sendable, Hashable {
@@ -15,6 +18,9 @@ public struct PasteRecord: Sendable, Hashable {
     public var uid: UInt32
     /// The reader's pid.
     public var pid: Int32
+    /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted); nil
+    /// when the broker could not learn it, and for records logged before it kept them.
+    public var process: String?
     /// The pasteboard read from.
     public var pasteboard: String
     /// The index of the item read.
@@ -25,15 +31,37 @@ public struct PasteRecord: Sendable, Hashable {
     public var timestamp: Date
 
     /// Makes a paste record.
-    public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, pasteboard: String, itemIndex: Int,
-                contentType: ContentType, timestamp: Date = Date()) {
+    public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil, pasteboard: String,
+                itemIndex: Int, contentType: ContentType, timestamp: Date = Date()) {
         self.appID = appID
         self.uniqueName = uniqueName
         self.uid = uid
         self.pid = pid
+        self.process = process
         self.pasteboard = pasteboard
         self.itemIndex = itemIndex
         self.contentType = contentType
         self.timestamp = timestamp
+    }
+}
+
+extension PasteRecord {
+    /// The name of process `pid` as the kernel keeps it (`/proc/PID/comm`: at most 15 bytes, the
+    /// executable's name unless the process renamed itself), read while the caller is still
+    /// connected; nil when there is no such process or it cannot be read. Bytes that are not
+    /// UTF-8 become U+FFFD, so the name is always a valid D-Bus string.
+    /// - Parameter pid: the caller's pid, as the bus daemon vouched for it.
+    static func processName(pid: UInt32?) -> String? {
+        guard let pid, pid > 0 else { return nil }
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        var bytes = buffer.prefix(count)
+        if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+        bytes = bytes.prefix { $0 != 0 }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -77,6 +77,7 @@ enum PasteboardMetadata {
             "type": .string(record.contentType.identifier),
         ]
         if let app = record.appID { entries["app-id"] = .string(app) }
+        if let process = record.process { entries["process"] = .string(process) }
         return entries.dbusValue
     }
 }

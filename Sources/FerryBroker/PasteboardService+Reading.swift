@@ -45,7 +45,8 @@ extension PasteboardService {
         let (data, size, transfer) = try await deliver(representation, of: item, volatile: snapshot.volatile,
                                                        preferFD: preferFD, to: caller, pasteboard: name)
         let record = PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
-                                 pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0), pasteboard: name,
+                                 pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0),
+                                 process: PasteRecord.processName(pid: caller.caller.pid), pasteboard: name,
                                  itemIndex: Int(index), contentType: representation.contentType)
         logPaste(record)
         return [.string(representation.contentType.identifier), .int64(size), .variant(data), .string(transfer)]

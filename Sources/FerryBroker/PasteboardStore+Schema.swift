@@ -79,6 +79,10 @@ extension PasteboardStore {
         migrator.registerMigration("v3 item origin") { db in
             try db.execute(sql: "ALTER TABLE item ADD COLUMN origin TEXT")
         }
+        // The reader's process name in the paste log; records logged before have none.
+        migrator.registerMigration("v4 paste log process") { db in
+            try db.execute(sql: "ALTER TABLE pasteLog ADD COLUMN process TEXT")
+        }
         return migrator
     }
 }

@@ -31,7 +31,7 @@ struct BridgeStatusCommand: AsyncParsableCommand {
             when no bridge runs.
 
             JSON keys: protocol, display, clipboardManager, clipboard and primary (owner, types, \
-            lastImport and lastExport with time (seconds since 1970), changeCount, complete, \
+            lastImport and lastExport with time (ISO 8601, UTC), changeCount, complete, \
             sensitive), budgets (bytesPerType, bytesPerSelection, idleTimeoutSeconds, maximumTypes).
             """)
 
@@ -77,7 +77,7 @@ struct BridgeStatusCommand: AsyncParsableCommand {
     /// The JSON form.
     struct Report: Encodable {
         struct Transfer: Encodable {
-            var time: Double
+            var time: String
             var changeCount: UInt64
             var complete: Bool
             var sensitive: Bool
@@ -106,7 +106,7 @@ struct BridgeStatusCommand: AsyncParsableCommand {
 
         init(_ status: BridgeStatus) {
             func transfer(_ t: BridgeStatus.Transfer?) -> Transfer? {
-                t.map { Transfer(time: $0.time.timeIntervalSince1970, changeCount: $0.changeCount, complete: $0.isComplete,
+                t.map { Transfer(time: timestamp($0.time), changeCount: $0.changeCount, complete: $0.isComplete,
                                  sensitive: $0.isSensitive) }
             }
             func selection(_ s: BridgeStatus.Selection) -> Selection {

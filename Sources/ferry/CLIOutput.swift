@@ -57,6 +57,12 @@ func reported(_ error: any Error) -> any Error {
 
 /// The exit status and the line to print for an error.
 func describe(_ error: any Error) -> (ExitStatus, String) {
+    let (status, message) = describeVerbatim(error)
+    return (status, withReadableTypes(message))
+}
+
+/// `describe` before dynamic types in the message are made readable.
+private func describeVerbatim(_ error: any Error) -> (ExitStatus, String) {
     switch error {
     case let failure as CLIFailure:
         return (failure.status, failure.message)

@@ -41,14 +41,14 @@ struct CopyItem: Sendable {
                         estimatedSize: Int64(size)))
                 }
             }
-            guard added else { throw CLIFailure(.usage, "the type \(type.identifier) is given twice for one item") }
+            guard added else { throw CLIFailure(.usage, "the type \(typeName(type)) is given twice for one item") }
         }
         return provider
     }
 
     /// `public.png (12.3 KiB), public.jpeg (8.0 KiB)`.
     var summary: String {
-        representations.map { "\($0.type.identifier) (\(ProgressBar.size($0.source.size)))" }.joined(separator: ", ")
+        representations.map { "\(typeName($0.type)) (\(ProgressBar.size($0.source.size)))" }.joined(separator: ", ")
     }
 }
 

@@ -51,7 +51,7 @@ struct DragReport {
             line += "opened \(scene(opened, app: outcome.app))" + (edge.map { " at the \($0.rawValue) edge" } ?? "")
         } else if outcome.operation.transfersItems {
             line += outcome.operation.name + (outcome.target.map { " to \(scene($0))" } ?? "")
-            if !outcome.types.isEmpty { line += ", read \(outcome.types.joined(separator: ", "))" }
+            if !outcome.types.isEmpty { line += ", read \(outcome.types.map(withReadableTypes).joined(separator: ", "))" }
             if let message = outcome.message { line += " — \(message)" }
         } else {
             line += outcome.operation.name + (outcome.target.map { " at \(scene($0))" } ?? "")

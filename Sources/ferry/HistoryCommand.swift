@@ -113,10 +113,17 @@ struct HistoryRestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Make history entry N the general pasteboard's contents again.",
-        discussion: "The current contents enter the history. A missing entry exits with status 2.")
+        discussion: """
+            The current contents enter the history. A missing entry exits with status 2. \
+            --json prints pasteboard (string) and changeCount (the general pasteboard's new \
+            change count, number), as 'ferry copy --json' does.
+            """)
 
     @Argument(help: ArgumentHelp("The entry's index, 0 the newest.", valueName: "n"))
     var index: Int
+
+    @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
+    var json = false
 
     @OptionGroup var bus: BusOptions
 
@@ -127,7 +134,9 @@ struct HistoryRestoreCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             do {
-                try await bus.connect().general.restoreHistory(index)
+                let general = try await bus.connect().general
+                let count = try await general.restoreHistory(index)
+                if json { try printJSON(CopyCommand.CopyReport(pasteboard: general.name, changeCount: count)) }
             } catch let error as FerryError where error.code == .notFound {
                 throw CLIFailure("no history entry \(index)")
             }

@@ -19,20 +19,20 @@ struct ItemReport: Encodable {
     var representations: [RepresentationReport]
 
     struct RepresentationReport: Encodable {
-        var type: String
+        var type: TypeReport
         var size: Int64?
         var promised: Bool
         var visibility: String
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(type, forKey: .type)
+            try type.encode(into: &c, identifier: .type, mime: .mime)
             try c.encode(size, forKey: .size)
             try c.encode(promised, forKey: .promised)
             try c.encode(visibility, forKey: .visibility)
         }
 
-        enum CodingKeys: String, CodingKey { case type, size, promised, visibility }
+        enum CodingKeys: String, CodingKey { case type, mime, size, promised, visibility }
     }
 
     init(_ item: PasteboardItem, index: Int) {
@@ -44,7 +44,7 @@ struct ItemReport: Encodable {
         sourceAppID = item.sourceAppID
         origin = item.origin
         representations = item.metadata.representations.map { info in
-            RepresentationReport(type: info.contentType.identifier, size: info.estimatedSize,
+            RepresentationReport(type: TypeReport(info.contentType), size: info.estimatedSize,
                                  promised: item.promisedTypes.contains(info.contentType), visibility: info.visibility.rawValue)
         }
     }
@@ -97,5 +97,24 @@ func timestamp(_ date: Date) -> String {
 
 /// `public.png,public.jpeg public.utf8-plain-text`: each item's types, items apart by spaces.
 func typeSummary(_ items: [PasteboardItem]) -> String {
-    items.map { $0.contentTypes.map(\.identifier).joined(separator: ",") }.joined(separator: " ")
+    items.map { $0.contentTypes.map(typeName).joined(separator: ",") }.joined(separator: " ")
+}
+
+/// A type as every `--json` report gives it: the identifier under one key and its preferred MIME
+/// type (null when it has none) under another, `type`/`mime` unless the report names them
+/// otherwise, so that a program never has to decode a `dyn.` identifier.
+struct TypeReport: Equatable {
+    var identifier: String
+    var mime: String?
+
+    init(_ type: ContentType) {
+        identifier = type.identifier
+        mime = type.preferredMIMEType
+    }
+
+    /// Encodes the identifier under `identifier` and the MIME type (or null) under `mime`.
+    func encode<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, identifier key: Key, mime mimeKey: Key) throws {
+        try container.encode(identifier, forKey: key)
+        try container.encode(mime, forKey: mimeKey)
+    }
 }

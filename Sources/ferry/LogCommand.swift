@@ -17,11 +17,15 @@ struct LogCommand: AsyncParsableCommand {
         abstract: "Show the broker's paste log, newest first.",
         discussion: """
             Every paste is logged: when (in local time, with the offset from UTC), the \
-            pasteboard, the item's index, the type delivered, and who read it (an app id, or \
-            'pid N' for a command-line caller).
+            pasteboard, the item's index, the type delivered (a dynamic type by the MIME type it \
+            came from), who read it (an app id, or \
+            'pid N' for a command-line caller) and the reader's process name, as the broker \
+            learned it from the kernel when it pasted ('-' when unknown, as for pastes logged \
+            by an older broker).
 
             JSON keys: entries (array of objects with timestamp (ISO 8601, UTC), appID (string or \
-            null), uniqueName, uid, pid, pasteboard, item, type).
+            null), uniqueName, uid, pid, process (string or null), pasteboard, item, type (the identifier), mime (its MIME type \
+            or null)).
             """)
 
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
@@ -38,9 +42,10 @@ struct LogCommand: AsyncParsableCommand {
         var uniqueName: String
         var uid: UInt32
         var pid: Int32
+        var process: String?
         var pasteboard: String
         var item: Int
-        var type: String
+        var type: TypeReport
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -49,12 +54,13 @@ struct LogCommand: AsyncParsableCommand {
             try c.encode(uniqueName, forKey: .uniqueName)
             try c.encode(uid, forKey: .uid)
             try c.encode(pid, forKey: .pid)
+            try c.encode(process, forKey: .process)
             try c.encode(pasteboard, forKey: .pasteboard)
             try c.encode(item, forKey: .item)
-            try c.encode(type, forKey: .type)
+            try type.encode(into: &c, identifier: .type, mime: .mime)
         }
 
-        enum CodingKeys: String, CodingKey { case timestamp, appID, uniqueName, uid, pid, pasteboard, item, type }
+        enum CodingKeys: String, CodingKey { case timestamp, appID, uniqueName, uid, pid, process, pasteboard, item, type, mime }
     }
 
     struct Report: Encodable {
@@ -71,13 +77,14 @@ struct LogCommand: AsyncParsableCommand {
             let times = log.map { localTime($0.timestamp) }
             let entries = log.map {
                 Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
-                      pid: $0.pid, pasteboard: $0.pasteboard, item: $0.item, type: $0.type.identifier)
+                      pid: $0.pid, process: $0.process, pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type))
             }
             if json { return try printJSON(Report(entries: entries)) }
             var text = ""
-            for (entry, time) in zip(entries, times) {
-                let who = entry.appID ?? "pid \(entry.pid)"
-                text += "\(time)  \(entry.pasteboard)  \(entry.item)  \(entry.type)  \(who)\n"
+            for (record, time) in zip(log, times) {
+                let who = record.appID ?? "pid \(record.pid)"
+                let line = "\(time)  \(record.pasteboard)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")"
+                text += line.printableLine() + "\n"
             }
             try writeOut(text)
         }

@@ -63,7 +63,7 @@ enum WrittenType {
         guard case .sniffed(let kind) = self else { return }
         let found = sniffed ?? .data
         guard found.conforms(to: kind) else {
-            throw CLIFailure(.usage, "\(source) is not \(kind == .image ? "an image" : kind.identifier) (its content is \(found.identifier))")
+            throw CLIFailure(.usage, "\(source) is not \(kind == .image ? "an image" : typeName(kind)) (its content is \(typeName(found)))")
         }
     }
 }
@@ -73,4 +73,26 @@ enum WrittenType {
 func typeName(_ type: ContentType) -> String {
     guard type.isDynamic else { return type.identifier }
     return type.preferredMIMEType ?? type.tags[.filenameExtension]?.first.map { "." + $0 } ?? type.identifier
+}
+
+/// `text` with every dynamic type identifier in it (`dyn.…`, as the broker's and the library's
+/// messages name types) shown as ``typeName(_:)`` shows it: by the MIME type or extension it
+/// came from. A `dyn.` word that is no known dynamic type stays as it is.
+func withReadableTypes(_ text: String) -> String {
+    guard text.contains("dyn.") else { return text }
+    var result = ""
+    var rest = Substring(text)
+    while let start = rest.firstRange(of: "dyn.") {
+        let before = rest[..<start.lowerBound]
+        result += before
+        let word = rest[start.lowerBound...].prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
+        let atWordStart = before.last.map { !($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") } ?? true
+        if atWordStart, let type = ContentType(String(word)), type.isDynamic {
+            result += typeName(type)
+        } else {
+            result += word
+        }
+        rest = rest[word.endIndex...]
+    }
+    return result + rest
 }

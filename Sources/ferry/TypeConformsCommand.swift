@@ -12,7 +12,10 @@ struct TypeConformsCommand: ParsableCommand {
             (public.plain-text) and image (public.image), as --type takes them. Unknown or \
             invalid identifiers and invalid MIME types exit with status 2.
 
-            JSON keys: type (string), supertype (string), conforms (bool).
+            A dynamic type is shown by the MIME type it came from.
+
+            JSON keys: type (the identifier), mime (its MIME type or null), supertype, \
+            supertypeMIME (likewise), conforms (bool).
             """)
 
     @Argument(help: "The type to test, e.g. public.png or image/png.")
@@ -24,9 +27,18 @@ struct TypeConformsCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     struct Report: Encodable {
-        var type: String
-        var supertype: String
+        var type: TypeReport
+        var supertype: TypeReport
         var conforms: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try type.encode(into: &c, identifier: .type, mime: .mime)
+            try supertype.encode(into: &c, identifier: .supertype, mime: .supertypeMIME)
+            try c.encode(conforms, forKey: .conforms)
+        }
+
+        enum CodingKeys: String, CodingKey { case type, mime, supertype, supertypeMIME, conforms }
     }
 
     func run() throws {
@@ -34,8 +46,8 @@ struct TypeConformsCommand: ParsableCommand {
         try reportingFailures {
             let a = try resolveTypeArgument(type), b = try resolveTypeArgument(supertype)
             conforms = a.conforms(to: b)
-            if output.json { return try printJSON(Report(type: a.identifier, supertype: b.identifier, conforms: conforms)) }
-            print("\(a.identifier) \(conforms ? "conforms" : "does not conform") to \(b.identifier)")
+            if output.json { return try printJSON(Report(type: TypeReport(a), supertype: TypeReport(b), conforms: conforms)) }
+            print("\(typeName(a)) \(conforms ? "conforms" : "does not conform") to \(typeName(b))")
         }
         if !conforms { throw ExitCode(1) }
     }

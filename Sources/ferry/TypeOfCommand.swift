@@ -16,8 +16,11 @@ struct TypeOfCommand: ParsableCommand {
             certain content match wins (a PNG named x.txt is a PNG) and an uncertain one loses to \
             the name.
 
-            JSON keys: file (string), byName, byContent (string or null), contentCertain (bool), \
-            type (string), rule (name, content, agree, name-refines, content-refines, \
+            A dynamic type is shown by the MIME type or extension it came from.
+
+            JSON keys: file (string), byName, byContent (identifiers or null), byNameMIME, \
+            byContentMIME (their MIME types or null), contentCertain (bool), type (the \
+            identifier), mime (its MIME type or null), rule (name, content, agree, name-refines, content-refines, \
             text-by-name, content-overrides, name-overrides).
             """)
 
@@ -28,23 +31,27 @@ struct TypeOfCommand: ParsableCommand {
 
     struct Report: Encodable {
         var file: String
-        var byName: String?
-        var byContent: String?
+        var byName: TypeReport?
+        var byContent: TypeReport?
         var contentCertain: Bool
-        var type: String
+        var type: TypeReport
         var rule: String
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(file, forKey: .file)
-            try c.encode(byName, forKey: .byName)
-            try c.encode(byContent, forKey: .byContent)
+            try c.encode(byName?.identifier, forKey: .byName)
+            try c.encode(byName?.mime, forKey: .byNameMIME)
+            try c.encode(byContent?.identifier, forKey: .byContent)
+            try c.encode(byContent?.mime, forKey: .byContentMIME)
             try c.encode(contentCertain, forKey: .contentCertain)
-            try c.encode(type, forKey: .type)
+            try type.encode(into: &c, identifier: .type, mime: .mime)
             try c.encode(rule, forKey: .rule)
         }
 
-        enum CodingKeys: String, CodingKey { case file, byName, byContent, contentCertain, type, rule }
+        enum CodingKeys: String, CodingKey {
+            case file, byName, byNameMIME, byContent, byContentMIME, contentCertain, type, mime, rule
+        }
     }
 
     func run() throws {
@@ -58,13 +65,13 @@ struct TypeOfCommand: ParsableCommand {
             } catch let error as SniffError {
                 throw CLIFailure(error.description)
             }
-            let report = Report(file: shown, byName: result.byName?.identifier, byContent: result.byContent?.identifier,
-                                contentCertain: result.isContentCertain, type: result.type.identifier, rule: result.rule.rawValue)
+            let report = Report(file: shown, byName: result.byName.map(TypeReport.init), byContent: result.byContent.map(TypeReport.init),
+                                contentCertain: result.isContentCertain, type: TypeReport(result.type), rule: result.rule.rawValue)
             if output.json { return try printJSON(report) }
             print("file:       \(shown)")
-            print("by name:    \(report.byName ?? "-")")
-            print("by content: \(report.byContent.map { "\($0) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
-            print("type:       \(report.type) (\(report.rule))")
+            print("by name:    \(result.byName.map(typeName) ?? "-")")
+            print("by content: \(result.byContent.map { "\(typeName($0)) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
+            print("type:       \(typeName(result.type)) (\(report.rule))")
         }
     }
 }

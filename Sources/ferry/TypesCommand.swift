@@ -18,8 +18,10 @@ struct TypesCommand: AsyncParsableCommand {
             JSON keys: pasteboard (string), changeCount (number), items (array of objects with \
             index, id, suggestedName, localOnly, expirationDate (ISO 8601 or null), sourceAppID, \
             origin (where the item came from outside Ferry, such as desktop:CLIPBOARD for \
-            ferry-bridge's imports, or null), representations (array of objects with type, size (number or null), promised, \
-            visibility)).
+            ferry-bridge's imports, or null), representations (array of objects with type (the \
+            identifier), mime (its MIME type or null), size (bytes, number or null), promised, \
+            visibility)). Every --json report gives times as ISO 8601 in UTC, change counts and \
+            sizes as integers, and a type as its identifier beside its MIME type.
             """)
 
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Only this item (its index, 0 first).", valueName: "n"))

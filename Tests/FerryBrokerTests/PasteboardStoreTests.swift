@@ -80,6 +80,9 @@ import Testing
         try store.logPaste(PasteRecord(appID: "org.example.Reader", uniqueName: ":1.9", uid: 1000, pid: 42,
                                        pasteboard: "general", itemIndex: 1, contentType: .png,
                                        timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
+        try store.logPaste(PasteRecord(appID: nil, uniqueName: ":1.10", uid: 1000, pid: 43, process: "gimp-2.10",
+                                       pasteboard: "general", itemIndex: 1, contentType: .png,
+                                       timestamp: Date(timeIntervalSince1970: 1_700_000_001)))
         let before = (try store.items(in: "general"), try store.history(), try store.pasteLog())
         store.close()
 
@@ -95,6 +98,7 @@ import Testing
         #expect(try store.history().map { try firstText(of: $0, store) } == ["one"])
         #expect(try store.pasteLog() == before.2)
         #expect(try store.pasteLog().first?.contentType == .png)
+        #expect(try store.pasteLog().map(\.process) == ["gimp-2.10", nil], "the process name survives a reopen; none stays none")
         #expect(try store.checkIntegrity().isEmpty)
     }
 

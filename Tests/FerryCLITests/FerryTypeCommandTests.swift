@@ -27,14 +27,29 @@ struct FerryTypeCommandTests {
         #expect(try FerryCLI.run("type", "info", "public.png", "--mime", "image/png").status == 64)
     }
 
-    @Test("conforms --json has keys type, supertype, conforms")
+    @Test("conforms --json has keys type, mime, supertype, supertypeMIME, conforms")
     func conformsJSON() throws {
         let result = try FerryCLI.run("type", "conforms", "--json", "PUBLIC.PNG", "public.data")
         #expect(result.status == 0)
         let object = try FerryCLI.jsonObject(result)
-        #expect(Set(object.keys) == ["type", "supertype", "conforms"])
+        #expect(Set(object.keys) == ["type", "mime", "supertype", "supertypeMIME", "conforms"])
         #expect(object["type"] as? String == "public.png")
+        #expect(object["mime"] as? String == "image/png")
+        #expect(object["supertype"] as? String == "public.data")
+        #expect(object["supertypeMIME"] as? String == "application/octet-stream")
+        let item = try FerryCLI.jsonObject(FerryCLI.run("type", "conforms", "--json", "public.png", "public.item"))
+        #expect(item["supertypeMIME"] is NSNull, "public.item has no MIME type: null, not a missing key: \(item)")
         #expect(object["conforms"] as? Bool == true)
+    }
+
+    @Test("a MIME type nothing declares: conforms names it by that MIME type, never dyn.; --json gives both")
+    func conformsDynamic() throws {
+        let text = try FerryCLI.run("type", "conforms", "application/x-ferry-nothing-declares", "public.data")
+        #expect(text.status == 0)
+        #expect(text.stdout == "application/x-ferry-nothing-declares conforms to public.data\n")
+        let object = try FerryCLI.jsonObject(FerryCLI.run("type", "conforms", "--json", "application/x-ferry-nothing-declares", "public.data"))
+        #expect((object["type"] as? String)?.hasPrefix("dyn.") == true, "\(object)")
+        #expect(object["mime"] as? String == "application/x-ferry-nothing-declares")
     }
 
     @Test("info shows identifier, kind, description, supertypes and tags; --json has stable keys")
@@ -84,8 +99,10 @@ struct FerryTypeCommandTests {
         #expect(text.stdout.contains("type:       public.png (content-overrides)\n"))
 
         let json = try FerryCLI.jsonObject(FerryCLI.run("type", "of", "--json", file.path))
-        #expect(Set(json.keys) == ["file", "byName", "byContent", "contentCertain", "type", "rule"])
+        #expect(Set(json.keys) == ["file", "byName", "byNameMIME", "byContent", "byContentMIME", "contentCertain", "type", "mime", "rule"])
         #expect(json["type"] as? String == "public.png")
+        #expect(json["mime"] as? String == "image/png")
+        #expect(json["byNameMIME"] as? String == "text/plain")
         #expect(json["rule"] as? String == "content-overrides")
         #expect(json["contentCertain"] as? Bool == true)
 

@@ -59,7 +59,8 @@ struct PasteboardOriginTests {
         let database = fixture.stateDir.appendingPathComponent("ferry.sqlite").path
         let sql = """
             ALTER TABLE item DROP COLUMN origin;
-            DELETE FROM grdb_migrations WHERE identifier = 'v3 item origin';
+            ALTER TABLE pasteLog DROP COLUMN process;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v3 item origin', 'v4 paste log process');
             SELECT group_concat(identifier) FROM grdb_migrations;
             """
         let edit = try await ChildProcess.run("/usr/bin/sqlite3", [database, sql], timeout: .seconds(30))
