@@ -147,14 +147,14 @@ let package = Package(
         // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
         // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
         // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
-        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
+        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
         .executableTarget(
             name: "ferry-bridge",
             dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
                            "FerryTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             linkerSettings: staticSwiftRuntime),
-        .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "Ferry", "FerryModel", "DBus",
+        .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus",
                                                          "ferryd", "ferry-bridge", "ferry", "ferry-front", "FerryTestSupport"],
                     swiftSettings: strictness),
 

@@ -2,6 +2,8 @@
 # ferry-bridge benchmarks B1–B4 (issue #17) on a headless sway, each beside its anchor.
 # Runs as root; sway, dbus-daemon, ferryd, ferry-bridge and the peers run as the test user
 # ferry-wl (created if missing) in a runtime dir of their own. Every process is killed by pid.
+# B2's X11 half runs first, as root on an Xvfb of its own (the display number Xvfb picks with
+# -displayfd) with its own dbus-daemon, ferryd and ferry-bridge; X11_ONLY=1 runs only that.
 # BIN=.build/release (default) or .build/debug.
 set -euo pipefail
 BIN=${BIN:-$(pwd)/.build/release}
@@ -18,6 +20,41 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT
+median() { /usr/bin/python3 -c 'import statistics,sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+now() { date +%s.%N; }
+
+# B2, X11 half: 256 MiB pasted by `xclip -o` from an xclip copy (before the bridge runs: no
+# manager copies it meanwhile), then from a Ferry copy served by ferry-bridge, 5 pastes each.
+XQ=$DIR/xq.bin; head -c 268435456 /dev/urandom > "$XQ"
+Xvfb -displayfd 3 -nolisten tcp 3> "$DIR/xdisplay" > "$DIR/xvfb.log" 2>&1 & PIDS+=($!)
+for _ in $(seq 100); do [ -s "$DIR/xdisplay" ] && break; sleep 0.1; done
+XD=:$(head -1 "$DIR/xdisplay")
+X=(env -u WAYLAND_DISPLAY DISPLAY="$XD")
+xclip_time() { local s; s=$(now); "${X[@]}" xclip -o -selection clipboard -t application/octet-stream > "${1:-/dev/null}"; echo "$(now) - $s" | bc; }
+"${X[@]}" xclip -quiet -selection clipboard -t application/octet-stream -i "$XQ" > /dev/null 2>&1 & XCLIP=$!; PIDS+=($XCLIP)
+for _ in $(seq 100); do "${X[@]}" xclip -o -selection clipboard -t TARGETS 2>/dev/null | grep -q octet-stream && break; sleep 0.1; done
+XA=(); for _ in 1 2 3 4 5; do XA+=("$(xclip_time)"); done
+kill "$XCLIP"; sleep 0.5
+dbus-daemon --session --fork --print-address=4 --print-pid=5 --address="unix:path=$DIR/xbus" 4> "$DIR/xbus.txt" 5> "$DIR/xbus.pid"
+PIDS+=("$(head -1 "$DIR/xbus.pid")"); XADDR=$(head -1 "$DIR/xbus.txt")
+"$BIN/ferryd" --bus "$XADDR" --quiet --state-dir "$DIR/xstate" & PIDS+=($!)
+"${X[@]}" "$BIN/ferry-bridge" --bus "$XADDR" --verbose > "$DIR/xbridge.out" 2> "$DIR/xbridge.err" & PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$DIR/xbridge.out" 2>/dev/null && break; sleep 0.1; done
+DBUS_SESSION_BUS_ADDRESS="$XADDR" "$BIN/ferry-cli" copy -t application/octet-stream "$XQ"
+for _ in $(seq 100); do grep -q "exported change" "$DIR/xbridge.err" 2>/dev/null && break; sleep 0.1; done
+xclip_time "$DIR/xout.bin" > /dev/null; cmp -s "$DIR/xout.bin" "$XQ" && XSAME=identical || XSAME=DIFFERENT; rm -f "$DIR/xout.bin"
+XF=(); for _ in 1 2 3 4 5; do XF+=("$(xclip_time)"); done
+B2XA=$(median "${XA[@]}"); B2XF=$(median "${XF[@]}")
+B2X=$(echo "$B2XF $B2XA" | awk -v same="$XSAME" '{r=$2/$1; printf "%.0f MB/s (%s)|%.0f MB/s|%.2f×|%s", 268.435456/$1, same, 268.435456/$2, r, (r>=1.0?"yes":"no")}')
+rm -f "$XQ"
+X11_ROW="| B2 xclip -o 256 MiB from a Ferry copy (anchor: from xclip) | $B2X |"
+if [ "${X11_ONLY:-0}" = 1 ]; then
+  echo "| benchmark | value | anchor value | ratio | met |"
+  echo "|---|---|---|---|---|"
+  echo "$X11_ROW"
+  exit 0
+fi
+
 printf 'output HEADLESS-1 resolution 1280x720\nxwayland disable\n' > "$DIR/sway.conf"; chmod 644 "$DIR/sway.conf"
 runuser -u "$USER_NAME" -- env XDG_RUNTIME_DIR="$RT" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 \
   WLR_RENDERER=pixman sway -c "$DIR/sway.conf" > "$DIR/sway.log" 2>&1 & PIDS+=($!)
@@ -34,8 +71,6 @@ BRIDGE=$(pgrep -u "$USER_NAME" -x ferry-bridge | while read -r p; do tr '\0' '\n
 FERRY=("${W[@]}" DBUS_SESSION_BUS_ADDRESS="$ADDR" "$BIN/ferry-cli")
 change_count() { "${FERRY[@]}" types --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["changeCount"])'; }
 wl_copy_pid() { for p in $(pgrep -u "$USER_NAME" -x wl-copy || true); do tr '\0' '\n' < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | tail -1; }
-median() { /usr/bin/python3 -c 'import statistics,sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
-now() { date +%s.%N; }
 
 # B1: wl-copy -> a `ferry watch` line, p50, beside `wl-paste --watch` seeing the same copy.
 cat > "$DIR/ts.py" <<'PY'
@@ -95,5 +130,6 @@ echo "| benchmark | value | anchor value | ratio | met |"
 echo "|---|---|---|---|---|"
 echo "| B1 wl-copy → ferry watch line, p50 (anchor: wl-paste --watch) | $B1 |"
 echo "| B2 wl-paste 256 MiB from a Ferry copy (anchor: from wl-copy) | $B2 |"
+echo "$X11_ROW"
 echo "| B3 ferry-bridge peak RSS, 1 GiB imported and exported (≤ 64 MiB) | $B3 |"
 echo "| B4 1,000 wl-copy in a loop | $B4 |"

@@ -1,5 +1,6 @@
 import DBus
 import DesktopClipboard
+import DesktopPortal
 import Ferry
 import FerryModel
 #if canImport(FoundationEssentials)
@@ -58,16 +59,23 @@ extension Bridge {
     /// - Returns: whether the bridge now owns the selection.
     @discardableResult
     func export(_ item: PasteboardItem, changeCount: UInt64, from board: Pasteboard, to selection: DesktopSelection) async -> Bool {
-        let names = map.exportNames(for: item.contentTypes, flavor: flavor)
+        let names = withPortalTransfer(map.exportNames(for: item.contentTypes, flavor: flavor))
         guard !names.isEmpty else {
             log.event("\(selection): change \(changeCount) has no type the desktop knows")
             return false
         }
         let byName = Dictionary(names.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let log = self.log
+        let log = self.log, portal = self.portal
         do {
             try await backend.own(selection, types: names.map(\.name)) { name, descriptor in
                 guard let exported = byName[name] else { close(descriptor); return }
+                if name == FileTransferPortal.mimeType {
+                    Task {
+                        await Self.serveTransfer(exported, changeCount: changeCount, from: board, portal: portal,
+                                                 into: descriptor, log: log)
+                    }
+                    return
+                }
                 Task { await Self.serve(exported, changeCount: changeCount, from: board, into: descriptor, log: log) }
             }
         } catch {
@@ -103,15 +111,22 @@ extension Bridge {
             if case .complete = outcome {} else { log.event("serving \(exported.name): \(outcome)") }
             _ = try? await read.finish()
         case .bytes(let bytes):
-            guard let pipe = try? DescriptorPump.makePipe() else { close(descriptor); return }
-            async let outcome = DescriptorPump.copy(from: pipe.read, to: descriptor, conversion: exported.conversion,
-                                                    idleTimeout: lazyIdleTimeout, stallTimeout: stallTimeout)
-            // Held bytes are small (under 16 KiB): they fit the pipe at once.
-            let writer = FileDescriptor(taking: pipe.write)
-            try? writer.write(all: bytes)
-            writer.close()
-            if case .complete = await outcome {} else { log.event("serving \(exported.name) failed") }
+            await serve(bytes, as: exported, into: descriptor, log: log)
         }
+    }
+
+    /// Writes a few bytes (under 16 KiB) into a desktop reader's descriptor (which this owns)
+    /// without blocking: through a pipe, as a stream from ferryd would come.
+    nonisolated static func serve(_ bytes: [UInt8], as exported: DesktopTypeMap.Exported, into descriptor: Int32,
+                                  log: BridgeLog) async {
+        guard let pipe = try? DescriptorPump.makePipe() else { close(descriptor); return }
+        async let outcome = DescriptorPump.copy(from: pipe.read, to: descriptor, conversion: exported.conversion,
+                                                idleTimeout: lazyIdleTimeout, stallTimeout: stallTimeout)
+        // The bytes are small: they fit the pipe at once.
+        let writer = FileDescriptor(taking: pipe.write)
+        try? writer.write(all: bytes)
+        writer.close()
+        if case .complete = await outcome {} else { log.event("serving \(exported.name) failed") }
     }
 
     /// After an owner went away without clearing: serve the selection again from Ferry (R10) —

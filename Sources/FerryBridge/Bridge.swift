@@ -1,4 +1,5 @@
 import DesktopClipboard
+import DesktopPortal
 import Ferry
 import FerryModel
 #if canImport(Glibc)
@@ -46,6 +47,12 @@ public actor Bridge {
     let display: String
     let isClipboardManager: @Sendable () -> Bool
     let log: BridgeLog
+    /// The FileTransfer client for file items, on the bridge's own session bus connection (a
+    /// transfer lives as long as the connection that started it).
+    let portal: FileTransferPortal
+    /// Whether the document portal was found on the bus when this run started: only then are file
+    /// items offered as `application/vnd.portal.filetransfer`.
+    var hasDocumentPortal = false
 
     var selections: [DesktopSelection: SelectionState] = [:]
     /// Change counts the bridge's own imports made, per pasteboard (never exported back).
@@ -69,6 +76,7 @@ public actor Bridge {
         self.display = display
         self.isClipboardManager = isClipboardManager
         self.log = log
+        self.portal = FileTransferPortal(connection: client.connection)
         for selection in DesktopSelection.allCases { selections[selection] = SelectionState() }
     }
 
@@ -88,6 +96,7 @@ public actor Bridge {
         let generalChanges = try await general.changes()
         let primaryChanges = try await primary.changes()
         let events = backend.events
+        hasDocumentPortal = await findDocumentPortal()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // What Ferry holds goes to the desktop at start only where no app holds the

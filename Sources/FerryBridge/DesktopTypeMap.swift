@@ -66,8 +66,10 @@ public struct DesktopTypeMap: Sendable {
     /// A list of URIs, one a line (RFC 2483).
     public static let uriList = "text/uri-list"
     /// Text names in the order the bridge prefers to read them, with their conversion.
+    /// `UTF8_STRING` first: it carries the app's text as it is, while GTK serves the `text/plain`
+    /// names with every line end turned into CRLF.
     static let textNames: [(name: String, conversion: ByteConversion)] = [
-        ("text/plain;charset=utf-8", .none), ("UTF8_STRING", .none), ("text/plain", .none), ("TEXT", .none),
+        ("UTF8_STRING", .none), ("text/plain;charset=utf-8", .none), ("text/plain", .none), ("TEXT", .none),
         ("text/plain;charset=utf-16", .utf16ToUTF8), ("text/plain;charset=iso-8859-1", .latin1ToUTF8),
         ("STRING", .latin1ToUTF8),
     ]

@@ -6,12 +6,12 @@ import Testing
 struct DesktopTypeMapTests {
     let map = DesktopTypeMap()
 
-    @Test("GTK3's text targets fold into one UTF-8 text read from text/plain;charset=utf-8")
+    @Test("GTK3's text targets fold into one UTF-8 text read from UTF8_STRING (GTK's text/plain has CRLF line ends)")
     func gtkTextFolds() {
         let plan = map.importPlan(for: ["UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING", "text/plain;charset=utf-8", "text/plain"])
         #expect(plan.representations.count == 1)
         #expect(plan.representations.first?.contentType == .utf8PlainText)
-        #expect(plan.representations.first?.sourceName == "text/plain;charset=utf-8")
+        #expect(plan.representations.first?.sourceName == "UTF8_STRING")
         #expect(plan.representations.first?.conversion == ByteConversion.none)
         #expect(plan.representations.first?.isStorable == true)
     }

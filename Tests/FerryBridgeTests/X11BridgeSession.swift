@@ -15,19 +15,21 @@ final class X11BridgeSession: Sendable {
     let bridge: ServiceProcess
     let client: FerryClient
 
-    init() async throws {
-        bus = try PrivateBus()
+    /// - Parameter bus: the private bus to use (one that can activate the document portal, say);
+    ///   a plain one by default. The session stops it in `close()` either way.
+    init(bus: PrivateBus? = nil) async throws {
+        self.bus = try bus ?? PrivateBus()
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bridge-state-\(UUID().uuidString.prefix(8))")
-        ferryd = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+        ferryd = try await ServiceProcess.ferryd(on: self.bus, stateDir: stateDir)
         display = try XvfbDisplay()
-        bridge = try await ServiceProcess(try BuiltProducts.executable("ferry-bridge"), ["--bus", bus.address, "--verbose"],
-                                          environment: display.environment(adding: ["DBUS_SESSION_BUS_ADDRESS": bus.address]))
-        client = try await FerryClient.connect(address: bus.address)
+        bridge = try await ServiceProcess(try BuiltProducts.executable("ferry-bridge"), ["--bus", self.bus.address, "--verbose"],
+                                          environment: display.environment(adding: ["DBUS_SESSION_BUS_ADDRESS": self.bus.address]))
+        client = try await FerryClient.connect(address: self.bus.address)
     }
 
     /// Runs `body` with a fresh session and closes it, also when `body` throws.
-    static func with(_ body: (X11BridgeSession) async throws -> Void) async throws {
-        let session = try await X11BridgeSession()
+    static func with(bus: PrivateBus? = nil, _ body: (X11BridgeSession) async throws -> Void) async throws {
+        let session = try await X11BridgeSession(bus: bus)
         do {
             try await body(session)
         } catch {
