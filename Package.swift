@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
         // The client library for apps and the CLI: connect, register, pasteboards, promises, scenes.
-        .target(name: "Ferry", dependencies: ["FerryModel", "DBus", "FerryBus"], swiftSettings: strictness),
+        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus"], swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
