@@ -40,6 +40,9 @@ let package = Package(
         // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // The system zlib (issue #19): DEFLATE for PNG, CRC-32 for PNG chunks, zip entries and
+        // dbus-peer, instead of hand-written copies.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The Swift layer over libdbus. Knows nothing of Ferry.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictness),
@@ -49,7 +52,7 @@ let package = Package(
         // printable lines (the `ferry` front links this and nothing else of Ferry's).
         .target(name: "FerryTerminal", swiftSettings: strictness),
 
-        .target(name: "FerryModel", dependencies: ["FerryTerminal"], swiftSettings: strictness),
+        .target(name: "FerryModel", dependencies: ["FerryTerminal", "CZlib"], swiftSettings: strictness),
 
         // The desktop's clipboards as ferry-bridge sees them: selections, offers, events, and the
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
@@ -69,13 +72,13 @@ let package = Package(
             swiftSettings: strictness),
 
         // Draws the desktop (screens, edge zones, scenes) as SVG or PNG. Depends on the model only.
-        .target(name: "DesktopPicture", dependencies: ["FerryModel"], swiftSettings: strictness),
+        .target(name: "DesktopPicture", dependencies: ["FerryModel", "CZlib"], swiftSettings: strictness),
 
         // The model's wire values as D-Bus values and back: one mapping for broker, library and CLI.
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
         // The client library for apps and the CLI: connect, register, pasteboards, promises, scenes.
-        .target(name: "Ferry", dependencies: ["FerryModel", "DBus", "FerryBus"], swiftSettings: strictness),
+        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus"], swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
@@ -111,7 +114,7 @@ let package = Package(
         // A program on the D-Bus layer alone: the other process in tests and in `make demo`.
         .executableTarget(
             name: "dbus-peer",
-            dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["DBus", "CZlib", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness),
 
         // Benchmarks: executables run by `make bench`, each beside its anchor.

@@ -65,7 +65,7 @@ extension DesktopPicture {
                 }
             }
         }
-        return PNGEncoder.encode(raster)
+        return try PNGEncoder.encode(raster)
     }
 }
 

@@ -1,10 +1,13 @@
+import FerryModel
+
 /// Writes a truecolour PNG (ISO/IEC 15948): 8-bit RGB, no interlace, filter type 0 ("None") on
-/// every row, one IDAT chunk holding a ``ZlibCompressor`` stream.
+/// every row, one IDAT chunk holding a stream of the system zlib (``Zlib``).
 enum PNGEncoder {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Encodes `raster` as a PNG file.
-    static func encode(_ raster: Raster) -> [UInt8] {
+    /// - Throws: `FerryModelError` `.io` when zlib cannot compress it.
+    static func encode(_ raster: Raster) throws(FerryModelError) -> [UInt8] {
         let rowLength = 1 + 3 * raster.width
         var scanlines = [UInt8](repeating: 0, count: rowLength * raster.height)
         scanlines.withUnsafeMutableBytes { out in
@@ -34,7 +37,7 @@ enum PNGEncoder {
 
         var file = signature
         appendChunk("IHDR", header, to: &file)
-        appendChunk("IDAT", ZlibCompressor.compress(scanlines, rowLength: rowLength), to: &file)
+        appendChunk("IDAT", try Zlib.compress(scanlines), to: &file)
         appendChunk("IEND", [], to: &file)
         return file
     }
@@ -43,27 +46,10 @@ enum PNGEncoder {
         append(UInt32(data.count), to: &file)
         let typeAndData = Array(type.utf8) + data
         file += typeAndData
-        append(crc32(typeAndData), to: &file)
+        append(Zlib.crc32(typeAndData), to: &file)
     }
 
     private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
         bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    /// CRC-32 (ISO 3309, polynomial 0xEDB88320 reflected), as PNG chunks use it.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
-        }
-        return crc ^ 0xFFFF_FFFF
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 {
-            value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1
-        }
-        return value
     }
 }

@@ -1,36 +1,51 @@
 import DBus
 import FerryModel
+import FerryTerminal
 
 /// An error from the Ferry client library: what went wrong as a code a program can switch on
 /// (the CLI maps it to its exit status), a message for a person, and the D-Bus error name it
 /// came from, when it came from the bus.
 public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure this is. The first seven mirror `org.ferry.Error.*` one to one.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    /// What kind of failure this is: an extensible set (a struct, not an enum, so a code added
+    /// later does not break a caller's exhaustive `switch`; match the ones you handle and keep a
+    /// `default`). The raw values are the codes of the one `ErrorTable` in `FerryTerminal`, which
+    /// also gives each its exit status in `ferry`.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name: the last element of its `org.ferry.Error.*` name (`NotFound`).
+        public var rawValue: String
+
+        /// A code by name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// `org.ferry.Error.InvalidArgument`: a malformed value (name, type, size, fd).
-        case invalidArgument = "InvalidArgument"
+        public static let invalidArgument = Code(rawValue: "InvalidArgument")
         /// `org.ferry.Error.NotFound`: no such item, pasteboard, type or transfer; nothing conforming.
-        case notFound = "NotFound"
+        public static let notFound = Code(rawValue: "NotFound")
         /// `org.ferry.Error.PermissionDenied`: the paste policy or ownership refuses the call.
-        case permissionDenied = "PermissionDenied"
+        public static let permissionDenied = Code(rawValue: "PermissionDenied")
         /// `org.ferry.Error.Unavailable`: the data exists but cannot be delivered (its source is gone).
-        case unavailable = "Unavailable"
+        public static let unavailable = Code(rawValue: "Unavailable")
         /// `org.ferry.Error.Cancelled`: the operation was cancelled.
-        case cancelled = "Cancelled"
+        public static let cancelled = Code(rawValue: "Cancelled")
         /// `org.ferry.Error.Timeout` (and a call the bus gave up waiting for).
-        case timeout = "Timeout"
+        public static let timeout = Code(rawValue: "Timeout")
         /// `org.ferry.Error.TooLarge`: a value over its documented limit.
-        case tooLarge = "TooLarge"
+        public static let tooLarge = Code(rawValue: "TooLarge")
         /// `org.ferry.Error.MultipleScenesNotSupported`: a new scene for an app whose manifest
         /// supports one scene, which it already has.
-        case multipleScenesNotSupported = "MultipleScenesNotSupported"
+        public static let multipleScenesNotSupported = Code(rawValue: "MultipleScenesNotSupported")
         /// No broker: the bus cannot be reached, or nobody owns `org.ferry.Broker` and it cannot
         /// be activated (`ServiceUnknown`, `NameHasNoOwner`, a failed activation).
-        case noBroker = "NoBroker"
+        public static let noBroker = Code(rawValue: "NoBroker")
         /// A local input/output failure (a file that cannot be read, a broken pipe).
-        case io = "IO"
+        public static let io = Code(rawValue: "IO")
         /// Any other D-Bus error (see ``FerryError/dbusErrorName``).
-        case bus = "Bus"
+        public static let bus = Code(rawValue: "Bus")
     }
 
     /// What kind of failure this is.
@@ -53,30 +68,16 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error for a D-Bus error reply or a local D-Bus-layer failure.
     public init(_ error: DBusError) {
         let name = error.name.rawValue
-        let prefix = "org.ferry.Error."
-        if name.hasPrefix(prefix), let code = Code(rawValue: String(name.dropFirst(prefix.count))),
-           code != .noBroker, code != .bus, code != .io {
-            self.init(code, error.message.isEmpty ? name : error.message, dbusErrorName: name)
-            return
-        }
-        let code: Code
-        switch error.name {
-        case .serviceUnknown, .nameHasNoOwner: code = .noBroker
-        case .unknownObject: code = .notFound  // a named pasteboard that was removed
-        case .noReply, .timeout: code = .timeout
-        case .systemError: code = .io
-        case .invalidValue, .invalidObjectPath, .invalidName, .invalidSignature, .invalidArgs: code = .invalidArgument
-        case .limitsExceeded: code = .tooLarge
-        default: code = name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") ? .noBroker : .bus
-        }
-        self.init(code, error.message.isEmpty ? name : error.message, dbusErrorName: name)
+        self.init(Code(rawValue: ErrorTable.code(forErrorName: name)), error.message.isEmpty ? name : error.message,
+                  dbusErrorName: name)
     }
 
     /// The error for a model error (a loader that failed, a bad pasteboard name).
     public init(_ error: FerryModelError) {
-        let code = Code(rawValue: error.code.rawValue) ?? .bus
+        let known = ErrorTable.statuses[error.code.rawValue] != nil && !ErrorTable.localCodes.contains(error.code.rawValue)
+        let code = known ? Code(rawValue: error.code.rawValue) : .bus
         let text = error.keyPath.map { "\($0): \(error.message)" } ?? error.message
-        self.init(code == .noBroker || code == .io ? .bus : code, text)
+        self.init(code, text)
     }
 
     /// Any error as a `FerryError` (cancellation becomes `.cancelled`).

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CZlib
 
 /// Writes a folder as a zip archive, as Apple delivers a folder asked for as data.
 ///
@@ -80,18 +81,12 @@ enum FolderArchive {
     }
 }
 
-/// The CRC-32 of zip (polynomial 0xEDB88320).
+/// The CRC-32 of a zip entry, from the system zlib.
 enum CRC32 {
-    static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
     static func checksum(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+        data.withUnsafeBytes { bytes in
+            UInt32(crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+        }
     }
 }
 

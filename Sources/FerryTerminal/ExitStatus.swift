@@ -1,6 +1,6 @@
 /// The exit statuses of `ferry`, as `ferry --help` and the README document them. Every error
 /// becomes one of these in `ExitStatus.of(_:)` (the full CLI) and `FrontFailure` (the front),
-/// both through the mappings here.
+/// both through the one ``ErrorTable``.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Success (for `type conforms`: the type conforms).
     case success = 0
@@ -21,38 +21,14 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// No broker: no bus to connect to, or `org.ferry.Broker` is neither running nor activatable.
     case noBroker = 69
 
-    /// The status for a `org.ferry.Error.<suffix>` error, or for another D-Bus error name.
+    /// The status for a `org.ferry.Error.<suffix>` error, or for another D-Bus error name
+    /// (``ErrorTable``).
     public static func of(errorName name: String) -> ExitStatus {
-        let ferryPrefix = "org.ferry.Error."
-        if name.hasPrefix(ferryPrefix) { return of(ferryCode: String(name.dropFirst(ferryPrefix.utf8.count))) }
-        switch name {
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-             "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
-             "org.freedesktop.DBus.Error.BadAddress", "org.freedesktop.DBus.Error.NoNetwork",
-             "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.UnknownObject":
-            return .noBroker
-        case "org.freedesktop.DBus.Error.AccessDenied", "org.freedesktop.DBus.Error.AuthFailed":
-            return .permissionDenied
-        case "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.TimedOut":
-            return .timeout
-        case "org.freedesktop.DBus.Error.InvalidArgs":
-            return .usage
-        default:
-            return name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") ? .noBroker : .failure
-        }
+        ErrorTable.status(forErrorName: name)
     }
 
-    /// The status for an `org.ferry.Error` code (the name's last element: `NotFound`).
+    /// The status for an error code (the name's last element: `NotFound`), from ``ErrorTable``.
     public static func of(ferryCode code: String) -> ExitStatus {
-        switch code {
-        case "NotFound": .notFound
-        case "PermissionDenied": .permissionDenied
-        case "Unavailable", "Cancelled": .unavailable
-        case "Timeout": .timeout
-        case "InvalidArgument": .usage
-        // An app whose manifest allows one scene, asked for a second (scene open): an error, not a usage mistake.
-        case "MultipleScenesNotSupported": .failure
-        default: .failure
-        }
+        ErrorTable.status(forCode: code)
     }
 }

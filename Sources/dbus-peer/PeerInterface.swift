@@ -1,3 +1,4 @@
+import CZlib
 import DBus
 import Synchronization
 #if canImport(Glibc)
@@ -110,20 +111,11 @@ enum PeerInterface {
     }
 }
 
-/// CRC-32 (IEEE 802.3, as zlib computes it).
+/// CRC-32 (IEEE 802.3), computed by the system zlib a chunk at a time.
 struct CRC32 {
-    private static let table: [UInt32] = (0..<256).map { i in
-        (0..<8).reduce(UInt32(i)) { c, _ in c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    }
-    private var state: UInt32 = 0xFFFF_FFFF
-
-    var value: UInt32 { state ^ 0xFFFF_FFFF }
+    private(set) var value: UInt32 = 0
 
     mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var c = state
-        Self.table.withUnsafeBufferPointer { table in
-            for byte in bytes { c = table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
-        }
-        state = c
+        value = UInt32(crc32(uLong(value), bytes.baseAddress, uInt(bytes.count)))
     }
 }

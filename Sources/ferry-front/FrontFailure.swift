@@ -15,23 +15,11 @@ struct FrontFailure: Error, Equatable {
     }
 
     /// A D-Bus error reply, as the client library's `FerryError(DBusError)` and the full CLI's
-    /// `ferryErrorDescription` turn it into a status and a message (a test holds the two equal).
+    /// `ferryErrorDescription` turn it into a status and a message: the status from the one
+    /// `ErrorTable` (a test holds the two equal).
     init(busErrorName name: String, message text: String) {
         let message = text.isEmpty ? name : text
-        let status: ExitStatus
-        if name.hasPrefix("org.ferry.Error."), !["org.ferry.Error.NoBroker", "org.ferry.Error.Bus", "org.ferry.Error.IO"].contains(name) {
-            status = ExitStatus.of(errorName: name)
-        } else {
-            switch name {
-            case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-                 _ where name.hasPrefix("org.freedesktop.DBus.Error.Spawn."):
-                status = .noBroker
-            case "org.freedesktop.DBus.Error.UnknownObject": status = .notFound  // a named pasteboard removed meanwhile
-            case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout": status = .timeout
-            case "org.freedesktop.DBus.Error.InvalidArgs": status = .usage
-            default: status = .failure
-            }
-        }
+        let status = ExitStatus.of(errorName: name)
         let noBroker = status == .noBroker && !message.contains("connect")
         let hint = noBroker ? StateLockHolder.startFailureHint().map { ": " + $0 } ?? "" : ""
         self.init(status: status.rawValue,

@@ -2,17 +2,9 @@ import Ferry
 import FerryTerminal
 
 extension ExitStatus {
-    /// The status for a client-library error code.
+    /// The status for a client-library error code, from the one `ErrorTable`.
     static func of(_ code: FerryError.Code) -> ExitStatus {
-        switch code {
-        case .notFound: .notFound
-        case .permissionDenied: .permissionDenied
-        case .unavailable, .cancelled: .unavailable
-        case .timeout: .timeout
-        case .invalidArgument: .usage
-        case .noBroker: .noBroker
-        case .tooLarge, .io, .bus, .multipleScenesNotSupported: .failure
-        }
+        ErrorTable.status(forCode: code.rawValue)
     }
 }
 
