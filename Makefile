@@ -7,7 +7,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 shared-mime-info python3-dbus python3-gi libsqlite3-dev sqlite3 \
                 xvfb xclip xsel tk8.6 gir1.2-gtk-3.0 python3-xlib \
                 libxcb1-dev libxcb-xfixes0-dev libwayland-dev sway wl-clipboard \
-                xdg-desktop-portal fuse3 systemd desktop-file-utils binutils
+                xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev
 
 .PHONY: all deps build test demo bench clean release programs install uninstall deb
 
