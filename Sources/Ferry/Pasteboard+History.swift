@@ -57,6 +57,21 @@ extension Pasteboard {
         return count
     }
 
+    /// Forgets the history entries at `indexes` (0 = newest, all counted before any goes), with
+    /// their bytes.
+    /// - Throws: `FerryError` `.notFound` for an index out of range (nothing is deleted then) or
+    ///   a pasteboard without history; `.invalidArgument` for no index.
+    ///
+    /// D-Bus: `org.ferry.Pasteboard1.DeleteHistory`.
+    public func deleteHistory(_ indexes: [Int]) async throws(FerryError) {
+        var entries: [DBusValue] = []
+        for index in indexes {
+            guard let entry = UInt32(exactly: index) else { throw FerryError(.notFound, "no history entry \(index)") }
+            entries.append(.uint32(entry))
+        }
+        _ = try await call("DeleteHistory", [.array(element: .uint32, elements: entries)])
+    }
+
     /// Forgets the general pasteboard's history.
     ///
     /// D-Bus: `org.ferry.Pasteboard1.ClearHistory`.

@@ -15,17 +15,23 @@ extension Pasteboard {
     ///   - userAction: the app reads because the user asked it to (a paste command, a drop).
     ///   - preferFD: answer with a descriptor even for small data.
     ///   - changeCount: read only while the pasteboard's change count is still this.
+    ///   - historyEntry: read from this entry of ``history()`` (0 the newest) instead of the
+    ///     current items; the general pasteboard only. Still a paste (policy, log).
     /// - Returns: the bytes inline (small held data) or a descriptor to read to end of file; for
     ///   promised data a pipe from the source app, with a transfer to ``PasteboardRead/finish()``.
     /// - Throws: `FerryError`: `.notFound` (no such item, nothing conforming, the pasteboard
-    ///   changed), `.permissionDenied` (paste policy), `.unavailable` (the source is gone),
-    ///   `.noBroker`.
+    ///   changed, no such history entry), `.permissionDenied` (paste policy), `.unavailable`
+    ///   (the source is gone), `.noBroker`.
     ///
     /// D-Bus: `org.ferry.Pasteboard1.Read`.
     public func read(item: Int = 0, type: ContentType, userAction: Bool = false, preferFD: Bool = false,
-                     changeCount: UInt64? = nil) async throws(FerryError) -> PasteboardRead {
+                     changeCount: UInt64? = nil, historyEntry: Int? = nil) async throws(FerryError) -> PasteboardRead {
         guard let index = UInt32(exactly: item) else { throw FerryError(.notFound, "no item \(item)") }
         var options: [String: DBusValue] = [:]
+        if let historyEntry {
+            guard let entry = UInt32(exactly: historyEntry) else { throw FerryError(.notFound, "no history entry \(historyEntry)") }
+            options["history-entry"] = .uint32(entry)
+        }
         if userAction { options["user-action"] = .boolean(true) }
         if preferFD { options["fd"] = .boolean(true) }
         if let changeCount { options["change-count"] = .uint64(changeCount) }

@@ -83,6 +83,16 @@ extension PasteboardService {
                 try self.store.clearHistory()
                 return []
             }
+            Method("DeleteHistory", in: ["indexes": "au"]) { call in
+                try self.refuseOnTransientPasteboard(name, try await self.resolve(call), "DeleteHistory")
+                try Self.requireHistory(name)
+                let indexes = try call.argument(0, as: [UInt32].self)
+                guard !indexes.isEmpty else {
+                    throw FerryModelError(.invalidArgument, "no history entry to delete", keyPath: "indexes")
+                }
+                try self.store.deleteHistory(indexes.map(Int.init))
+                return []
+            }
             Signal("Changed", ["change_count": "t"])
         }
     }

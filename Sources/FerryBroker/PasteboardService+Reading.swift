@@ -13,9 +13,11 @@ extension PasteboardService {
     /// How many bytes of an item's text pattern detection looks at.
     static let detectionLimit = 64 * 1024
 
-    /// `Read`: a paste. Policy first, then the item, the best conforming representation, and its
+    /// `Read`: a paste. Policy first, then the item (of the current items, or of a history
+    /// entry with the option `history-entry`), the best conforming representation, and its
     /// bytes: inline below the crossover, else an fd (the blob, a sealed memfd, or the pipe from
-    /// the source app). Every allowed read is logged.
+    /// the source app). Every allowed read is logged, a history read as one of the general
+    /// pasteboard.
     nonisolated func read(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
         let isDrag = try checkTransientAccess(name, caller, .contentReader)
@@ -26,6 +28,11 @@ extension PasteboardService {
         let userAction = try options.bool("user-action") ?? false || isDrag
         let expectedCount = try options.uint64("change-count")
         let preferFD = try options.bool("fd") ?? false
+        let historyEntry = try options.uint64("history-entry").map { Int(clamping: $0) }
+        if historyEntry != nil {
+            try refuseOnTransientPasteboard(name, caller, "Read of a history entry")
+            try Self.requireHistory(name)
+        }
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
         // A foreground scene (active or inactive) lets an app paste without a user action.
@@ -33,9 +40,17 @@ extension PasteboardService {
         let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
         guard decision.isAllowed else { throw FerryModelError(.permissionDenied, decision.reason) }
 
-        let snapshot = try await snapshot(name)
+        var snapshot = try await snapshot(name)
         if let expectedCount, expectedCount != snapshot.changeCount {
             throw FerryModelError(.notFound, "the pasteboard changed: its change count is \(snapshot.changeCount), not \(expectedCount)")
+        }
+        if let historyEntry {
+            // History holds no sensitive items: nothing of it is in memory.
+            snapshot = PasteboardSnapshot(changeCount: snapshot.changeCount,
+                                          items: try store.historyEntry(historyEntry).items, volatile: nil)
+            guard Int(index) < snapshot.items.count else {
+                throw FerryModelError(.notFound, "there is no item \(index): history entry \(historyEntry) has \(snapshot.items.count) item(s)")
+            }
         }
         guard Int(index) < snapshot.items.count else {
             throw FerryModelError(.notFound, "there is no item \(index): \"\(name)\" has \(snapshot.items.count) item(s)")

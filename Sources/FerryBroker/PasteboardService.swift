@@ -21,7 +21,7 @@ public actor PasteboardService {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Pasteboard1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 4
+    public static let version: UInt32 = 5
     /// Held bytes below this size are read inline (`ay`), larger ones as an fd: the measured
     /// inline/fd crossover (16 KiB).
     public static let inlineReadLimit = 16 * 1024

@@ -11,8 +11,9 @@ extension PasteboardStore {
     /// change count. Durable before it returns: the blobs are on disk, then the transaction
     /// commits with a WAL fsync.
     ///
-    /// On `general`, the items replaced become the newest history entry (when there were any);
-    /// the oldest entries beyond ``historyLimit`` are dropped with their blobs.
+    /// On `general`, the items replaced become the newest history entry (when there were any,
+    /// and unless they are identical to the new ones: see ``currentItemsAreIdentical(_:to:)``);
+    /// the oldest entries beyond ``historyLimit`` or ``historyBytes`` are dropped with their blobs.
     ///
     /// If any item is sensitive, the write is **volatile**: nothing of it is stored (no row, no
     /// blob, no history entry, file descriptors are not read) but it still replaces the stored
@@ -106,9 +107,7 @@ extension PasteboardStore {
     public func restoreHistory(_ index: Int, now: Date = Date()) throws -> UInt64 {
         try writing { db in
             let entries = try liveHistoryEntryIDs(db, now: now)
-            guard entries.indices.contains(index) else {
-                throw FerryModelError(.notFound, "there is no history entry \(index) (the history has \(entries.count))")
-            }
+            guard entries.indices.contains(index) else { throw Self.noHistoryEntry(index, count: entries.count) }
             let entry = entries[index]
             var garbage = try deleteItems(db, where: "historyEntry = ? AND expirationDate <= ?",
                                           [entry, now.timeIntervalSinceReferenceDate])
@@ -116,6 +115,7 @@ extension PasteboardStore {
             try db.execute(sql: "UPDATE item SET historyEntry = NULL, pasteboard = ? WHERE historyEntry = ?",
                            arguments: [Self.general, entry])
             try db.execute(sql: "DELETE FROM historyEntry WHERE id = ?", arguments: [entry])
+            garbage += try trimHistory(db)
             return (try incrementChangeCount(db, Self.general), garbage: garbage)
         }
     }
@@ -247,7 +247,10 @@ extension PasteboardStore {
         try db.execute(sql: "INSERT OR IGNORE INTO pasteboard (name) VALUES (?)", arguments: [pasteboard])
         var garbage: [String]
         if pasteboard == Self.general {
-            garbage = try pushCurrentToHistory(db, now: now)
+            // Copying what is already there again makes no second history entry.
+            garbage = try currentItemsAreIdentical(db, to: items)
+                ? try deleteItems(db, where: "pasteboard = ?", [pasteboard])
+                : try pushCurrentToHistory(db, now: now)
         } else {
             garbage = try deleteItems(db, where: "pasteboard = ?", [pasteboard])
         }
@@ -295,12 +298,13 @@ extension PasteboardStore {
         return garbage
     }
 
-    /// Drops the oldest history entries beyond the limit. Returns their blobs.
+    /// Drops the oldest history entries beyond the limit, then those past ``historyBytes``
+    /// (``trimHistoryBytes(_:)``). Returns their blobs.
     func trimHistory(_ db: Database) throws -> [String] {
         let old = "SELECT id FROM historyEntry ORDER BY id DESC LIMIT -1 OFFSET \(historyLimit)"
         let garbage = try deleteItems(db, where: "historyEntry IN (\(old))", [])
         try db.execute(sql: "DELETE FROM historyEntry WHERE id IN (\(old))")
-        return garbage
+        return garbage + (try trimHistoryBytes(db))
     }
 
     /// Deletes the items matching `condition` (their representations cascade). Returns their blobs.

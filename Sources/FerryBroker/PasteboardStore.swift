@@ -35,6 +35,12 @@ public final class PasteboardStore: Sendable {
     public let directory: String
     /// How many history entries the general pasteboard keeps.
     public let historyLimit: Int
+    /// The most bytes the general pasteboard's history may hold (the representations whose
+    /// bytes the store keeps, inline or in blobs); the oldest entries go first, and an entry
+    /// larger than this never enters the history.
+    public let historyBytes: Int64
+    /// The default ``historyBytes``: 1 GiB.
+    public static let defaultHistoryBytes: Int64 = 1 << 30
     /// How long a descriptor being copied may deliver nothing before the write fails with
     /// `Timeout` (a pipe whose writer never writes).
     public let descriptorTimeout: Duration
@@ -55,11 +61,12 @@ public final class PasteboardStore: Sendable {
     /// The open `ferry.lock`, -1 once closed.
     private let lockDescriptor: Mutex<Int32>
 
-    private init(directory: String, historyLimit: Int, descriptorTimeout: Duration, database: DatabaseQueue,
-                 blobs: BlobStore, lock: Int32, setAside: [StateDirectory.SetAside]) {
+    private init(directory: String, historyLimit: Int, historyBytes: Int64, descriptorTimeout: Duration,
+                 database: DatabaseQueue, blobs: BlobStore, lock: Int32, setAside: [StateDirectory.SetAside]) {
         self.directory = directory
         self.setAside = setAside
         self.historyLimit = historyLimit
+        self.historyBytes = historyBytes
         self.descriptorTimeout = descriptorTimeout
         self.database = database
         self.blobs = blobs
@@ -76,6 +83,7 @@ public final class PasteboardStore: Sendable {
     /// - Parameters:
     ///   - directory: the state directory; nil means ``StateDirectory/defaultPath(environment:)``.
     ///   - historyLimit: how many history entries the general pasteboard keeps (0: none).
+    ///   - historyBytes: the most bytes those entries may hold (1 GiB); see ``historyBytes``.
     ///   - descriptorTimeout: how long a descriptor being copied may deliver nothing (30 s).
     ///   - diskBudget: the most the blob files may take, in bytes (4 GiB); a write past it is
     ///     `.tooLarge`.
@@ -85,10 +93,12 @@ public final class PasteboardStore: Sendable {
     ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
     ///   be opened.
     public static func open(directory: String? = nil, historyLimit: Int = 100,
+                            historyBytes: Int64 = defaultHistoryBytes,
                             descriptorTimeout: Duration = .seconds(30),
                             diskBudget: Int64 = defaultDiskBudget,
                             holder: StateLockHolder? = nil) throws -> PasteboardStore {
         guard historyLimit >= 0 else { throw FerryModelError(.invalidArgument, "the history limit must not be negative") }
+        guard historyBytes >= 0 else { throw FerryModelError(.invalidArgument, "the history byte limit must not be negative") }
         guard diskBudget >= 0 else { throw FerryModelError(.invalidArgument, "the disk budget must not be negative") }
         guard descriptorTimeout > .zero else {
             throw FerryModelError(.invalidArgument, "the descriptor timeout must be positive")
@@ -119,7 +129,7 @@ public final class PasteboardStore: Sendable {
                                                      reason: "the blobs of the damaged ferry.sqlite")
             }
             let blobs = try BlobStore(directory: path + "/blobs", budget: DiskBudget(limit: diskBudget))
-            let store = PasteboardStore(directory: path, historyLimit: historyLimit,
+            let store = PasteboardStore(directory: path, historyLimit: historyLimit, historyBytes: historyBytes,
                                         descriptorTimeout: descriptorTimeout, database: database,
                                         blobs: blobs, lock: lock, setAside: [damaged, blobsAside].compactMap { $0 })
             try store.recover()

@@ -7,12 +7,15 @@ import FerryTerminal
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "List, restore or clear the general pasteboard's history.",
+        abstract: "List, show, restore, delete or clear the general pasteboard's history.",
         discussion: """
-            The broker keeps the general pasteboard's last contents (100 by default), newest \
-            first; items copied with --sensitive never enter it.
+            The broker keeps the general pasteboard's last contents (100 by default, at most \
+            1 GiB: ferryd's --history-limit and --history-bytes), newest first; items copied \
+            with --sensitive never enter it, and copying what the pasteboard already holds \
+            (the same types and bytes) makes no second entry.
             """,
-        subcommands: [HistoryListCommand.self, HistoryRestoreCommand.self, HistoryClearCommand.self],
+        subcommands: [HistoryListCommand.self, HistoryShowCommand.self, HistoryRestoreCommand.self,
+                      HistoryDeleteCommand.self, HistoryClearCommand.self],
         defaultSubcommand: HistoryListCommand.self)
 }
 
@@ -22,7 +25,8 @@ struct HistoryListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List previous contents, newest first.",
         discussion: """
-            One line per entry: its index (for 'ferry history restore'), the change count the \
+            One line per entry: its index (for 'ferry history show', 'restore' and 'delete'; \
+            the line's first field), the change count the \
             pasteboard had, when it was replaced (UTC), each item's types, and a preview of the \
             first item: the first line of its text (control characters escaped, cut to 60 \
             characters) or an image's pixel size and byte size.
@@ -140,6 +144,34 @@ struct HistoryRestoreCommand: AsyncParsableCommand {
             } catch let error as FerryError where error.code == .notFound {
                 throw CLIFailure("no history entry \(index)")
             }
+        }
+    }
+}
+
+/// `ferry history delete N…`.
+struct HistoryDeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Forget history entries, their bytes too.",
+        discussion: """
+            The indexes are those 'ferry history' lists, all taken before any entry goes (so \
+            'delete 0 1' deletes the two newest). The entries' files leave the disk. When an \
+            index is out of range nothing is deleted and the command exits with status 2.
+            """)
+
+    @Argument(help: ArgumentHelp("The entries' indexes, 0 the newest.", valueName: "n"))
+    var indexes: [Int]
+
+    @OptionGroup var bus: BusOptions
+
+    func validate() throws {
+        guard !indexes.isEmpty else { throw ValidationError("Give the index of at least one entry.") }
+        guard indexes.allSatisfy({ $0 >= 0 }) else { throw ValidationError("An index must be 0 or more.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            try await bus.connect().general.deleteHistory(indexes)
         }
     }
 }

@@ -14,6 +14,9 @@ struct PasteRequest {
     var bus: String?
     /// Write what is not text to a terminal too.
     var force = false
+    /// Read from this history entry of the general pasteboard (0 the newest) instead of the
+    /// current items (`ferry history show`).
+    var historyEntry: Int?
 
     /// Pastes, turning errors into one stderr line and the documented exit status.
     func run() async throws {
@@ -37,13 +40,13 @@ struct PasteRequest {
                 var read: PasteboardRead
                 var converting = false
                 do {
-                    read = try await board.read(item: item, type: wanted)
+                    read = try await board.read(item: item, type: wanted, historyEntry: historyEntry)
                 } catch let error as FerryError where error.code == .notFound {
                     // UTF-8 asked for, UTF-16 held: read that and convert it on the way out.
                     guard wanted == .utf8PlainText, let utf16 = await utf16Text(on: board) else {
                         throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
                     }
-                    read = try await board.read(item: item, type: utf16)
+                    read = try await board.read(item: item, type: utf16, historyEntry: historyEntry)
                     converting = true
                 }
                 try await write(read, to: file?.output ?? .standardOutput, convertingUTF16: converting)
@@ -55,10 +58,21 @@ struct PasteRequest {
         }
     }
 
+    /// The items read from: the pasteboard's, or those of ``historyEntry``.
+    /// - Throws: `CLIFailure` (status 2) when there is no such history entry.
+    private func items(on board: Pasteboard) async throws -> [PasteboardItem] {
+        guard let historyEntry else { return try await board.items }
+        let entries = try await board.history()
+        guard historyEntry < entries.count else {
+            throw CLIFailure("no history entry \(historyEntry): the history has \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
+        }
+        return entries[historyEntry].items
+    }
+
     /// The UTF-16 text type the item has, if any (`public.utf16-plain-text`, which
     /// `text/plain;charset=utf-16` maps to, or the variant with a byte-order mark).
     private func utf16Text(on board: Pasteboard) async -> ContentType? {
-        guard let items = try? await board.items, item < items.count else { return nil }
+        guard let items = try? await items(on: board), item < items.count else { return nil }
         return items[item].contentTypes.first { type in
             type == .utf16PlainText || type.identifier == "public.utf16-external-plain-text"
         }
@@ -106,7 +120,7 @@ struct PasteRequest {
     /// text (an image, a PDF): bytes like these only garble a terminal. Decided on the metadata
     /// (not a paste); a paste that would find nothing goes on and fails as usual.
     private func refuseNonText(on board: Pasteboard, wanted: ContentType) async throws {
-        let items = try await board.items
+        let items = try await items(on: board)
         guard item < items.count,
               let delivered = items[item].contentTypes.first(where: { $0.conforms(to: wanted) }),
               !delivered.conforms(to: .text), !delivered.conforms(to: .url) else { return }
@@ -117,8 +131,9 @@ struct PasteRequest {
     /// A NotFound made specific: an empty pasteboard, an item out of range, or the types the
     /// item has when none conforms.
     private func explain(_ error: FerryError, on board: Pasteboard, wanted: ContentType?) async -> any Error {
-        guard let items = try? await board.items else { return error }
-        let name = board.name == PasteboardName.general ? "the pasteboard" : "pasteboard '\(board.name)'"
+        guard let items = try? await items(on: board) else { return error }
+        let name = historyEntry.map { "history entry \($0)" }
+            ?? (board.name == PasteboardName.general ? "the pasteboard" : "pasteboard '\(board.name)'")
         if items.isEmpty { return CLIFailure("nothing to paste: \(name) is empty") }
         guard item < items.count else {
             return CLIFailure("no item \(item): \(name) has \(items.count) item\(items.count == 1 ? "" : "s")")

@@ -56,6 +56,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
+    @Option(help: ArgumentHelp("The most bytes the history may hold; the oldest entries go first (K, M or G).",
+                               valueName: "bytes"))
+    var historyBytes = ByteCount(PasteboardStore.defaultHistoryBytes)
+
     @Option(help: ArgumentHelp("The most the pasteboards' files may take on disk (suffix K, M or G).", valueName: "bytes"))
     var diskBudget = ByteCount(4 << 30)
 
@@ -131,7 +135,7 @@ struct Ferryd: AsyncParsableCommand {
         let directory = stateDir ?? StateDirectory.defaultPath()
         let holder = StateLockHolder(pid: getpid(), busAddress: bus ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "")
         let openStore = {
-            try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit,
+            try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit, historyBytes: historyBytes.bytes,
                                      descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)), diskBudget: diskBudget.bytes, holder: holder)
         }
         let store: PasteboardStore

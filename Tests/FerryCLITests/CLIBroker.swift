@@ -10,18 +10,19 @@ final class CLIBroker: Sendable {
     /// A scratch folder for files the test copies and pastes.
     let folder: URL
 
-    init() async throws {
+    /// Starts a bus and a `ferryd` given `ferrydArguments` (`--disk-budget 1M`) besides its bus and state folder.
+    init(ferrydArguments: [String] = []) async throws {
         bus = try PrivateBus()
         let id = UUID().uuidString.prefix(8)
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-state-\(id)")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-files-\(id)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
+        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, ferrydArguments)
     }
 
     /// Runs `body` with a fresh broker, tearing it down afterwards.
-    static func with<T>(_ body: (CLIBroker) async throws -> T) async throws -> T {
-        let broker = try await CLIBroker()
+    static func with<T>(ferrydArguments: [String] = [], _ body: (CLIBroker) async throws -> T) async throws -> T {
+        let broker = try await CLIBroker(ferrydArguments: ferrydArguments)
         defer { broker.tearDown() }
         return try await body(broker)
     }

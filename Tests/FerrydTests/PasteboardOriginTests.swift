@@ -15,7 +15,7 @@ struct PasteboardOriginTests {
         defer { fixture.cleanUp() }
         let daemon = try await fixture.start()
         let client = try await fixture.connect()
-        #expect(try await Self.property(client, "Version") == .uint32(4))
+        #expect(try await Self.property(client, "Version") == .uint32(5))
         try await F.setItems(client, [F.item([F.representation("public.utf8-plain-text", "from firefox")],
                                              ["origin": .string("desktop:CLIPBOARD")]),
                                       F.item([F.representation("public.utf8-plain-text", "plain")])])

@@ -54,7 +54,7 @@ struct TransientPasteboardAccessTests {
         }
         #expect(all?.name == "org.ferry.Error.PermissionDenied")
         #expect(try await B.property(entered, "ChangeCount") == .uint64(1))
-        #expect(try await B.property(outsider, "Version", at: F.general) == .uint32(4), "other pasteboards stay open")
+        #expect(try await B.property(outsider, "Version", at: F.general) == .uint32(5), "other pasteboards stay open")
 
         // The drop: writes stop, the performer may read (only while it is a content reader).
         broker.pasteboards.updateTransientAccess(B.name) { access in
