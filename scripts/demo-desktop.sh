@@ -4,10 +4,10 @@
 # run and await_ready.
 
 # Starts a private bus for USER (root when empty) and prints its address; its pid goes to $2.
-desk_bus() {  # desk_bus DIR [USER]
-  local dir=$1 user=${2:-}
+desk_bus() {  # desk_bus DIR [USER] [CONFIG]
+  local dir=$1 user=${2:-} config=${3:-$PWD/Fixtures/dbus/session.conf}
   local as=(); [ -n "$user" ] && as=(runuser -u "$user" --)
-  "${as[@]}" dbus-daemon --config-file="$PWD/Fixtures/dbus/session.conf" --address="unix:dir=$dir" \
+  "${as[@]}" dbus-daemon --config-file="$config" --address="unix:dir=$dir" \
     --print-address=3 --print-pid=4 --fork 3>"$dir/address" 4>"$dir/pid"
   pids+=("$(head -n1 "$dir/pid")")
   head -n1 "$dir/address"
@@ -91,25 +91,32 @@ wl=$(mktemp -d); chmod 755 "$wl"
 rt="$wl/run"; mkdir -m 700 "$rt"; chown "$user" "$rt"
 printf 'output HEADLESS-1 resolution 1280x720\nxwayland disable\n' >"$wl/sway.conf"; chmod 644 "$wl/sway.conf"
 mkdir -m 700 "$wl/bus"; chown "$user" "$wl/bus"
+# The user may not reach this checkout (a home folder is 700): what it runs and reads is staged
+# in $wl, hard-linked where the file system allows.
+stage="$wl/stage"; mkdir -m 755 "$stage"
+for f in "$bin/ferry" "$bin/ferry-cli" "$bin/ferryd" "$bin/ferry-bridge" Fixtures/dbus/session.conf \
+         Fixtures/Payloads/sample.png; do
+  ln "$f" "$stage/" 2>/dev/null || cp -p "$f" "$stage/"
+done
 runuser -u "$user" -- env XDG_RUNTIME_DIR="$rt" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 \
   WLR_RENDERER=pixman sway -c "$wl/sway.conf" >"$wl/sway.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do ls "$rt"/wayland-[0-9] >/dev/null 2>&1 && break; sleep 0.1; done
 socket=$(basename "$(ls "$rt"/wayland-[0-9] | head -n1)")
-wbus=$(desk_bus "$wl/bus" "$user")
+wbus=$(desk_bus "$wl/bus" "$user" "$stage/session.conf")
 as_user() { runuser -u "$user" -- env XDG_RUNTIME_DIR="$rt" WAYLAND_DISPLAY="$socket" DBUS_SESSION_BUS_ADDRESS="$wbus" "$@"; }
-as_user "$bin/ferryd" --state-dir "$rt/state" >"$wl/ferryd" 2>&1 &
+as_user "$stage/ferryd" --state-dir "$rt/state" >"$wl/ferryd" 2>&1 &
 pids+=($!)
 await_ready "$wl/ferryd"
-as_user "$bin/ferry-bridge" >"$wl/bridge" 2>&1 &
+as_user "$stage/ferry-bridge" >"$wl/bridge" 2>&1 &
 pids+=($!)
 await_ready "$wl/bridge"
-wf() { as_user "$bin/ferry" "$@"; }
+wf() { as_user "$stage/ferry" "$@"; }
 echo
 echo "-- Wayland (headless sway, user $user): the bridge speaks data-control:"
 run wf bridge status
 echo "-- wl-copy copies an image; the wl-copy process is killed:"
-as_user sh -c "wl-copy -t image/png < '$PWD/Fixtures/Payloads/sample.png'" >/dev/null 2>&1
+as_user sh -c "wl-copy -t image/png < '$stage/sample.png'" >/dev/null 2>&1
 for _ in $(seq 100); do wf types 2>/dev/null | grep -q png && break; sleep 0.1; done
 for _ in $(seq 100); do wf bridge status --json 2>/dev/null | grep -q '"complete":true' && break; sleep 0.1; done
 wl_copy=$(pgrep -u "$user" -n -x wl-copy || true)

@@ -11,6 +11,9 @@ final class WaylandBridgeSession: Sendable {
     let busAddress: String
     let ferryd: ServiceProcess
     let bridge: ServiceProcess
+    /// Where the Ferry programs and the bus configuration are staged for the user, who may not
+    /// reach the checkout (a clone in a 700 folder): hard links, or copies across file systems.
+    let stage: String
     /// runuser's pid for the bus daemon (reaped in `close()`).
     private let busRunner: pid_t
 
@@ -24,7 +27,12 @@ final class WaylandBridgeSession: Sendable {
                     throw WaylandSessionError( "cannot make \(dir): errno \(errno)")
                 }
             }
-            let config = TestPaths.fixtures.appendingPathComponent("dbus/session.conf").path
+            let stage = "\(sway.directory)/stage"
+            self.stage = stage
+            try Self.stageFiles([try BuiltProducts.executable("ferry"), try BuiltProducts.executable("ferry-cli"),
+                            try BuiltProducts.executable("ferryd"), try BuiltProducts.executable("ferry-bridge"),
+                            TestPaths.fixtures.appendingPathComponent("dbus/session.conf").path], in: stage)
+            let config = "\(stage)/session.conf"
             let addressFile = "\(sway.directory)/bus.address"
             busRunner = try sway.spawn(["dbus-daemon", "--config-file=\(config)", "--nofork", "--print-address=1",
                                         "--address=unix:dir=\(busDir)"],
@@ -47,16 +55,25 @@ final class WaylandBridgeSession: Sendable {
             // setpriv execs the program itself, so `bridge.pid` is the bridge's (for its VmRSS).
             let asUser = ["--reuid=\(sway.uid)", "--regid=\(sway.gid)", "--clear-groups"]
             ferryd = try await ServiceProcess("/usr/bin/setpriv",
-                                              asUser + [try BuiltProducts.executable("ferryd"), "--bus", busAddress,
+                                              asUser + ["\(stage)/ferryd", "--bus", busAddress,
                                                         "--state-dir", state],
                                               environment: environment)
             bridge = try await ServiceProcess("/usr/bin/setpriv",
-                                              asUser + [try BuiltProducts.executable("ferry-bridge"), "--backend", "wayland",
+                                              asUser + ["\(stage)/ferry-bridge", "--backend", "wayland",
                                                         "--bus", busAddress, "--verbose"],
                                               environment: environment)
         } catch {
             sway.stop()
             throw error
+        }
+    }
+
+    /// Links (or, across file systems, copies) `files` into a new world-readable folder `folder`.
+    private static func stageFiles(_ files: [String], in folder: String) throws {
+        guard mkdir(folder, 0o755) == 0 else { throw WaylandSessionError("cannot make \(folder): errno \(errno)") }
+        for file in files {
+            let target = "\(folder)/\((file as NSString).lastPathComponent)"
+            if link(file, target) != 0 { try FileManager.default.copyItem(atPath: file, toPath: target) }
         }
     }
 
@@ -89,14 +106,14 @@ final class WaylandBridgeSession: Sendable {
 
     /// Runs the real `ferry` as the user on the private bus.
     func ferry(_ arguments: String..., timeout: Duration = .seconds(30)) async throws -> HeadlessSway.PeerResult {
-        try await sway.run([try BuiltProducts.executable("ferry")] + arguments, extraEnvironment: ferryEnvironment,
+        try await sway.run(["\(stage)/ferry"] + arguments, extraEnvironment: ferryEnvironment,
                            timeout: timeout)
     }
 
     /// Runs a `sh -c` script as the user, with `$FERRY` the built `ferry` and the private bus.
     func shell(_ script: String, timeout: Duration = .seconds(60)) async throws -> HeadlessSway.PeerResult {
         try await sway.run(["sh", "-c", script],
-                           extraEnvironment: ferryEnvironment.merging(["FERRY": try BuiltProducts.executable("ferry")]) { $1 },
+                           extraEnvironment: ferryEnvironment.merging(["FERRY": "\(stage)/ferry"]) { $1 },
                            timeout: timeout)
     }
 

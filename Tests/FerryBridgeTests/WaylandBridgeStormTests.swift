@@ -10,7 +10,7 @@ struct WaylandBridgeStormTests {
     func oneWatchLinePerCopy() async throws {
         try await WaylandBridgeSession.with { session in
             let output = "\(session.sway.directory)/watch.out"
-            _ = try session.sway.spawn([try BuiltProducts.executable("ferry"), "watch"],
+            _ = try session.sway.spawn(["\(session.stage)/ferry", "watch"],
                                        extraEnvironment: session.ferryEnvironment, standardOutput: output)
             func lines() -> [Substring] {
                 ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
