@@ -20,7 +20,7 @@ struct Ferry: AsyncParsableCommand {
                   the type, no such item, history entry, pasteboard, app or scene session
                   or activity for the items ('share'); an unknown or invalid type, MIME
                   type or extension; a file that cannot be read
-              3   permission denied by the broker (paste policy)
+              3   permission denied by the broker (paste policy) or by the bus
               4   unavailable: the app that promised the data went away first; the app
                   shows no scenes or the scene is not connected ('scene', 'paste --into',
                   'drag', 'share'); a drag's source app went away before the drop; a
@@ -28,7 +28,7 @@ struct Ferry: AsyncParsableCommand {
                   while it was copied, or a --lazy copy's file was edited or removed
               5   timeout: the source sent nothing for too long, or an app did not
                   answer a scene request, a paste into its scene, a drag or a share
-                  in time
+                  in time; the bus gave up waiting for a reply
               64  usage error: bad or missing arguments, a bad pasteboard name, a
                   session prefix shorter than 4 characters or matching several, an
                   app name several apps share, a 'help' topic that is no command
