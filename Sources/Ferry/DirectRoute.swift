@@ -32,9 +32,12 @@ final class DirectRoute: Sendable {
         return String(cString: value) != "0"
     }
 
-    /// The direct connection, opened now when not tried yet; nil: use the bus.
+    /// The direct connection, opened now when not tried yet or lost; nil: use the bus.
     func connection(over bus: Connection) async -> Connection? {
         let task = phase.withLock { phase -> Task<Connection?, Never>? in
+            // A direct connection lost (the broker went away) is tried once more: a successor
+            // may offer one.
+            if case .open(let connection) = phase, !connection.isConnected { phase = .untried }
             switch phase {
             case .open, .off: return nil
             case .opening(let task): return task

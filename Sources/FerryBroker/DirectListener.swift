@@ -33,6 +33,7 @@ public final class DirectListener: Sendable {
     private let tokenLifetime: Duration
     private let socketPath: String?
     private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -55,13 +56,16 @@ public final class DirectListener: Sendable {
     ///   - busAddress: names the socket (its hash), so ferryds of different buses never share one.
     ///   - runtimeDirectory: `$XDG_RUNTIME_DIR`; nil or empty: no direct connections.
     ///   - tokenLifetime: how long a token stays good.
-    ///   - log: receives one line per refusal and per failure to listen.
+    ///   - log: receives one line per refusal and per failure to listen (warnings).
+    ///   - say: receives one line per connection bound (an event).
     public init(bus: Connection, busAddress: String, runtimeDirectory: String?, ownUID: UInt32,
-                tokenLifetime: Duration = defaultTokenLifetime, log: @escaping @Sendable (String) -> Void) {
+                tokenLifetime: Duration = defaultTokenLifetime, log: @escaping @Sendable (String) -> Void,
+                say: @escaping @Sendable (String) -> Void = { _ in }) {
         self.bus = bus
         self.ownUID = ownUID
         self.tokenLifetime = tokenLifetime
         self.log = log
+        self.say = say
         if let runtimeDirectory, !runtimeDirectory.isEmpty {
             socketPath = "\(runtimeDirectory)/ferry/direct-\(Self.hash(busAddress))"
         } else {
@@ -71,10 +75,10 @@ public final class DirectListener: Sendable {
 
     /// The listener for ferryd's bus, its socket under `$XDG_RUNTIME_DIR`; not listening yet.
     public convenience init(bus: Connection, busAddress: String, tokenLifetime: Duration = defaultTokenLifetime,
-                            log: @escaping @Sendable (String) -> Void) {
+                            log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
         let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
         self.init(bus: bus, busAddress: busAddress, runtimeDirectory: runtime, ownUID: getuid(), tokenLifetime: tokenLifetime,
-                  log: log)
+                  log: log, say: say)
     }
 
     /// The address clients connect to, listening first when not yet (a live socket of another
@@ -160,9 +164,11 @@ public final class DirectListener: Sendable {
             Task { await connection.close(gracePeriod: .zero) }
             return
         }
-        Task { [weak connection] in
+        // This task holds the connection until it binds (then ``bind(_:token:)``'s table holds
+        // it) or its time is up: a connection released is closed.
+        Task {
             try? await Task.sleep(for: Self.bindTimeout)
-            guard let connection, connection.boundName == nil else { return }
+            guard connection.boundName == nil else { return }
             await connection.close(gracePeriod: .zero)
         }
     }
@@ -180,6 +186,7 @@ public final class DirectListener: Sendable {
             throw FerryModelError(.permissionDenied, "the direct token was granted to another user")
         }
         try connection.bind(to: grant.name, serving: bus)
+        say("direct connection bound to \(grant.name) (pid \(process.pid))")
         state.withLock { s in
             var list = (s.bound[grant.name.rawValue] ?? []).filter(\.isConnected)
             list.append(connection)

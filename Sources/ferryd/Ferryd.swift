@@ -185,7 +185,7 @@ struct Ferryd: AsyncParsableCommand {
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let direct = DirectListener(bus: connection, busAddress: holder.busAddress,
-                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn)
+                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn, say: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, log: say)
         service.restrictStandardInterfaces()
