@@ -6,12 +6,18 @@ final class PeerLink: Sendable {
     /// The sender of calls on a connection not bound yet: no bus name can be this one.
     static let unbound = BusName(unchecked: ":direct")
 
-    /// The peer's kernel credentials.
-    let process: PeerProcess
+    /// The peer's kernel credentials (nil on the client's side).
+    let process: PeerProcess?
     private let binding = Mutex<(name: BusName, served: Connection)?>(nil)
 
     init(process: PeerProcess) {
         self.process = process
+    }
+
+    /// A link bound from the start: the client's side of a connection whose server calls back.
+    init(boundTo name: BusName, serving bus: Connection) {
+        process = nil
+        binding.withLock { $0 = (name, bus) }
     }
 
     /// The sender of every call on the connection: the bound name, or ``unbound``. The message's

@@ -60,14 +60,21 @@ public final class Connection: Sendable {
     ///   - address: the server's address, such as `unix:path=/run/user/1000/ferry/direct-…`.
     ///   - name: the bus name this connection speaks for (its ``uniqueName``), usually the
     ///     unique name of the same process's bus connection that the server binds it to.
+    ///   - server: when the server calls this connection back, the bus name its calls come from
+    ///     (usually the server's unique name on the same bus); with `bus`, its calls reach the
+    ///     objects exported on `bus`, as if `server` had made them there. Nil: calls from the
+    ///     server are not served. Pass it only for a server this process trusts as `server`.
+    ///   - bus: the connection whose objects the server's calls reach.
     /// - Throws: `DBusError` when the address is invalid, nobody listens there or
     ///   authentication fails (a server of another user refuses it).
-    public convenience init(peer address: String, speakingFor name: BusName) async throws {
+    public convenience init(peer address: String, speakingFor name: BusName, callsFrom server: BusName? = nil,
+                            serving bus: Connection? = nil) async throws {
         let (loop, router, lifecycle, _) = try await Self.open { loop in
             try loop.openPeer(address)
             return name.rawValue
         }
-        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: nil)
+        let link = server.flatMap { server in bus.map { PeerLink(boundTo: server, serving: $0) } }
+        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
     }
 
     init(loop: ConnectionLoop, router: ConnectionRouter, lifecycle: Lifecycle, uniqueName: BusName, peerLink: PeerLink?) {
@@ -107,21 +114,29 @@ public final class Connection: Sendable {
     }
 
     /// Adopts a connection a ``PeerServer`` accepted, on a thread of its own; `link` says whom it
-    /// serves. Never suspends: the new loop adopts it as its first job.
-    static func accepted(_ conn: OpaquePointer, serving name: BusName, link: PeerLink) throws -> Connection {
+    /// serves. `prepare` runs before the connection reads anything (export what it may call
+    /// there). Never suspends.
+    static func accepted(_ conn: OpaquePointer, serving name: BusName, link: PeerLink,
+                         prepare: (Connection) -> Void) throws -> Connection {
         let loop = try ConnectionLoop()
         let router = ConnectionRouter(loop: loop)
         let lifecycle = Lifecycle()
-        // Handed to the new owner thread, which alone uses it from then on.
-        let handle = UInt(bitPattern: conn)
         try loop.start(open: {
             loop.incoming = { router.receive($0) }
             loop.teardown = { router.tearDown($0) }
-            loop.adoptAccepted(OpaquePointer(bitPattern: handle)!)
         }, finished: {
             lifecycle.markEnded()
         })
-        return Connection(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+        let connection = Connection(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+        prepare(connection)
+        // Adopted only now, after the router knows its connection (queued before this job) and
+        // `prepare` exported what it serves: no message can be dispatched before either.
+        // Handed to the owner thread, which alone uses it from then on.
+        let handle = UInt(bitPattern: conn)
+        guard loop.submit({ loop.adoptAccepted(OpaquePointer(bitPattern: handle)!) }) else {
+            throw DBusError(.disconnected, "the connection's thread stopped")
+        }
+        return connection
     }
 
     /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`, or

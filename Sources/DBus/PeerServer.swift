@@ -27,8 +27,9 @@ public final class PeerServer: Sendable {
     /// - Parameters:
     ///   - address: a D-Bus server address, such as `unix:path=/run/user/1000/ferry/direct`.
     ///   - name: the bus name accepted connections speak for until bound (their ``Connection/uniqueName``).
-    ///   - accepted: called with each connection of this user, before it has read anything; export
-    ///     what an unbound connection may call on it here.
+    ///   - accepted: called with each connection of this user, before it reads anything; export
+    ///     what an unbound connection may call on it here, and keep it (a connection released is
+    ///     closed).
     ///   - refused: called with the credentials of a process of another user (nil when the kernel
     ///     could not tell) whose connection was closed.
     /// - Throws: `DBusError` when the address is invalid or cannot be listened on (a socket file
@@ -51,7 +52,7 @@ public final class PeerServer: Sendable {
                             }
                             dbus_connection_ref(conn)
                             do {
-                                accepted(try Connection.accepted(conn, serving: name, link: PeerLink(process: process)))
+                                _ = try Connection.accepted(conn, serving: name, link: PeerLink(process: process), prepare: accepted)
                             } catch {
                                 dbus_connection_close(conn)
                                 dbus_connection_unref(conn)
