@@ -78,16 +78,23 @@ final class DirectRoute: Sendable {
     }
 
     /// Asks the broker over the bus for a token, connects and binds; nil on any failure.
+    ///
+    /// The broker may call this client's `Client1` object over the connection (`callbacks`):
+    /// those calls arrive as from the broker's unique name, which the client object checks as it
+    /// does on the bus. The address came from that broker over the bus, and only a process of
+    /// this user can listen in `$XDG_RUNTIME_DIR/ferry`.
     private static func open(over bus: Connection) async -> Connection? {
         guard let reply = try? await bus.call(destination: FerryClient.brokerName, path: FerryClient.brokerPath,
                                               interface: FerryClient.brokerInterface, member: "OpenDirect",
                                               body: [], timeout: .seconds(10)),
               reply.count == 2, case .string(let address) = reply[0], case .bytes(let token) = reply[1],
-              let direct = try? await Connection(peer: address, speakingFor: bus.uniqueName)
+              let broker = try? await bus.owner(of: FerryClient.brokerName),
+              let direct = try? await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
         else { return nil }
         do {
             _ = try await direct.call(destination: FerryClient.brokerName, path: directPath, interface: directInterface,
-                                      member: "Bind", body: [.bytes(token)], timeout: .seconds(10))
+                                      member: "Bind", body: [.bytes(token), .variantDictionary(["callbacks": .boolean(true)])],
+                                      timeout: .seconds(10))
             return direct
         } catch {
             await direct.close(gracePeriod: .zero)

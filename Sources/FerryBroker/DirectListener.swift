@@ -41,6 +41,8 @@ public final class DirectListener: Sendable {
         var tokens: [[UInt8]: Grant] = [:]
         /// Bound connections by the bus name they speak for.
         var bound: [String: [Connection]] = [:]
+        /// The bound connections whose client serves its `Client1` calls on them, by bus name.
+        var callbacks: [String: Connection] = [:]
     }
 
     /// What a token grants: the bus caller who asked, until when.
@@ -147,10 +149,20 @@ public final class DirectListener: Sendable {
         return (address, token)
     }
 
+    /// The direct connection to call `uniqueName`'s `Client1` object over, when it bound one
+    /// with `callbacks` and it is still open; nil: call it over the bus.
+    public func callbackConnection(for uniqueName: String) -> Connection? {
+        state.withLock { s in
+            guard let connection = s.callbacks[uniqueName], connection.isConnected else { return nil }
+            return connection
+        }
+    }
+
     /// Forgets a bus connection that left: its tokens, and its direct connections, closed.
     public func connectionClosed(_ uniqueName: String) async {
         let closing = state.withLock { s -> [Connection] in
             s.tokens = s.tokens.filter { $0.value.name.rawValue != uniqueName }
+            s.callbacks[uniqueName] = nil
             return s.bound.removeValue(forKey: uniqueName) ?? []
         }
         for connection in closing { await connection.close(gracePeriod: .zero) }
@@ -176,7 +188,7 @@ public final class DirectListener: Sendable {
     /// Binds `connection` to the bus caller `token` was granted to; refused (and the connection
     /// closed) when the token is unknown, used, expired, or granted to another uid than the
     /// connection's peer.
-    private func bind(_ connection: Connection, token: [UInt8]) throws {
+    private func bind(_ connection: Connection, token: [UInt8], callbacks: Bool) throws {
         let now = ContinuousClock.now
         let grant = state.withLock { $0.tokens.removeValue(forKey: token) }
         guard let grant, grant.expires > now else {
@@ -191,16 +203,19 @@ public final class DirectListener: Sendable {
             var list = (s.bound[grant.name.rawValue] ?? []).filter(\.isConnected)
             list.append(connection)
             s.bound[grant.name.rawValue] = list
+            if callbacks { s.callbacks[grant.name.rawValue] = connection }
         }
     }
 
     private var gate: Interface {
         Interface(Self.interfaceName) {
             Property("Version", "u", get: { _ in .uint32(Self.version) })
-            Method("Bind", in: ["token": "ay"]) { [weak self] call in
+            Method("Bind", in: ["token": "ay", "options": "a{sv}"]) { [weak self] call in
                 guard let self else { throw FerryModelError(.unavailable, "the broker is shutting down") }
                 do {
-                    try bind(call.connection, token: try call.argument(0, as: [UInt8].self))
+                    let (token, options) = try call.arguments([UInt8].self, VariantDictionary.self)
+                    let callbacks = try BusDictionary(options, path: "options").bool("callbacks") ?? false
+                    try bind(call.connection, token: token, callbacks: callbacks)
                 } catch {
                     log("refused a direct connection of pid \(call.connection.peerProcess.map { String($0.pid) } ?? "?"): \(error)")
                     // After the refusal's reply: nothing but Bind was possible on it anyway.

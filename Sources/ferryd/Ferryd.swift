@@ -175,17 +175,17 @@ struct Ferryd: AsyncParsableCommand {
             fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
         }
         for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { log.warn(damaged.description) }
+        let direct = DirectListener(bus: connection, busAddress: holder.busAddress,
+                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn, say: say)
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(),
+                                            relay: PromiseRelay(connection: connection, direct: direct), ownUID: getuid(),
                                             memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
                                             log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
-        let direct = DirectListener(bus: connection, busAddress: holder.busAddress,
-                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn, say: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, log: say)
         service.restrictStandardInterfaces()

@@ -1,6 +1,7 @@
 import DBus
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// ferryd's direct (peer-to-peer) connections, through a real bus and the real ferryd: the same
@@ -113,6 +114,45 @@ struct DirectConnectionTests {
         await bus.close()
     }
 
+    @Test("promise callbacks: with callbacks, ferryd calls the source's Client1 over its direct connection, as the broker's bus name; without, over the bus")
+    func promiseCallbacksGoDirect() async throws {
+        let stage = try await DirectStage()
+        defer { stage.stop() }
+        let reader = try await stage.fixture.connect()
+        let broker = try #require(try await reader.owner(of: F.broker))
+        let seen = Mutex<[(overBus: Bool, sender: String)]>([])
+        func source(_ appID: String, manifest: String, text: String, callbacks: Bool) async throws -> (Connection, Connection) {
+            let bus = try await stage.fixture.connect()
+            try bus.export(Interface("org.ferry.Client1") {
+                Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
+                       out: ["size": "t"]) { call in
+                    seen.withLock { $0.append((call.connection === bus, call.sender.rawValue)) }
+                    let fd = try call.argument(2, as: FileDescriptor.self)
+                    try fd.write(all: Array(text.utf8))
+                    fd.close()
+                    return [.uint64(UInt64(text.utf8.count))]
+                }
+            }, at: "/org/ferry/Client")
+            try await F.register(bus, appID, manifest: try F.manifest(manifest))
+            let (address, token) = try await stage.openDirect(bus)
+            let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
+            _ = try await direct.call(destination: F.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
+                                      member: "Bind", body: [.bytes(token), .variantDictionary(["callbacks": .boolean(callbacks)])],
+                                      timeout: .seconds(10))
+            try await F.setItems(direct, [F.item([F.promised("public.utf8-plain-text")])])
+            return (bus, direct)
+        }
+        let (notes, notesDirect) = try await source("org.ferry.notes", manifest: "Notes", text: "served directly", callbacks: true)
+        #expect(try await F.read(reader, 0, "public.plain-text").bytes() == Array("served directly".utf8))
+        let (gallery, galleryDirect) = try await source("org.ferry.gallery", manifest: "Gallery", text: "served over the bus",
+                                                        callbacks: false)
+        #expect(try await F.read(reader, 0, "public.plain-text").bytes() == Array("served over the bus".utf8))
+        let calls = seen.withLock { $0 }
+        #expect(calls.map(\.overBus) == [false, true], "the first over its direct connection, the second over the bus")
+        #expect(calls.allSatisfy { $0.sender == broker.rawValue })
+        for connection in [notesDirect, galleryDirect, notes, gallery, reader] { await connection.close() }
+    }
+
     @Test("the direct connection closes when its client's bus connection leaves the bus")
     func closesWithTheBusConnection() async throws {
         let stage = try await DirectStage()
@@ -137,7 +177,7 @@ struct DirectConnectionTests {
             import dbus, sys
             try:
                 c = dbus.connection.Connection(sys.argv[1])
-                c.call_blocking(None, '/org/ferry/Direct', 'org.ferry.Direct1', 'Bind', 'ay', [dbus.ByteArray(bytes.fromhex(sys.argv[2]))])
+                c.call_blocking(None, '/org/ferry/Direct', 'org.ferry.Direct1', 'Bind', 'aya{sv}', [dbus.ByteArray(bytes.fromhex(sys.argv[2])), {}])
                 print('bound')
             except dbus.exceptions.DBusException as e:
                 print('refused', e.get_dbus_name())
@@ -284,7 +324,7 @@ final class DirectStage: Sendable {
 
     static func bind(_ direct: Connection, token: [UInt8]) async throws {
         _ = try await direct.call(destination: FerrydFixture.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
-                                  member: "Bind", body: [.bytes(token)], timeout: .seconds(10))
+                                  member: "Bind", body: [.bytes(token), .variantDictionary([:])], timeout: .seconds(10))
     }
 
     /// Whether `connection` is closed within a few seconds.
