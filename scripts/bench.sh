@@ -50,7 +50,12 @@ else
   unset DISPLAY
 fi
 
-# ferryd on the private bus, with its own state directory.
+# ferryd on the private bus, with its own state directory, and (as in a desktop session) an
+# XDG_RUNTIME_DIR, where it listens for direct connections (issue 20).
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+  export XDG_RUNTIME_DIR="$work/run"
+  mkdir -m 700 "$XDG_RUNTIME_DIR"
+fi
 "$bin/ferryd" --state-dir "$work/state" >"$work/ferryd.out" 2>"$work/ferryd.log" &
 ferryd_pid=$!
 for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
@@ -63,7 +68,10 @@ export FERRY_BENCH_FERRYD_PID=$ferryd_pid FERRY_BENCH_FERRY="$bin/ferry"
 
 echo "running paste-bench…" >&2
 status=0
-TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
+# Its rows measure the bus, as before direct connections; the direct ones come next, beside them.
+FERRY_DIRECT=0 TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
+echo "running paste-bench --only direct…" >&2
+TMPDIR="$work" "$bin/paste-bench" --only direct >>"$results" || { status=$?; echo "paste-bench --only direct failed (status $status)" >&2; }
 
 # scene-bench starts its own bus and ferryd (a desktop of 200 apps must not share the other's).
 echo "running scene-bench…" >&2

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <malloc.h>
+#include <sys/socket.h>
 
 /* Type codes. */
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
@@ -115,6 +116,15 @@ static inline int cdbus_get_pipe_size(int fd) { return fcntl(fd, CDBUS_F_GETPIPE
 /* fcntl(fd, F_DUPFD_CLOEXEC, 0): fcntl is variadic in Swift. */
 static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 static inline int cdbus_errno(void) { return errno; }
+/* The kernel's credentials of a unix socket's peer (SO_PEERCRED: uid and pid when it connected). */
+static inline int cdbus_peer_credentials(int fd, unsigned int *uid, int *pid) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return -1;
+    *uid = cred.uid;
+    *pid = cred.pid;
+    return 0;
+}
 
 /* Gives memory that malloc holds free back to the system (glibc keeps large freed buffers). */
 static inline int cdbus_malloc_trim(void) { return malloc_trim(0); }

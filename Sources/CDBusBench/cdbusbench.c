@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <poll.h>
 
 #define BENCH_PATH "/org/ferry/Bench"
 #define BENCH_IFACE "org.ferry.Bench1"
@@ -17,13 +18,17 @@ static double now_us(void) {
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static DBusConnection *open_bus(const char *address) {
+static DBusConnection *open_connection(const char *address, int hello, int quiet) {
     DBusError err;
     dbus_error_init(&err);
     DBusConnection *c = dbus_connection_open_private(address, &err);
-    if (!c) { fprintf(stderr, "cdbusbench: %s\n", err.message); dbus_error_free(&err); return NULL; }
+    if (!c) {
+        if (!quiet) fprintf(stderr, "cdbusbench: %s\n", err.message);
+        dbus_error_free(&err);
+        return NULL;
+    }
     dbus_connection_set_exit_on_disconnect(c, 0);
-    if (!dbus_bus_register(c, &err)) {
+    if (hello && !dbus_bus_register(c, &err)) {
         fprintf(stderr, "cdbusbench: %s\n", err.message);
         dbus_error_free(&err);
         dbus_connection_close(c);
@@ -32,6 +37,8 @@ static DBusConnection *open_bus(const char *address) {
     }
     return c;
 }
+
+static DBusConnection *open_bus(const char *address) { return open_connection(address, 1, 0); }
 
 static void close_bus(DBusConnection *c) {
     dbus_connection_close(c);
@@ -118,9 +125,15 @@ static int call_blocking(DBusConnection *c, DBusMessage *m) {
     return 0;
 }
 
+static int echo_over(DBusConnection *c, const char *name, size_t payload_bytes, int iterations, double *out_us);
+
 int cdb_echo(const char *address, const char *name, size_t payload_bytes, int iterations, double *out_us) {
     DBusConnection *c = open_bus(address);
     if (!c) return -1;
+    return echo_over(c, name, payload_bytes, iterations, out_us);
+}
+
+static int echo_over(DBusConnection *c, const char *name, size_t payload_bytes, int iterations, double *out_us) {
     unsigned char *payload = malloc(payload_bytes ? payload_bytes : 1);
     memset(payload, 0xA5, payload_bytes);
     int rc = 0;
@@ -175,6 +188,80 @@ int cdb_quit(const char *address, const char *name) {
     DBusConnection *c = open_bus(address);
     if (!c) return -1;
     DBusMessage *m = new_call(name, "Quit");
+    int rc = call_blocking(c, m);
+    dbus_message_unref(m);
+    close_bus(c);
+    return rc;
+}
+
+/* The peer-to-peer server: the listening socket's one watch, and the connection being served. */
+static DBusWatch *peer_watch;
+static DBusConnection *peer_conn;
+
+static dbus_bool_t peer_add_watch(DBusWatch *w, void *data) { (void)data; peer_watch = w; return TRUE; }
+static void peer_remove_watch(DBusWatch *w, void *data) { (void)data; if (peer_watch == w) peer_watch = NULL; }
+static void peer_new_connection(DBusServer *server, DBusConnection *c, void *data) {
+    (void)server; (void)data;
+    if (peer_conn) return; /* one at a time: not referenced, this one is closed */
+    peer_conn = dbus_connection_ref(c);
+    dbus_connection_set_exit_on_disconnect(c, 0);
+}
+
+int cdb_serve_peer(const char *address) {
+    DBusError err;
+    dbus_error_init(&err);
+    DBusServer *server = dbus_server_listen(address, &err);
+    if (!server) { fprintf(stderr, "cdbusbench: %s\n", err.message); dbus_error_free(&err); return -1; }
+    dbus_server_set_new_connection_function(server, peer_new_connection, NULL, NULL);
+    dbus_server_set_watch_functions(server, peer_add_watch, peer_remove_watch, NULL, NULL, NULL);
+    int quit = 0;
+    while (!quit) {
+        if (!peer_conn) {
+            /* Accept: wait on the listening socket, let libdbus accept. */
+            if (!peer_watch) { fprintf(stderr, "cdbusbench: no listening watch\n"); break; }
+            struct pollfd pfd = { .fd = dbus_watch_get_unix_fd(peer_watch), .events = POLLIN };
+            if (poll(&pfd, 1, -1) < 0) continue;
+            dbus_watch_handle(peer_watch, DBUS_WATCH_READABLE);
+            continue;
+        }
+        if (!dbus_connection_read_write(peer_conn, -1)) {
+            dbus_connection_close(peer_conn);
+            dbus_connection_unref(peer_conn);
+            peer_conn = NULL;
+            continue;
+        }
+        DBusMessage *m;
+        while (!quit && (m = dbus_connection_pop_message(peer_conn)) != NULL) {
+            if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_CALL &&
+                dbus_message_has_path(m, BENCH_PATH) && dbus_message_has_interface(m, BENCH_IFACE)) {
+                DBusMessage *reply = NULL;
+                reply_to(m, &reply, &quit);
+                if (reply) { dbus_connection_send(peer_conn, reply, NULL); dbus_message_unref(reply); }
+            }
+            dbus_message_unref(m);
+        }
+    }
+    if (peer_conn) {
+        dbus_connection_flush(peer_conn);
+        dbus_connection_close(peer_conn);
+        dbus_connection_unref(peer_conn);
+        peer_conn = NULL;
+    }
+    dbus_server_disconnect(server);
+    dbus_server_unref(server);
+    return 0;
+}
+
+int cdb_echo_peer(const char *address, size_t payload_bytes, int iterations, double *out_us) {
+    DBusConnection *c = open_connection(address, 0, 1);
+    if (!c) return -1;
+    return echo_over(c, NULL, payload_bytes, iterations, out_us);
+}
+
+int cdb_quit_peer(const char *address) {
+    DBusConnection *c = open_connection(address, 0, 1);
+    if (!c) return -1;
+    DBusMessage *m = new_call(NULL, "Quit");
     int rc = call_blocking(c, m);
     dbus_message_unref(m);
     close_bus(c);

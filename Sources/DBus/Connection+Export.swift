@@ -7,14 +7,14 @@ extension Connection {
     /// - Throws: `org.ferry.DBus.Error.InvalidName` when an interface is already exported there
     ///   or is one of the standard interfaces.
     public func export(_ interfaces: [Interface], at path: ObjectPath) throws {
-        try objects.export(interfaces, at: path)
+        try ownObjects.export(interfaces, at: path)
     }
 
     /// Exports an object at `path` implementing one interface.
     ///
     /// - Throws: see `export(_:at:)`.
     public func export(_ interface: Interface, at path: ObjectPath) throws {
-        try objects.export([interface], at: path)
+        try ownObjects.export([interface], at: path)
     }
 
     /// Makes every `org.freedesktop.DBus.Introspectable` and `Properties` call on this
@@ -24,7 +24,7 @@ extension Connection {
     ///
     /// - Parameter access: the check (see ``StandardAccess``); nil removes it.
     public func restrictStandardInterfaces(_ access: StandardAccess?) {
-        objects.restrictStandardInterfaces(access)
+        ownObjects.restrictStandardInterfaces(access)
     }
 
     /// Removes the object at `path`, or only `interface` from it.
@@ -32,7 +32,7 @@ extension Connection {
     /// - Returns: true when something was removed.
     @discardableResult
     public func unexport(_ path: ObjectPath, interface: InterfaceName? = nil) -> Bool {
-        objects.unexport(path, interface: interface)
+        ownObjects.unexport(path, interface: interface)
     }
 
     /// Emits a signal message.

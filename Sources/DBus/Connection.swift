@@ -28,18 +28,67 @@ import Musl
 public final class Connection: Sendable {
     let loop: ConnectionLoop
     let router: ConnectionRouter
-    let objects = ObjectRegistry()
+    /// The objects exported on this connection itself.
+    let ownObjects = ObjectRegistry()
     private let lifecycle: Lifecycle
+    /// For a peer-to-peer connection a ``PeerServer`` accepted: whom its calls speak for.
+    let peerLink: PeerLink?
 
-    /// The connection's unique bus name, such as `:1.42`.
+    /// The connection's unique bus name, such as `:1.42`. On a peer-to-peer connection, which
+    /// has no bus, the bus name it speaks for: the client's own bus connection's name (see
+    /// ``init(peer:speakingFor:)``), or the serving bus connection's name on the server's side.
     public let uniqueName: BusName
+
+    /// The objects that calls arriving here reach: a bound peer connection's reach the bus
+    /// connection's it serves.
+    var objects: ObjectRegistry { peerLink?.served?.ownObjects ?? ownObjects }
 
     /// Connects to the bus at `address` and registers with it (`Hello`).
     ///
     /// - Parameter address: a D-Bus address such as `unix:path=/run/user/1000/bus`.
     /// - Throws: `DBusError` when the address is invalid, the bus cannot be reached or
     ///   authentication fails.
-    public init(address: String) async throws {
+    public convenience init(address: String) async throws {
+        let (loop, router, lifecycle, name) = try await Self.open { try $0.openAndRegister(address) }
+        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: BusName(unchecked: name), peerLink: nil)
+    }
+
+    /// Connects to the peer-to-peer D-Bus server at `address` (no bus: no `Hello`, no names,
+    /// no signals from others; method calls and replies, fds included).
+    ///
+    /// - Parameters:
+    ///   - address: the server's address, such as `unix:path=/run/user/1000/ferry/direct-…`.
+    ///   - name: the bus name this connection speaks for (its ``uniqueName``), usually the
+    ///     unique name of the same process's bus connection that the server binds it to.
+    ///   - server: when the server calls this connection back, the bus name its calls come from
+    ///     (usually the server's unique name on the same bus); with `bus`, its calls reach the
+    ///     objects exported on `bus`, as if `server` had made them there. Nil: calls from the
+    ///     server are not served. Pass it only for a server this process trusts as `server`.
+    ///   - bus: the connection whose objects the server's calls reach.
+    /// - Throws: `DBusError` when the address is invalid, nobody listens there or
+    ///   authentication fails (a server of another user refuses it).
+    public convenience init(peer address: String, speakingFor name: BusName, callsFrom server: BusName? = nil,
+                            serving bus: Connection? = nil) async throws {
+        let (loop, router, lifecycle, _) = try await Self.open { loop in
+            try loop.openPeer(address)
+            return name.rawValue
+        }
+        let link = server.flatMap { server in bus.map { PeerLink(boundTo: server, serving: $0) } }
+        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+    }
+
+    init(loop: ConnectionLoop, router: ConnectionRouter, lifecycle: Lifecycle, uniqueName: BusName, peerLink: PeerLink?) {
+        self.loop = loop
+        self.router = router
+        self.lifecycle = lifecycle
+        self.uniqueName = uniqueName
+        self.peerLink = peerLink
+        loop.submit { [weak self] in router.connection = self }
+    }
+
+    /// Starts a loop whose thread runs `open` first; returns once it has.
+    private static func open(_ open: @escaping @Sendable (ConnectionLoop) throws -> String) async throws
+        -> (ConnectionLoop, ConnectionRouter, Lifecycle, String) {
         let loop = try ConnectionLoop()
         let router = ConnectionRouter(loop: loop)
         let lifecycle = Lifecycle()
@@ -49,7 +98,7 @@ public final class Connection: Sendable {
                     do {
                         loop.incoming = { router.receive($0) }
                         loop.teardown = { router.tearDown($0) }
-                        continuation.resume(returning: try loop.openAndRegister(address))
+                        continuation.resume(returning: try open(loop))
                     } catch {
                         loop.end(with: DBusError(.disconnected, "open failed"))
                         continuation.resume(throwing: error)
@@ -61,11 +110,33 @@ public final class Connection: Sendable {
                 continuation.resume(throwing: error)
             }
         }
-        self.loop = loop
-        self.router = router
-        self.lifecycle = lifecycle
-        self.uniqueName = BusName(unchecked: name)
-        loop.submit { [weak self] in router.connection = self }
+        return (loop, router, lifecycle, name)
+    }
+
+    /// Adopts a connection a ``PeerServer`` accepted, on a thread of its own; `link` says whom it
+    /// serves. `prepare` runs before the connection reads anything (export what it may call
+    /// there). Never suspends.
+    static func accepted(_ conn: OpaquePointer, serving name: BusName, link: PeerLink,
+                         prepare: (Connection) -> Void) throws -> Connection {
+        let loop = try ConnectionLoop()
+        let router = ConnectionRouter(loop: loop)
+        let lifecycle = Lifecycle()
+        try loop.start(open: {
+            loop.incoming = { router.receive($0) }
+            loop.teardown = { router.tearDown($0) }
+        }, finished: {
+            lifecycle.markEnded()
+        })
+        let connection = Connection(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+        prepare(connection)
+        // Adopted only now, after the router knows its connection (queued before this job) and
+        // `prepare` exported what it serves: no message can be dispatched before either.
+        // Handed to the owner thread, which alone uses it from then on.
+        let handle = UInt(bitPattern: conn)
+        guard loop.submit({ loop.adoptAccepted(OpaquePointer(bitPattern: handle)!) }) else {
+            throw DBusError(.disconnected, "the connection's thread stopped")
+        }
+        return connection
     }
 
     /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`, or
@@ -148,7 +219,7 @@ public final class Connection: Sendable {
 }
 
 /// Whether a connection's thread has stopped, and who waits for it to.
-private final class Lifecycle: Sendable {
+final class Lifecycle: Sendable {
     private let state = Mutex<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     var ended: Bool { state.withLock { $0.ended } }

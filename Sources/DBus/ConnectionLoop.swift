@@ -40,6 +40,10 @@ final class ConnectionLoop: @unchecked Sendable {
     var incoming: ((Message) -> Bool)?
     /// Called once on the owner thread when the connection ends (closed or lost).
     var teardown: ((DBusError) -> Void)?
+    /// The listening server, when this loop serves one instead of a connection. Owner thread only.
+    private var server: OpaquePointer?
+    /// Called on the owner thread with each connection the server accepts (not yet referenced).
+    var accepted: ((OpaquePointer) -> Void)?
 
     init() throws(DBusError) {
         let fd = cdbus_eventfd()
@@ -120,37 +124,26 @@ final class ConnectionLoop: @unchecked Sendable {
         return String(cString: unique)
     }
 
+    /// Connects to the peer at `address` and adopts the connection, without registering with
+    /// a bus (a peer-to-peer connection has no bus, no `Hello` and no names).
+    func openPeer(_ address: String) throws {
+        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
+        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
+        adopt(conn)
+    }
+
+    /// Adopts a connection a ``PeerServer`` accepted (referenced by the caller for this loop).
+    func adoptAccepted(_ conn: OpaquePointer) {
+        adopt(conn)
+    }
+
     /// Takes ownership of an opened connection and hooks its watches, timeouts and messages.
     private func adopt(_ conn: OpaquePointer) {
         connection = conn
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_exit_on_disconnect(conn, 0)
-        _ = dbus_connection_set_watch_functions(conn, { watch, data in
-            Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().watches.append(watch!)
-            return 1
-        }, { watch, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            loop.watches.removeAll { $0 == watch }
-        }, { _, data in
-            // The loop reads each watch's enabled flag before it polls. libdbus may re-enable the
-            // read watch from another thread (a message released there brings the connection
-            // back under its receive limit): wake the loop so it polls that watch again.
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            if !loop.onOwnerThread { loop.wake() }
-        }, me, nil)
-        _ = dbus_connection_set_timeout_functions(conn, { timeout, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            loop.timeouts.append((timeout!, ConnectionLoop.deadline(of: timeout!)))
-            return 1
-        }, { timeout, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) { loop.timeouts.remove(at: i) }
-        }, { timeout, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
-                loop.timeouts[i].deadline = ConnectionLoop.deadline(of: timeout!)
-            }
-        }, me, nil)
+        _ = dbus_connection_set_watch_functions(conn, Self.addWatch, Self.removeWatch, Self.toggleWatch, me, nil)
+        _ = dbus_connection_set_timeout_functions(conn, Self.addTimeout, Self.removeTimeout, Self.toggleTimeout, me, nil)
         dbus_connection_set_wakeup_main_function(conn, { data in
             // libdbus asks for a wake-up when it has new work for the loop (a message queued to
             // send or to dispatch). Called on the owner thread, from inside a libdbus call the
@@ -165,6 +158,64 @@ final class ConnectionLoop: @unchecked Sendable {
             let handled = loop.receive(message)
             return DBusHandlerResult(UInt32(handled ? CDBUS_HANDLER_RESULT_HANDLED : CDBUS_HANDLER_RESULT_NOT_YET_HANDLED))
         }, me, nil)
+    }
+
+    // The watch and timeout callbacks, shared by connections and servers (`data` is the loop).
+    private static let addWatch: DBusAddWatchFunction = { watch, data in
+        Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().watches.append(watch!)
+        return 1
+    }
+    private static let removeWatch: DBusRemoveWatchFunction = { watch, data in
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        loop.watches.removeAll { $0 == watch }
+    }
+    private static let toggleWatch: DBusWatchToggledFunction = { _, data in
+        // The loop reads each watch's enabled flag before it polls. libdbus may re-enable the
+        // read watch from another thread (a message released there brings the connection
+        // back under its receive limit): wake the loop so it polls that watch again.
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        if !loop.onOwnerThread { loop.wake() }
+    }
+    private static let addTimeout: DBusAddTimeoutFunction = { timeout, data in
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        loop.timeouts.append((timeout!, ConnectionLoop.deadline(of: timeout!)))
+        return 1
+    }
+    private static let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) { loop.timeouts.remove(at: i) }
+    }
+    private static let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
+            loop.timeouts[i].deadline = ConnectionLoop.deadline(of: timeout!)
+        }
+    }
+
+    /// Listens on `address` for peer-to-peer connections (EXTERNAL authentication only) and
+    /// hands each new one to ``accepted`` on the owner thread; the loop then serves the
+    /// listening socket instead of a connection.
+    /// - Returns: the address clients connect to.
+    func listen(_ address: String) throws -> String {
+        let server = try DBusError.check { dbus_server_listen(address, $0) }
+        guard let server else { throw DBusError(.failed, "cannot listen on \(address)") }
+        self.server = server
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let external = strdup("EXTERNAL")
+        defer { free(external) }
+        var mechanisms: [UnsafePointer<CChar>?] = [UnsafePointer(external), nil]
+        _ = mechanisms.withUnsafeMutableBufferPointer { dbus_server_set_auth_mechanisms(server, $0.baseAddress) }
+        _ = dbus_server_set_watch_functions(server, Self.addWatch, Self.removeWatch, Self.toggleWatch, me, nil)
+        _ = dbus_server_set_timeout_functions(server, Self.addTimeout, Self.removeTimeout, Self.toggleTimeout, me, nil)
+        dbus_server_set_new_connection_function(server, { _, conn, data in
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            // Not referenced here, a connection is closed and freed when this returns.
+            guard let conn, let accepted = loop.accepted else { return }
+            accepted(conn)
+        }, me, nil)
+        guard let text = dbus_server_get_address(server) else { return address }
+        defer { dbus_free(text) }
+        return String(cString: text)
     }
 
     private func receive(_ raw: OpaquePointer) -> Bool {
@@ -190,6 +241,12 @@ final class ConnectionLoop: @unchecked Sendable {
             dbus_connection_close(conn)
             dbus_connection_unref(conn)
             connection = nil
+        }
+        if let server {
+            accepted = nil
+            dbus_server_disconnect(server)
+            dbus_server_unref(server)
+            self.server = nil
         }
         running = false
     }
@@ -292,7 +349,7 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             for i in 1..<fds.count where fds[i].revents != 0 {
                 // Handling one watch may remove another: only handle watches still registered.
-                guard let watch = owners[i], watches.contains(watch), connection != nil else { continue }
+                guard let watch = owners[i], watches.contains(watch), connection != nil || server != nil else { continue }
                 var condition: UInt32 = 0
                 let revents = Int32(fds[i].revents)
                 if revents & Int32(POLLIN) != 0 { condition |= CDBUS_WATCH_READABLE }
@@ -306,7 +363,7 @@ final class ConnectionLoop: @unchecked Sendable {
         let later = Self.monotonicNow()
         for (timeout, deadline) in timeouts where deadline <= later {
             // Handling one timeout may remove another: only handle timeouts still registered.
-            guard connection != nil, let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
+            guard connection != nil || server != nil, let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
             timeouts[i].deadline = ConnectionLoop.deadline(of: timeout)
             if dbus_timeout_get_enabled(timeout) != 0 { _ = dbus_timeout_handle(timeout) }
         }

@@ -11,9 +11,10 @@ extension ConnectionRouter {
     func dispatchCall(_ envelope: Envelope) {
         guard let connection else { return }
         let message = envelope.message
-        // libdbus validated the sender header field (a bus name) when it loaded the message.
+        // libdbus validated the sender header field (a bus name) when it loaded the message. A
+        // connection without a bus has none worth reading (the peer writes it): its link says.
         guard let rawPath = envelope.path, let member = envelope.member,
-              let sender = envelope.sender.map(BusName.init(unchecked:)) else { return }
+              let sender = connection.peerLink?.sender ?? envelope.sender.map(BusName.init(unchecked:)) else { return }
         guard !closing else {
             return reply(to: envelope, DBusError(.failed, "the connection is closing"))
         }

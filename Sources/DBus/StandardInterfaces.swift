@@ -69,10 +69,10 @@ enum StandardInterfaces {
             if property.emitsChangedOnSet {
                 if property.getter != nil {
                     let current = try await read(property, target, call)
-                    try call.connection.emitPropertiesChanged(
+                    try call.connection.broadcaster.emitPropertiesChanged(
                         path: call.path, interface: target.name, changed: [property.name.rawValue: current])
                 } else {
-                    try call.connection.emitPropertiesChanged(
+                    try call.connection.broadcaster.emitPropertiesChanged(
                         path: call.path, interface: target.name, invalidated: [property.name.rawValue])
                 }
             }

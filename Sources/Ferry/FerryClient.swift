@@ -22,6 +22,8 @@ public final class FerryClient: Sendable {
     /// The bus connection this client talks over (its own private connection).
     public let connection: Connection
     let promises: PromiseKeeper
+    /// The direct connection to the broker for the hot paths, when it has one.
+    let direct = DirectRoute()
     let state = Mutex(State())
     /// Who waits for ``pastesServed()``.
     let servedPastes = ServedPasteAnnouncer()
@@ -87,7 +89,7 @@ public final class FerryClient: Sendable {
         do { try PasteboardName.validate(name) } catch { throw FerryError.converting(error) }
         if name == PasteboardName.general { return general }
         let options: [String: DBusValue] = creating ? [:] : ["create": .boolean(false)]
-        let reply = try await callBroker("Pasteboard", [.string(name), options.dbusValue])
+        let reply = try await callBroker("Pasteboard", [.string(name), options.dbusValue], direct: true)
         guard case .objectPath(let path)? = reply.first else {
             throw FerryError(.bus, "Broker1.Pasteboard answered without an object path")
         }
@@ -98,7 +100,7 @@ public final class FerryClient: Sendable {
     ///
     /// D-Bus: `org.ferry.Broker1.ListPasteboards`.
     public func pasteboardNames() async throws(FerryError) -> [String] {
-        let reply = try await callBroker("ListPasteboards")
+        let reply = try await callBroker("ListPasteboards", direct: true)
         return try FerryError.bridgingSync { try reply.first?.get([String].self) ?? [] }
     }
 
@@ -114,7 +116,7 @@ public final class FerryClient: Sendable {
     ///
     /// D-Bus: `org.ferry.Broker1.PasteLog`.
     public func pasteLog(limit: Int = 100) async throws(FerryError) -> [PasteLogEntry] {
-        let reply = try await callBroker("PasteLog", [.uint32(UInt32(clamping: max(0, limit)))])
+        let reply = try await callBroker("PasteLog", [.uint32(UInt32(clamping: max(0, limit)))], direct: true)
         guard let value = reply.first else { return [] }
         let entries = try FerryError.bridgingSync { try WireBridge.dictionaries(value) }
         var result: [PasteLogEntry] = []
@@ -133,15 +135,20 @@ public final class FerryClient: Sendable {
         }
         watch?.cancel()
         await promises.stopWatching()
+        await direct.close()
         await connection.close()
     }
 
-    /// Calls a `org.ferry.Broker1` method.
-    func callBroker(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(30))
+    /// Calls a `org.ferry.Broker1` method, over the direct connection when `direct` and there is one.
+    func callBroker(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(30), direct: Bool = false)
         async throws(FerryError) -> [DBusValue] {
         try await FerryError.bridging {
-            try await connection.call(destination: Self.brokerName, path: Self.brokerPath, interface: Self.brokerInterface,
-                                      member: member, body: body, timeout: timeout)
+            if direct {
+                return try await callHot(path: Self.brokerPath, interface: Self.brokerInterface, member: member, body: body,
+                                         timeout: timeout)
+            }
+            return try await connection.call(destination: Self.brokerName, path: Self.brokerPath, interface: Self.brokerInterface,
+                                             member: member, body: body, timeout: timeout)
         }
     }
 }

@@ -51,7 +51,7 @@ extension Pasteboard {
             throw FerryError(.bus, "Pasteboard1.Read delivered a malformed type \"\(delivered)\"")
         }
         return PasteboardRead(deliveredType: delivered, size: size < 0 ? nil : size, content: content,
-                              connection: client.connection, path: path)
+                              connection: await client.hotConnection(), path: path)
     }
 
     /// The bytes of item `item` in `type` (or the best representation conforming to it); nil when

@@ -57,8 +57,8 @@ public struct Pasteboard: Sendable {
         get async throws(FerryError) {
             let client = try await client
             return try await FerryError.bridging {
-                let reply = try await client.connection.call(
-                    destination: FerryClient.brokerName, path: path, interface: "org.freedesktop.DBus.Properties",
+                let reply = try await client.callHot(
+                    path: path, interface: "org.freedesktop.DBus.Properties",
                     member: "Get", body: [.string(Self.interface.rawValue), .string("ChangeCount")], timeout: .seconds(30))
                 return try (reply.first?.unwrappingVariants ?? .uint64(0)).get(UInt64.self)
             }
@@ -93,13 +93,13 @@ public struct Pasteboard: Sendable {
         try await items.contains { $0.metadata.contentTypes.contains { $0.conforms(to: type) } }
     }
 
-    /// Calls a `org.ferry.Pasteboard1` method on this pasteboard.
+    /// Calls a `org.ferry.Pasteboard1` method on this pasteboard, over the direct connection when
+    /// the client has one.
     func call(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(30))
         async throws(FerryError) -> [DBusValue] {
         let client = try await client
         return try await FerryError.bridging {
-            try await client.connection.call(destination: FerryClient.brokerName, path: path, interface: Self.interface,
-                                             member: member, body: body, timeout: timeout)
+            try await client.callHot(path: path, interface: Self.interface, member: member, body: body, timeout: timeout)
         }
     }
 

@@ -12,7 +12,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 4
+    public static let version: UInt32 = 5
 
     /// The connection the broker serves on.
     public let connection: Connection
@@ -22,6 +22,8 @@ public struct BrokerService: Sendable {
     public let pasteboards: PasteboardService
     /// The scene sessions, when ferryd serves them.
     public let scenes: SceneService?
+    /// The direct connections' socket, nil when the broker serves none.
+    public let direct: DirectListener?
     /// Callers of the standard interfaces, refused when of another uid.
     let standardCallers: CallerCache
     private let log: @Sendable (String) -> Void
@@ -32,10 +34,13 @@ public struct BrokerService: Sendable {
     ///     and it learns here when a connection goes away.
     ///   - scenes: serves the scene sessions; registrations with scenes=true and connections
     ///     going away reach it.
+    ///   - direct: grants direct connections (`OpenDirect`) and closes a client's when it leaves
+    ///     the bus; nil: `OpenDirect` is `Unavailable`.
     ///   - log: receives one line per event (registrations, unregistrations).
     public init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
-                scenes: SceneService? = nil, log: @escaping @Sendable (String) -> Void) {
+                scenes: SceneService? = nil, direct: DirectListener? = nil, log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
+        self.direct = direct
         self.registry = registry
         self.pasteboards = pasteboards
         self.scenes = scenes
@@ -72,6 +77,7 @@ public struct BrokerService: Sendable {
                 if let app { announceUnregistered(app, reason: "disconnected") }
                 await scenes?.appDisconnected(uniqueName: change.name.rawValue)
                 await pasteboards.connectionClosed(change.name.rawValue, wasRegistered: app != nil)
+                await direct?.connectionClosed(change.name.rawValue)
                 await alsoClosed?(change.name.rawValue)
             }
         } catch {}
@@ -176,6 +182,16 @@ public struct BrokerService: Sendable {
                 let limit = min(Int(try call.argument(0, as: UInt32.self)), PasteboardStore.pasteLogLimit)
                 let records = try await pasteboards.pasteLog(limit: limit)
                 return [.array(element: "a{sv}", elements: records.map(PasteboardMetadata.pasteRecord))]
+            }
+            Method("OpenDirect", out: ["address": "s", "token": "ay"]) { call in
+                let caller = try await resolveCaller(call)
+                try AppRegistry.checkSameUser(caller, ownUID: pasteboards.ownUID)
+                guard call.connection === connection else {
+                    throw FerryModelError(.invalidArgument, "OpenDirect is asked over the bus, not over a direct connection")
+                }
+                guard let direct else { throw FerryModelError(.unavailable, "this broker serves no direct connections") }
+                let (address, token) = try await direct.grant(to: caller)
+                return [.string(address), .bytes(token)]
             }
             Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
             Signal("AppUnregistered", ["app_id": "s"])

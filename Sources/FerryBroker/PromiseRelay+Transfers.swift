@@ -45,7 +45,8 @@ extension PromiseRelay {
             throw FerryModelError(.unavailable, "cannot ask \(owner.rawValue) for \(type.identifier): \(error)")
         }
         let handOff = HandOff(message)
-        let connection = self.connection
+        // Over the source's direct connection when it serves its callbacks there: no dbus-daemon hops.
+        let connection = direct?.callbackConnection(for: owner.rawValue) ?? self.connection
         let task = Task<UInt64, any Error>(executorPreference: connection.taskExecutor) {
             let started = ContinuousClock.now
             let result: Result<UInt64, any Error>

@@ -34,6 +34,8 @@ public final class PromiseRelay: Sendable {
     static let provideMember: MemberName = "ProvideRepresentation"
 
     let connection: Connection
+    /// Where a source that bound a direct connection with callbacks is called instead.
+    let direct: DirectListener?
     /// How long a source has to write everything and reply.
     public nonisolated let timeout: Duration
     /// How long an ended transfer can still be finished.
@@ -87,8 +89,11 @@ public final class PromiseRelay: Sendable {
     ///     accept `ProvideRepresentation` only from it).
     ///   - timeout: how long a source has to write everything and reply (60 s).
     ///   - retention: how long an ended transfer can still be finished (60 s).
-    public init(connection: Connection, timeout: Duration = .seconds(60), retention: Duration = .seconds(60)) {
+    ///   - direct: the direct connections a source may be called over instead of the bus.
+    public init(connection: Connection, direct: DirectListener? = nil, timeout: Duration = .seconds(60),
+                retention: Duration = .seconds(60)) {
         self.connection = connection
+        self.direct = direct
         self.timeout = timeout
         self.retention = retention
     }

@@ -95,6 +95,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: .hidden)
     var sharePerformTimeout: Double = 30
 
+    // For tests: how long a direct-connection token stays good (seconds).
+    @Option(help: .hidden)
+    var directTokenLifetime: Double = 10
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
@@ -117,6 +121,9 @@ struct Ferryd: AsyncParsableCommand {
         }
         guard sharePerformTimeout > 0, sharePerformTimeout <= 86_400 else {
             throw ValidationError("--share-perform-timeout must be between 0 and 86400 seconds")
+        }
+        guard directTokenLifetime > 0, directTokenLifetime <= 3600 else {
+            throw ValidationError("--direct-token-lifetime must be between 0 and 3600 seconds")
         }
     }
 
@@ -168,17 +175,19 @@ struct Ferryd: AsyncParsableCommand {
             fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
         }
         for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { log.warn(damaged.description) }
+        let direct = DirectListener(bus: connection, busAddress: holder.busAddress,
+                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn, say: say)
         let registry = AppRegistry(ownUID: getuid())
         let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(),
+                                            relay: PromiseRelay(connection: connection, direct: direct), ownUID: getuid(),
                                             memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
                                             log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
-                                    log: say)
+                                    direct: direct, log: say)
         service.restrictStandardInterfaces()
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                 ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
@@ -209,6 +218,7 @@ struct Ferryd: AsyncParsableCommand {
             fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
         }
         say("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
+        _ = await direct.open()
         if !isQuiet {
             print("READY")
             fflush(nil)
@@ -252,6 +262,7 @@ struct Ferryd: AsyncParsableCommand {
         }
         say("shutting down: \(reason)")
         await pasteboards.relay.cancelAll()
+        await direct.close()
         await connection.close()
         _ = try? await pasteboards.pasteLog(limit: 0)  // the records still queued reach the store
         sceneStore.close()

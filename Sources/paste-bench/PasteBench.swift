@@ -9,9 +9,11 @@ import Glibc
 /// Needs `DBUS_SESSION_BUS_ADDRESS` with ferryd serving it, `DISPLAY` for the xclip anchors and
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
-/// Usage: `paste-bench [--quick] [--only latency|p1|p2|dbus|throughput|startup]` (p1: the D-Bus
-/// layer's rows and the held paste; p2: the promised paste; dbus: only the layer's rows); `--write-pipe N`, `--serve-echo ADDRESS`
-/// and `--serve-swift-echo ADDRESS` are the anchor processes it starts itself.
+/// Usage: `paste-bench [--quick] [--only latency|p1|p2|dbus|throughput|startup|direct]` (p1: the D-Bus
+/// layer's rows and the held paste; p2: the promised paste; dbus: only the layer's rows; direct:
+/// issue 20's direct-connection rows, only when asked for); `--write-pipe N`, `--serve-echo ADDRESS`,
+/// `--serve-swift-echo ADDRESS`, `--serve-peer-echo ADDRESS` and `--serve-swift-peer-echo ADDRESS`
+/// are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
 /// next to this one).
@@ -24,6 +26,8 @@ enum PasteBench {
         }
         if args.count == 3, args[1] == "--serve-echo" { exit(EchoAnchor.serverMain(address: args[2])) }
         if args.count == 3, args[1] == "--serve-swift-echo" { exit(await SwiftEchoServer.serverMain(address: args[2])) }
+        if args.count == 3, args[1] == "--serve-peer-echo" { exit(PeerEchoAnchor.serverMain(address: args[2])) }
+        if args.count == 3, args[1] == "--serve-swift-peer-echo" { exit(await SwiftPeerEchoServer.serverMain(address: args[2])) }
         guard let address = Config.environment("DBUS_SESSION_BUS_ADDRESS") else {
             note("set DBUS_SESSION_BUS_ADDRESS (scripts/bench.sh starts a private bus and ferryd)")
             exit(1)
@@ -35,6 +39,7 @@ enum PasteBench {
             if config.runs("latency") { try await LatencyBench(config: config, address: address).run() }
             if config.runs("throughput") { try await ThroughputBench(config: config, scratch: scratch).run() }
             if config.runs("startup") { try await StartupBench(config: config, scratch: scratch).run() }
+            if config.only == "direct" { try await DirectBench(config: config, address: address, scratch: scratch).run() }
         } catch {
             note("error: \(error)")
             exit(1)

@@ -11,7 +11,7 @@ struct BrokerContractTests {
     /// app's scene), how many members (methods, properties, signals) the file declares, and its
     /// Version.
     static let served: [(file: String, interface: String, path: ObjectPath?, members: Int, version: UInt32)] = [
-        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 10, 4),
+        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 11, 5),
         ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 16, 5),
         ("org.ferry.Scenes1.xml", "org.ferry.Scenes1", "/org/ferry/Scenes", 10, 1),
         ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),
@@ -63,11 +63,11 @@ struct BrokerContractTests {
         await client.close()
     }
 
-    @Test("every org.ferry.*.xml ferryd serves is covered (Client1 is served by apps, Bridge1 by ferry-bridge)")
+    @Test("every org.ferry.*.xml ferryd serves is covered (Client1 is served by apps, Bridge1 by ferry-bridge, Direct1 on direct connections: DirectConnectionTests)")
     func everyServedInterfaceIsCovered() throws {
         let files = try FileManager.default.contentsOfDirectory(
             atPath: TestPaths.packageRoot.appendingPathComponent("services/interfaces").path)
-        let servedByApps: Set<String> = ["org.ferry.Client1.xml", "org.ferry.Bridge1.xml"]
+        let servedByApps: Set<String> = ["org.ferry.Client1.xml", "org.ferry.Bridge1.xml", "org.ferry.Direct1.xml"]
         #expect(Set(files.filter { $0.hasSuffix(".xml") }).subtracting(servedByApps) == Set(Self.served.map(\.file)))
     }
 }

@@ -22,4 +22,16 @@ int cdb_take_fd(const char *address, const char *name, size_t payload_bytes, int
 /* Asks the server to quit. */
 int cdb_quit(const char *address, const char *name);
 
+/* The peer-to-peer anchor: the same Echo and Quit without a bus. Listens on `address`
+ * (unix:path=...), serving one connection at a time, until Quit() is called.
+ * Returns 0 after Quit, -1 on error. */
+int cdb_serve_peer(const char *address);
+
+/* `iterations` blocking Echo calls over a new peer-to-peer connection to `address` (no Hello).
+ * Returns 0, or -1 on error (also when nobody listens yet). */
+int cdb_echo_peer(const char *address, size_t payload_bytes, int iterations, double *out_us);
+
+/* Asks the peer-to-peer server to quit. */
+int cdb_quit_peer(const char *address);
+
 #endif

@@ -1,0 +1,109 @@
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A peer-to-peer D-Bus server: a listening socket whose connections skip the bus daemon.
+///
+/// Clients authenticate with EXTERNAL only, and the server accepts only processes of its own
+/// user, checked with the kernel's peer credentials (`SO_PEERCRED`) before anything is read;
+/// others are closed at once and reported to `refused`. Each accepted connection runs on a thread
+/// of its own, like a bus connection; it reaches only what is exported on it until
+/// ``Connection/bind(to:serving:)`` makes it speak for a bus name and reach that bus connection's
+/// objects.
+///
+/// libdbus: `dbus_server_listen`, `dbus_server_set_new_connection_function`.
+public final class PeerServer: Sendable {
+    private let loop: ConnectionLoop
+    private let lifecycle: Lifecycle
+
+    /// The address clients connect to (`unix:path=…,guid=…`).
+    public let address: String
+
+    /// Listens on `address`.
+    ///
+    /// - Parameters:
+    ///   - address: a D-Bus server address, such as `unix:path=/run/user/1000/ferry/direct`.
+    ///   - name: the bus name accepted connections speak for until bound (their ``Connection/uniqueName``).
+    ///   - accepted: called with each connection of this user, before it reads anything; export
+    ///     what an unbound connection may call on it here, and keep it (a connection released is
+    ///     closed).
+    ///   - refused: called with the credentials of a process of another user (nil when the kernel
+    ///     could not tell) whose connection was closed.
+    /// - Throws: `DBusError` when the address is invalid or cannot be listened on (a socket file
+    ///   already there, say).
+    public init(listeningOn address: String, name: BusName, accepted: @escaping @Sendable (Connection) -> Void,
+                refused: @escaping @Sendable (PeerProcess?) -> Void) async throws {
+        let loop = try ConnectionLoop()
+        let lifecycle = Lifecycle()
+        let ownUID = UInt32(geteuid())
+        let listening: String = try await withCheckedThrowingContinuation { continuation in
+            do {
+                try loop.start(open: {
+                    do {
+                        loop.accepted = { conn in
+                            let process = PeerProcess(socketOf: conn)
+                            guard let process, process.uid == ownUID else {
+                                dbus_connection_close(conn)
+                                refused(process)
+                                return
+                            }
+                            dbus_connection_ref(conn)
+                            do {
+                                _ = try Connection.accepted(conn, serving: name, link: PeerLink(process: process), prepare: accepted)
+                            } catch {
+                                dbus_connection_close(conn)
+                                dbus_connection_unref(conn)
+                            }
+                        }
+                        continuation.resume(returning: try loop.listen(address))
+                    } catch {
+                        loop.end(with: DBusError(.disconnected, "listen failed"))
+                        continuation.resume(throwing: error)
+                    }
+                }, finished: {
+                    lifecycle.markEnded()
+                })
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        self.loop = loop
+        self.lifecycle = lifecycle
+        self.address = listening
+    }
+
+    /// Stops listening (connections already accepted stay open) and waits for the thread to stop.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            guard lifecycle.addWaiter(continuation) else { return }
+            loop.submit { [loop] in loop.end(with: .closedLocally) }
+        }
+    }
+
+    deinit {
+        loop.submit { [loop] in loop.end(with: .closedLocally) }
+    }
+}
+
+/// The kernel's account of the process at the other end of a peer-to-peer connection, taken
+/// when it connected (`SO_PEERCRED`).
+public struct PeerProcess: Sendable, Hashable {
+    /// The effective user id.
+    public var uid: UInt32
+    /// The process id.
+    public var pid: UInt32
+
+    /// The credentials of `conn`'s socket's peer; nil when there is no socket or the kernel
+    /// does not say.
+    init?(socketOf conn: OpaquePointer) {
+        var fd: Int32 = -1
+        var uid: UInt32 = 0, pid: Int32 = 0
+        guard dbus_connection_get_socket(conn, &fd) != 0, fd >= 0,
+              cdbus_peer_credentials(fd, &uid, &pid) == 0, pid > 0 else { return nil }
+        self.uid = uid
+        self.pid = UInt32(pid)
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 20's direct-connection figures alone (P1, P2, D4 beside the C bus echo and the C
+# peer-to-peer echo): a private bus, a release ferryd with its own XDG_RUNTIME_DIR, and
+# `paste-bench --only direct`; prints the table. scripts/bench.sh runs the same rows with the rest.
+# Usage: scripts/direct-bench.sh [--quick]   (after `swift build -c release --product paste-bench`
+# and `--product ferryd`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(swift build -c release --show-bin-path)
+for bench in paste-bench ferryd; do
+  [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (swift build -c release --product $bench)" >&2; exit 1; }
+done
+FERRY_PRIVATE_BUS=1
+. scripts/private-bus.sh
+start_private_bus
+work=$(mktemp -d)
+ferryd_pid=""
+cleanup() {
+  if [ -n "$ferryd_pid" ]; then kill -TERM "$ferryd_pid" 2>/dev/null || true; wait "$ferryd_pid" 2>/dev/null || true; fi
+  stop_private_bus
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -m 700 "$work/run"
+XDG_RUNTIME_DIR="$work/run" "$bin/ferryd" --state-dir "$work/state" >"$work/ferryd.out" 2>"$work/ferryd.log" &
+ferryd_pid=$!
+for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
+grep -q READY "$work/ferryd.out" || { echo "ferryd did not start:" >&2; cat "$work/ferryd.log" >&2; exit 1; }
+FERRY_BENCH_FERRYD_PID=$ferryd_pid TMPDIR="$work" "$bin/paste-bench" --only direct "$@" >"$work/results"
+python3 scripts/bench-table.py <"$work/results"
