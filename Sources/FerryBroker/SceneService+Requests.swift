@@ -162,8 +162,8 @@ extension SceneService {
     }
 
     /// Brings an existing session forward; a connected scene gets the activity
-    /// (`ContinueActivity`), an archived one connects now when its app runs, or keeps the
-    /// options for its next connection.
+    /// (`ContinueActivity`), then the URLs (`OpenURLContexts`); an archived one connects now when
+    /// its app runs, or keeps the options for its next connection.
     func activateExisting(_ id: String, options: SceneConnectionOptions) async throws {
         guard sessions[id] != nil else { throw FerryModelError(.notFound, "there is no scene session \"\(id)\"") }
         try changeDesktop { $0.bringToFront(id) }
@@ -181,6 +181,11 @@ extension SceneService {
                 queue(options, for: id)
             } else {
                 try await connect(id, app: app, options: options)
+            }
+            if !options.urls.isEmpty {
+                let contexts = SceneConnectionOptions(urls: options.urls, sourceApplication: options.sourceApplication)
+                _ = try await app.callbacks.call("OpenURLContexts", [.string(id), try contexts.dbusValue()],
+                                                 timeout: Self.callTimeout)
             }
         } else if !options.isEmpty {
             queue(options, for: id)
