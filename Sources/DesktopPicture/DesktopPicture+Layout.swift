@@ -57,7 +57,7 @@ extension DesktopPicture {
             layers.append(sceneLayer(scene))
         }
         var zones: [PictureShape] = []
-        for screen in screens {
+        for (index, screen) in screens.enumerated() where !externalScreens.contains(index) {
             let width = zoneWidth(on: screen)
             guard width > 0 else { continue }
             zones.append(.rect(Rect(x: screen.minX, y: screen.minY, width: width, height: screen.size.height),
@@ -77,8 +77,10 @@ extension DesktopPicture {
     }
 
     private func screenLayer(index: Int, frame: Rect) -> PictureLayer {
-        let label = "Screen \(index) · \(Self.integerText(frame.size.width))×\(Self.integerText(frame.size.height))"
-        let x = frame.minX + zoneWidth(on: frame) + PictureStyle.padding
+        let external = externalScreens.contains(index)
+        let label = "Screen \(index)\(external ? " · external display" : "") · "
+            + "\(Self.integerText(frame.size.width))×\(Self.integerText(frame.size.height))"
+        let x = frame.minX + (external ? 0 : zoneWidth(on: frame)) + PictureStyle.padding
         let line = Rect(x: frame.minX, y: frame.maxY - 28, width: frame.size.width, height: 20)
         return PictureLayer(kind: "screen", clip: frame, shapes: [
             .rect(frame, fill: PictureStyle.screenFill, stroke: PictureStyle.screenStroke),

@@ -50,6 +50,8 @@ public struct DesktopPicture: Sendable {
 
     /// The screens' frames in desktop coordinates.
     public var screens: [Rect]
+    /// The indexes (in ``screens``) of external displays: labelled so, drawn without edge zones.
+    public var externalScreens: Set<Int>
     /// The width of each screen's left and right edge zones, in points.
     public var edgeZone: Double
     /// The scenes, back to front (drawing order).
@@ -60,11 +62,13 @@ public struct DesktopPicture: Sendable {
     /// Makes a picture.
     /// - Parameters:
     ///   - screens: the screens' frames in desktop coordinates.
+    ///   - externalScreens: which of them are external displays (no edge zones).
     ///   - edgeZone: the width of each screen's left and right edge zones.
     ///   - scenes: the scenes, back to front.
     ///   - drag: a drag's path to draw over everything, nil for none.
-    public init(screens: [Rect], edgeZone: Double, scenes: [Scene], drag: DragPath? = nil) {
+    public init(screens: [Rect], externalScreens: Set<Int> = [], edgeZone: Double, scenes: [Scene], drag: DragPath? = nil) {
         self.screens = screens
+        self.externalScreens = externalScreens
         self.edgeZone = edgeZone
         self.scenes = scenes
         self.drag = drag

@@ -95,6 +95,16 @@ extension Application {
         saves.enqueue(.save(identifier))
     }
 
+    /// `OpenURLContexts`: the delegate's `scene(_:openURLContexts:)`.
+    /// - Throws: `FerryError` `.notFound` for a scene that is not connected, `.invalidArgument`
+    ///   for no URLs.
+    func openURLContexts(_ identifier: String, _ options: SceneConnectionOptions) async throws(FerryError) {
+        guard !options.urls.isEmpty else { throw FerryError(.invalidArgument, "options.urls: no URLs to open") }
+        let scene = try connected(identifier)
+        let contexts = options.urls.map { OpenURLContext(url: $0, sourceApplication: options.sourceApplication) }
+        await scene.delegate.scene(scene, openURLContexts: contexts)
+    }
+
     /// `RefreshScene`: the delegate's `sceneDidRefresh`.
     func refreshScene(_ identifier: String) async throws(FerryError) {
         let scene = try connected(identifier)

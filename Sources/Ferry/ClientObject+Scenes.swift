@@ -44,6 +44,13 @@ extension ClientObject {
                     return []
                 }
             }),
+            .method(Method("OpenURLContexts", in: ["persistent_id": "s", "options": "a{sv}"]) { [weak client] call in
+                try await serving(client, call) { application throws(FerryError) in
+                    let options = try connectionOptions(call.arguments[1])
+                    try await application.openURLContexts(try string(call.arguments[0]), options)
+                    return []
+                }
+            }),
             .method(Method("RefreshScene", in: ["persistent_id": "s"]) { [weak client] call in
                 try await serving(client, call) { application throws(FerryError) in
                     try await application.refreshScene(try string(call.arguments[0]))

@@ -39,6 +39,9 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
         /// `org.ferry.Error.MultipleScenesNotSupported`: a new scene for an app whose manifest
         /// supports one scene, which it already has.
         public static let multipleScenesNotSupported = Code(rawValue: "MultipleScenesNotSupported")
+        /// `org.ferry.Error.NotInteractive`: a paste into a scene of the external-display role,
+        /// which takes no user interaction.
+        public static let notInteractive = Code(rawValue: "NotInteractive")
         /// No broker: the bus cannot be reached, or nobody owns `org.ferry.Broker` and it cannot
         /// be activated (`ServiceUnknown`, `NameHasNoOwner`, a failed activation).
         public static let noBroker = Code(rawValue: "NoBroker")

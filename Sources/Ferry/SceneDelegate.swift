@@ -34,6 +34,10 @@ public protocol SceneDelegate: AnyObject, Sendable {
     func stateRestorationActivity(for scene: Scene) async -> UserActivity?
     /// An activity sent to this existing scene, chosen by its activation conditions.
     func scene(_ scene: Scene, continue activity: UserActivity) async
+    /// URLs sent to this existing scene (Apple's `scene(_:openURLContexts:)`): an activation
+    /// request with URLs that went to a scene already connected. In the order they were sent
+    /// (Apple hands a set); after ``scene(_:continue:)`` when the request also had an activity.
+    func scene(_ scene: Scene, openURLContexts contexts: [OpenURLContext]) async
     /// `requestSceneSessionRefresh` reached the scene: redraw it.
     func sceneDidRefresh(_ scene: Scene) async
     /// The types the scene accepts for paste (Apple's `UIResponder.pasteConfiguration`); nil
@@ -120,6 +124,8 @@ extension SceneDelegate {
     public func stateRestorationActivity(for scene: Scene) async -> UserActivity? { nil }
     /// Does nothing.
     public func scene(_ scene: Scene, continue activity: UserActivity) async {}
+    /// Does nothing.
+    public func scene(_ scene: Scene, openURLContexts contexts: [OpenURLContext]) async {}
     /// Does nothing.
     public func sceneDidRefresh(_ scene: Scene) async {}
     /// nil: the scene accepts nothing.

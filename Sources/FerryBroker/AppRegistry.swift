@@ -121,6 +121,12 @@ public actor AppRegistry {
         return app
     }
 
+    /// The type declarations of every app that registered with this registry (they stay in
+    /// its type database after the app unregisters), answered without waiting for the actor.
+    ///
+    /// D-Bus: `org.ferry.Broker1.TypeDeclarations`.
+    public nonisolated var typeDeclarations: AppTypeDeclarations { types.appDeclarations }
+
     /// Removes the caller's registration.
     /// - Throws: `FerryModelError` `.notFound` when it has none.
     public func unregister(_ caller: Caller) throws -> RegisteredApp {

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerryBus
 
 /// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker` (apps, pasteboards, the
 /// paste log), and the watch that drops a registration, and its promises, when its connection
@@ -12,7 +13,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 5
+    public static let version: UInt32 = 6
 
     /// The connection the broker serves on.
     public let connection: Connection
@@ -193,6 +194,10 @@ public struct BrokerService: Sendable {
                 let (address, token) = try await direct.grant(to: caller)
                 return [.string(address), .bytes(token)]
             }
+            Method("TypeDeclarations", out: ["declarations": "aa{sv}"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                return [.array(element: "a{sv}", elements: try Self.describe(registry.typeDeclarations))]
+            }
             Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
             Signal("AppUnregistered", ["app_id": "s"])
         }
@@ -202,6 +207,17 @@ public struct BrokerService: Sendable {
         log("unregistered \(app.appID) (\(app.caller.uniqueName), \(reason))")
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppUnregistered",
                              body: [.string(app.appID)])
+    }
+
+    /// The declarations as `TypeDeclarations` lists them: exported first, each a declaration's
+    /// wire dictionary with `exported` (b) added.
+    static func describe(_ declarations: AppTypeDeclarations) throws -> [DBusValue] {
+        let tagged = declarations.exported.map { ($0, true) } + declarations.imported.map { ($0, false) }
+        return try tagged.map { declaration, exported in
+            var wire = try declaration.wireDictionary()
+            wire["exported"] = .bool(exported)
+            return wire.dbusValue
+        }
     }
 
     /// One app as `ListApps` describes it.

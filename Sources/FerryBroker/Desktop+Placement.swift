@@ -4,7 +4,8 @@ extension Desktop {
     /// Places a new window (front of its screen) and returns every window whose frame changed,
     /// the new one included (first).
     ///
-    /// Screen: the requesting window's, else `screen` (clamped), else 0. Without placement: a
+    /// Screen: the requesting window's, else `screen` (clamped), else 0 — never the external
+    /// display (screen 0 instead; see ``placeOnExternalDisplay(id:appID:)``). Without placement: a
     /// cascade 32 px right and down from the requesting window, else from the front-most window
     /// of that screen (connected or not), 960×640 clipped to the screen, the first at the screen's origin + (48, 48),
     /// wrapping back to + (48, 48) when it would leave the screen. With placement: that half of
@@ -23,8 +24,9 @@ extension Desktop {
     public mutating func placeNew(id: String, appID: String, screen: Int?, requesting: String?,
                                   placement: ScenePlacement?) -> [Window] {
         remove(id)
-        let requester = requesting.flatMap { windows[$0] }
-        let index = requester?.screen ?? min(max(screen ?? 0, 0), screens.count - 1)
+        let requester = requesting.flatMap { windows[$0] }.flatMap { screens[$0.screen].isExternal ? nil : $0 }
+        var index = requester?.screen ?? min(max(screen ?? 0, 0), screens.count - 1)
+        if screens[index].isExternal { index = 0 }
         let screenFrame = screens[index].frame
         let frontMost = frontMostWindow(onScreen: index)
 
@@ -49,6 +51,20 @@ extension Desktop {
         insertInFront(window)
         changed.insert(windows[id]!, at: 0)
         return changed
+    }
+
+    /// The external display, nil when the desktop has none.
+    public var externalDisplay: Screen? { screens.last.flatMap { $0.isExternal ? $0 : nil } }
+
+    /// Places a new window of the external-display role: in front on the external display,
+    /// filling it. Returns the window, nil (nothing placed) when there is no external display.
+    /// An existing window with the same identifier is replaced.
+    public mutating func placeOnExternalDisplay(id: String, appID: String) -> Window? {
+        guard let display = externalDisplay else { return nil }
+        remove(id)
+        insertInFront(Window(id: id, appID: appID, frame: display.frame, screen: display.index, stackOrder: 0,
+                             isConnected: false))
+        return windows[id]
     }
 
     /// The front-most window on a screen, connected or not.

@@ -52,18 +52,19 @@ extension Desktop {
     /// Whether a point is in the zone along the left or right edge of the screen containing it
     /// (``edgeZone`` wide): `.left`, `.right`, or nil elsewhere or off every screen.
     public func edge(at point: Point) -> ScenePlacement? {
-        guard edgeZone > 0, let screen = screen(containing: point) else { return nil }
+        guard edgeZone > 0, let screen = screen(containing: point), !screen.isExternal else { return nil }
         if point.x < screen.frame.minX + edgeZone { return .left }
         if point.x >= screen.frame.maxX - edgeZone { return .right }
         return nil
     }
 
-    /// The screen containing a point, else the one nearest to it.
+    /// The screen containing a point, else the one nearest to it; never the external display
+    /// (a window placed or moved by frame does not go there).
     func nearestScreen(to point: Point) -> Screen {
-        if let screen = screen(containing: point) { return screen }
+        if let screen = screen(containing: point), !screen.isExternal { return screen }
         var best = screens[0]
         var bestDistance = Double.infinity
-        for screen in screens {
+        for screen in screens where !screen.isExternal {
             let frame = screen.frame
             let dx = max(frame.minX - point.x, 0, point.x - frame.maxX)
             let dy = max(frame.minY - point.y, 0, point.y - frame.maxY)

@@ -7,11 +7,16 @@ public struct Screen: Sendable, Hashable {
     public var index: Int
     /// Where the screen lies in desktop coordinates.
     public var frame: Rect
+    /// Whether this is the external display (`ferryd --external-display`): only scenes of the
+    /// external-display role go there, each filling it, and nothing on it takes drops, pastes
+    /// or edge drops (Apple's non-interactive external display).
+    public var isExternal: Bool
 
     /// Makes a screen.
-    public init(index: Int, frame: Rect) {
+    public init(index: Int, frame: Rect, isExternal: Bool = false) {
         self.index = index
         self.frame = frame
+        self.isExternal = isExternal
     }
 }
 
@@ -85,14 +90,17 @@ public struct Desktop: Sendable {
     /// - Parameters:
     ///   - screenSizes: each screen's size, left to right.
     ///   - edgeZone: how wide the edge zones are; negative or non-finite values mean 0.
-    public init(screenSizes: [Size] = [defaultScreenSize], edgeZone: Double = defaultEdgeZone) {
+    ///   - externalDisplay: the size of an external display, the right-most screen, or nil for none.
+    public init(screenSizes: [Size] = [defaultScreenSize], edgeZone: Double = defaultEdgeZone,
+                externalDisplay: Size? = nil) {
         let sizes = screenSizes.isEmpty ? [Desktop.defaultScreenSize] : screenSizes
         var x = 0.0
         var screens: [Screen] = []
-        for (index, size) in sizes.enumerated() {
+        for (index, size) in (sizes + (externalDisplay.map { [$0] } ?? [])).enumerated() {
             let width = Desktop.sanitizedLength(size.width, default: Desktop.defaultScreenSize.width)
             let height = Desktop.sanitizedLength(size.height, default: Desktop.defaultScreenSize.height)
-            screens.append(Screen(index: index, frame: Rect(x: x, y: 0, width: width, height: height)))
+            screens.append(Screen(index: index, frame: Rect(x: x, y: 0, width: width, height: height),
+                                  isExternal: index == sizes.count))
             x += width
         }
         self.screens = screens
@@ -145,7 +153,11 @@ public struct Desktop: Sendable {
                                 y: min(max(window.frame.minY, screenFrame.minY), screenFrame.maxY - height),
                                 width: width, height: height)
         }
-        window.screen = nearestScreen(to: Point(x: window.frame.midX, y: window.frame.midY)).index
+        if screens[window.screen].isExternal {
+            window.frame = screenFrame
+        } else {
+            window.screen = nearestScreen(to: Point(x: window.frame.midX, y: window.frame.midY)).index
+        }
         var position = insertionPoint(of: window.stackOrder)
         if window.stackOrder > Desktop.largestRestoredStackOrder
             || (position < stacking.count && stacking[position].stackOrder == window.stackOrder) {
@@ -180,14 +192,24 @@ public struct Desktop: Sendable {
     }
 
     /// Sets a window's frame (at least 1×1); its screen becomes the one containing the frame's
-    /// centre (else the nearest). Returns the updated window, nil when unknown.
+    /// centre (else the nearest), never the external display. A window on the external display
+    /// keeps filling it. Returns the updated window, nil when unknown.
     ///
     /// Coordinates that are not finite become 0 and lengths are clamped to 1…``coordinateLimit``.
     public mutating func setFrame(_ id: String, _ frame: Rect) -> Window? {
         guard var window = windows[id] else { return nil }
+        if screens[window.screen].isExternal { return window }
         let position = position(of: window)
         window.frame = Desktop.sanitized(frame)
-        window.screen = nearestScreen(to: Point(x: window.frame.midX, y: window.frame.midY)).index
+        let centre = Point(x: window.frame.midX, y: window.frame.midY)
+        window.screen = nearestScreen(to: centre).index
+        if screen(containing: centre)?.isExternal == true {
+            // Not onto the external display: onto the nearest other screen, clipped to it.
+            let onto = screens[window.screen].frame
+            let width = min(window.frame.size.width, onto.size.width), height = min(window.frame.size.height, onto.size.height)
+            window.frame = Rect(x: min(max(window.frame.minX, onto.minX), onto.maxX - width),
+                                y: min(max(window.frame.minY, onto.minY), onto.maxY - height), width: width, height: height)
+        }
         windows[id] = window
         stacking[position] = window
         return window

@@ -97,6 +97,10 @@ extension DragService {
             guard let scene = await scenes.dragTarget(sourceSession) else {
                 throw FerryModelError(.notFound, "there is no connected scene \"\(sourceSession)\"", keyPath: "source_session")
             }
+            guard scene.isInteractive else {
+                throw FerryModelError(.notInteractive, "scene \(sourceSession) of \(scene.appID) is on the external display: nothing is dragged from it",
+                                      keyPath: "source_session")
+            }
             source = scene
             sourceApp = scene.appID
             (sourceUniqueName, sourceCallbacks) = (scene.uniqueName, scene.callbacks)

@@ -56,6 +56,8 @@ extension DragService {
             ending = await perform(session, on: scene)
         } else if let edge = session.edgeZone {
             ending = await openAtEdge(session, edge: edge)
+        } else if session.proposal.operation == .forbidden, let scene = session.current, !scene.isInteractive {
+            ending = Ending(operation: .forbidden, reason: "scene \(scene.id) of \(scene.appID) is on the external display, which takes no drops")
         } else if session.proposal.operation == .forbidden, let scene = session.current {
             ending = Ending(operation: .forbidden, reason: "scene \(scene.id) of \(scene.appID) refuses these items")
         } else {

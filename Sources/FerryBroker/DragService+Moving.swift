@@ -17,7 +17,11 @@ extension DragService {
         let under = hit.scene.flatMap { session.mayEnter($0.appID) ? $0 : nil }
         if let left = session.current, left.id != under?.id { exit(number, left) }
         var proposal = DropProposal.cancel
-        if let under {
+        if let under, !under.isInteractive {
+            // The external display takes no drops: its scene is never asked, nor told.
+            sessions[number]?.current = under
+            proposal = .forbidden
+        } else if let under {
             let entering = session.current?.id != under.id
             if entering {
                 pasteboards.updateTransientAccess(session.pasteboard) { $0.metadataReaders.insert(under.uniqueName) }

@@ -20,6 +20,9 @@ extension SceneService {
         var uniqueName: String
         /// The app's call queue.
         var callbacks: AppCallbacks
+        /// False for a scene of the external-display role: it is never asked about a drag
+        /// (it proposes forbidden) and takes no drop.
+        var isInteractive = true
     }
 
     /// What lies under a point of the desktop.
@@ -39,16 +42,23 @@ extension SceneService {
         var target: DragTarget?
         if let window = desktop.window(at: point), let app = running[window.appID] {
             target = DragTarget(id: window.id, appID: window.appID, frame: window.frame, uniqueName: app.uniqueName,
-                                callbacks: app.callbacks)
+                                callbacks: app.callbacks, isInteractive: isInteractive(window.id))
         }
-        return DragHit(scene: target, edge: desktop.edge(at: point), screen: desktop.nearestScreen(to: point).index)
+        let screen = desktop.screen(containing: point) ?? desktop.nearestScreen(to: point)
+        return DragHit(scene: target, edge: desktop.edge(at: point), screen: screen.index)
+    }
+
+    /// Whether a scene takes user interaction (drops, pastes, drags): every scene but those of
+    /// the external-display role.
+    func isInteractive(_ id: String) -> Bool {
+        sessions[id]?.role != .windowExternalDisplayNonInteractive
     }
 
     /// A connected scene by persistent identifier, nil when unknown or not connected.
     func dragTarget(_ id: String) -> DragTarget? {
         guard let window = desktop.windows[id], window.isConnected, let app = running[window.appID] else { return nil }
         return DragTarget(id: id, appID: window.appID, frame: window.frame, uniqueName: app.uniqueName,
-                          callbacks: app.callbacks)
+                          callbacks: app.callbacks, isInteractive: isInteractive(id))
     }
 
     /// The running app registered with scenes as `appID`: its unique name and call queue.

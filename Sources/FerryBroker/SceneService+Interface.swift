@@ -11,7 +11,8 @@ extension SceneService {
             Property("Screens", "aa{sv}", get: { [screens] _ in
                 .array(of: "a{sv}", screens.map { screen in
                     .variantDictionary(["index": .uint32(UInt32(screen.index)),
-                                        "frame": Self.frameWire(screen.frame).dbusValue])
+                                        "frame": Self.frameWire(screen.frame).dbusValue,
+                                        "external": .boolean(screen.isExternal)])
                 })
             })
             Property("EdgeZone", "d", get: { [edgeZone] _ in .double(edgeZone) })
@@ -66,7 +67,7 @@ extension SceneService {
             Property(name, signature, get: { _ in try await self.sessionProperty(id, name.rawValue) })
         }
         return Interface(Self.sessionInterfaceName) {
-            Property("Version", "u", get: { _ in .uint32(Self.version) })
+            Property("Version", "u", get: { _ in .uint32(Self.sessionVersion) })
             property("PersistentIdentifier", "s")
             property("AppID", "s")
             property("Role", "s")

@@ -102,6 +102,14 @@ extension SceneService {
             throw FerryModelError(.invalidArgument, "there is no screen \(screen) (the desktop has \(screens.count))",
                                   keyPath: "options.screen")
         }
+        if let screen = request.screen, screens[screen].isExternal {
+            throw FerryModelError(.invalidArgument,
+                                  "screen \(screen) is the external display: only scenes of the external-display role go there (options.role)",
+                                  keyPath: "options.screen")
+        }
+        if request.role == .windowExternalDisplayNonInteractive, desktop.externalDisplay == nil {
+            throw FerryModelError(.unavailable, "no external display is connected (ferryd --external-display WIDTHxHEIGHT)")
+        }
         if let target = request.userActivity?.targetContentIdentifier,
            let chosen = sessionPreferring(target, appID: requestedApp) {
             try await activateExisting(chosen, options: options)
@@ -162,8 +170,8 @@ extension SceneService {
     }
 
     /// Brings an existing session forward; a connected scene gets the activity
-    /// (`ContinueActivity`), an archived one connects now when its app runs, or keeps the
-    /// options for its next connection.
+    /// (`ContinueActivity`), then the URLs (`OpenURLContexts`); an archived one connects now when
+    /// its app runs, or keeps the options for its next connection.
     func activateExisting(_ id: String, options: SceneConnectionOptions) async throws {
         guard sessions[id] != nil else { throw FerryModelError(.notFound, "there is no scene session \"\(id)\"") }
         try changeDesktop { $0.bringToFront(id) }
@@ -172,6 +180,11 @@ extension SceneService {
         if desktop.windows[id]?.isConnected == true, let app = running[appID] {
             for activity in options.userActivities {
                 _ = try await app.callbacks.call("ContinueActivity", [.string(id), try activity.dbusValue()],
+                                                 timeout: Self.callTimeout)
+            }
+            if !options.urls.isEmpty {
+                let contexts = SceneConnectionOptions(urls: options.urls, sourceApplication: options.sourceApplication)
+                _ = try await app.callbacks.call("OpenURLContexts", [.string(id), try contexts.dbusValue()],
                                                  timeout: Self.callTimeout)
             }
         } else if let app = running[appID] {
@@ -205,7 +218,13 @@ extension SceneService {
                  requesting: String?, placement: ScenePlacement?) async throws -> String {
         let id = SceneSession.makePersistentIdentifier()
         let before = desktop
-        _ = desktop.placeNew(id: id, appID: appID, screen: screen, requesting: requesting, placement: placement)
+        if role == .windowExternalDisplayNonInteractive {
+            guard desktop.placeOnExternalDisplay(id: id, appID: appID) != nil else {
+                throw FerryModelError(.unavailable, "no external display is connected (ferryd --external-display WIDTHxHEIGHT)")
+            }
+        } else {
+            _ = desktop.placeNew(id: id, appID: appID, screen: screen, requesting: requesting, placement: placement)
+        }
         sessions[id] = try SceneSession(persistentIdentifier: id, bundleIdentifier: appID, role: role,
                                         frame: desktop.windows[id]?.frame)
         let app = running[appID]
@@ -372,7 +391,9 @@ extension SceneService {
             guard let appID else {
                 throw FerryModelError(.invalidArgument, "name the scene, or its app in options.app", keyPath: "persistent_id")
             }
-            let connected = orderedSessionIDs(app: appID).filter { desktop.windows[$0]?.isConnected == true }
+            let connected = orderedSessionIDs(app: appID).filter {
+                desktop.windows[$0]?.isConnected == true && sessions[$0]?.role != .windowExternalDisplayNonInteractive
+            }
             guard let front = connected.max(by: { (desktop.windows[$0]?.stackOrder ?? 0) < (desktop.windows[$1]?.stackOrder ?? 0) }) else {
                 if running[appID] == nil && knownApps[appID] == nil {
                     throw FerryModelError(.notFound, "no app \(appID) has ever registered with scenes", keyPath: "options.app")
@@ -384,6 +405,9 @@ extension SceneService {
             target = id
         }
         guard let session = sessions[target] else { throw FerryModelError(.notFound, "there is no scene session \"\(target)\"") }
+        guard session.role != .windowExternalDisplayNonInteractive else {
+            throw FerryModelError(.notInteractive, "scene \(target) of \(session.bundleIdentifier) is on the external display, which takes no pastes")
+        }
         guard desktop.windows[target]?.isConnected == true, let app = running[session.bundleIdentifier] else {
             throw FerryModelError(.unavailable, "scene \(target) of \(session.bundleIdentifier) is not connected")
         }

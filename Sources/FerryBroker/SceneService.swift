@@ -17,8 +17,10 @@ public actor SceneService {
     public static let interfaceName: InterfaceName = "org.ferry.Scenes1"
     /// The session objects' interface name.
     public static let sessionInterfaceName: InterfaceName = "org.ferry.SceneSession1"
-    /// The version of both interfaces (their `Version` properties).
-    public static let version: UInt32 = 1
+    /// The version of `org.ferry.Scenes1` (its `Version` property).
+    public static let version: UInt32 = 2
+    /// The version of `org.ferry.SceneSession1` (its `Version` property).
+    public static let sessionVersion: UInt32 = 1
     /// How long an app has to answer `Client1.ChooseConfiguration` before the default is used.
     static let chooseTimeout: Duration = .seconds(5)
     /// How long an app has to answer the other scene calls.

@@ -34,6 +34,9 @@ public struct FerryModelError: Error, Sendable, Hashable, CustomStringConvertibl
         /// A new scene was asked of an app whose manifest does not support multiple scenes while
         /// it already has one (Apple's `UISceneError.multipleScenesNotSupported`).
         public static let multipleScenesNotSupported = Code(rawValue: "MultipleScenesNotSupported")
+        /// A paste into (or a drag from) a scene that takes no user interaction: one of the
+        /// external-display role (Apple's non-interactive external display).
+        public static let notInteractive = Code(rawValue: "NotInteractive")
 
         /// The D-Bus error name this code maps to, e.g. `org.ferry.Error.InvalidArgument`.
         public var dbusErrorName: String { "org.ferry.Error." + rawValue }

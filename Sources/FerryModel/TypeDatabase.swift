@@ -130,6 +130,12 @@ public final class TypeDatabase: Sendable {
         }
     }
 
+    /// The app declarations registered so far (exported and imported, each in registration
+    /// order), to hand to another process's database (`org.ferry.Broker1.TypeDeclarations`).
+    public var appDeclarations: AppTypeDeclarations {
+        state.withLock { AppTypeDeclarations(exported: $0.exported, imported: $0.imported) }
+    }
+
     private static func records(base: [TypeRecord], exported: [TypeDeclaration], imported: [TypeDeclaration]) -> [TypeRecord] {
         let exportedKeys = Set(exported.map { $0.identifier.fastLowercased })
         var records = base.filter { !exportedKeys.contains($0.identifier.fastLowercased) }

@@ -20,6 +20,8 @@ public enum ErrorTable {
         "TooLarge": .failure,
         // An app whose manifest allows one scene, asked for a second (scene open): an error, not a usage mistake.
         "MultipleScenesNotSupported": .failure,
+        // A paste into a scene on the external display (non-interactive): refused, as a declined paste is.
+        "NotInteractive": .failure,
         "NoBroker": .noBroker,
         "IO": .failure,
         "Bus": .failure,

@@ -89,6 +89,12 @@ final class DemoSceneDelegate: SceneDelegate {
         persist(scene, reporting: true)
     }
 
+    func scene(_ scene: Scene, openURLContexts contexts: [OpenURLContext]) async {
+        var details: [(key: String, value: DemoEvent.Value)] = [("urls", .strings(contexts.map(\.url.absoluteString)))]
+        if let source = contexts.first?.sourceApplication { details.append(("from", .string(source))) }
+        app.printer.print(DemoEvent("open-urls", session: scene.persistentIdentifier, details))
+    }
+
     func sceneDidRefresh(_ scene: Scene) async {
         let (configuration, item) = shown.withLock { ($0.configuration, $0.item) }
         app.printer.print(DemoEvent("refresh", session: scene.persistentIdentifier,

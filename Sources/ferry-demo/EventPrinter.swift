@@ -16,7 +16,7 @@ struct DemoEvent: Sendable, Equatable {
         case strings([String])
     }
 
-    /// The event's name: `registered`, `connect`, `state`, `continue`, `refresh`, `disconnect`,
+    /// The event's name: `registered`, `connect`, `state`, `continue`, `open-urls`, `refresh`, `disconnect`,
     /// `discard`, `paste`, `paste-declined`, the drag-* and drop-* events, `share-provided`,
     /// `share-completed`, `activity-began`, `activity-performed`, `activity-failed`, `saved`,
     /// `error`, `exit` (docs/demo-apps.md).

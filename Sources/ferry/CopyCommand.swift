@@ -19,7 +19,8 @@ struct CopyCommand: AsyncParsableCommand {
             (repeatable) makes one item with several representations instead, highest fidelity \
             first. The type comes from --type, else from the file's name and content as 'ferry \
             type of' tells; standard input is typed by content; --text is \
-            public.utf8-plain-text.
+            public.utf8-plain-text. --type and --rep also take the types that registered apps \
+            declare, as 'ferry type info' does.
 
             Data is handed to the broker before ferry exits, so it stays pasteable after ferry \
             is gone. With --lazy ferry promises the data instead: it stays in the foreground \
@@ -108,6 +109,10 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             try pasteboard.check()
+            for argument in [type].compactMap({ $0 }) + representations.map({ String($0.prefix { $0 != "=" }) }) where !argument.isEmpty {
+                _ = try? await AppTypes.resolving(bus: bus.bus, { try WrittenType(argument: argument) },
+                                                  isDynamic: { $0.exact?.isDynamic ?? false })
+            }
             let items = try readItems()
             let expiration = expires.map { Date.now.addingTimeInterval($0) }
             let client = try await bus.connect()

@@ -9,7 +9,8 @@ struct DesktopCommand: AsyncParsableCommand {
         commandName: "desktop",
         abstract: "Show the desktop: screens, edge zones and scenes.",
         discussion: """
-            Without options, one paragraph per screen: its frame and edge zones, then its \
+            Without options, one paragraph per screen: its frame and edge zones (the \
+            external display, where external-display scenes go, is marked and has none), then its \
             scenes front to back (app, title, configuration, state, frame, the first 8 \
             characters of the session), then the last drag since ferryd started, if any.
 
@@ -26,7 +27,7 @@ struct DesktopCommand: AsyncParsableCommand {
             unless --json is given too.
 
             JSON keys: edgeZone, screens (array of objects with index, frame (x, y, width, \
-            height) and scenes (front to back: app, persistentIdentifier, configuration, \
+            height), external (bool) and scenes (front to back: app, persistentIdentifier, configuration, \
             state, title, frame, stackIndex)), lastDrag (null, or id, sourceApp, \
             sourceSession, app, state, operation, target, newSession, reason and steps: \
             array of objects with x, y, target and operation).
@@ -61,7 +62,8 @@ struct DesktopCommand: AsyncParsableCommand {
             let drawn = sessions.filter { $0.frame != nil }.sorted {
                 ($0.screen, -$0.stackIndex) < ($1.screen, -$1.stackIndex)
             }
-            return DesktopPicture(screens: screens.map(\.frame), edgeZone: edgeZone, scenes: drawn.map {
+            return DesktopPicture(screens: screens.map(\.frame), externalScreens: Set(screens.filter(\.isExternal).map(\.index)),
+                                  edgeZone: edgeZone, scenes: drawn.map {
                 DesktopPicture.Scene(frame: $0.frame ?? Rect(x: 0, y: 0, width: 0, height: 0), appName: appNames[$0.app] ?? $0.app,
                                      title: $0.title ?? "", configuration: $0.configuration ?? "", state: $0.state)
             }, drag: lastDrag.map { dragPath($0, appNames: appNames) })
@@ -100,7 +102,9 @@ struct DesktopCommand: AsyncParsableCommand {
             var text = ""
             for screen in screens {
                 if !text.isEmpty { text += "\n" }
-                text += "screen \(screen.index): \(formatFrame(screen.frame)), edge zones \(formatNumber(edgeZone)) px\n"
+                text += screen.isExternal
+                    ? "screen \(screen.index) (external display, non-interactive): \(formatFrame(screen.frame)), no edge zones\n"
+                    : "screen \(screen.index): \(formatFrame(screen.frame)), edge zones \(formatNumber(edgeZone)) px\n"
                 let scenes = self.scenes(on: screen.index)
                 if scenes.isEmpty {
                     text += "  (no scenes)\n"
@@ -124,6 +128,7 @@ struct DesktopCommand: AsyncParsableCommand {
     struct ScreenJSON: Encodable {
         var index: Int
         var frame: FrameJSON?
+        var external: Bool
         var scenes: [SceneJSON]
     }
 
@@ -235,7 +240,7 @@ struct DesktopCommand: AsyncParsableCommand {
             }
             if json {
                 let report = Report(edgeZone: edgeZone, screens: screens.map { screen in
-                    ScreenJSON(index: screen.index, frame: FrameJSON(screen.frame), scenes: snapshot.scenes(on: screen.index).map {
+                    ScreenJSON(index: screen.index, frame: FrameJSON(screen.frame), external: screen.isExternal, scenes: snapshot.scenes(on: screen.index).map {
                         SceneJSON(app: $0.app, persistentIdentifier: $0.persistentIdentifier, configuration: $0.configuration,
                                   state: $0.state.name, title: $0.title, frame: FrameJSON($0.frame), stackIndex: $0.stackIndex)
                     })

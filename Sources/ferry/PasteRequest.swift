@@ -22,7 +22,8 @@ struct PasteRequest {
     func run() async throws {
         try await reportingFailures {
             try PasteboardName.validate(pasteboard)
-            let wanted = try type.map(resolveTypeArgument) ?? .item
+            var wanted = ContentType.item
+            if let type { wanted = try await AppTypes.resolving(bus: bus) { try resolveTypeArgument(type) } }
             let client = try await BusOptions.connect(bus)
             let board: Pasteboard
             do {

@@ -71,6 +71,8 @@ extension SceneCommand {
     struct Screen: Sendable, Equatable {
         var index: Int
         var frame: Rect
+        /// The external display (Scenes1 Version 2; false from an older broker).
+        var isExternal: Bool
 
         init(_ entry: VariantDictionary) throws {
             guard let index = entry.integer("index"), let frame = entry.rect("frame") else {
@@ -78,6 +80,7 @@ extension SceneCommand {
             }
             self.index = Int(index)
             self.frame = frame
+            if case .boolean(let external)? = entry["external"]?.unwrappingVariants { isExternal = external } else { isExternal = false }
         }
     }
 

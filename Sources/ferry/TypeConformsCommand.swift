@@ -2,7 +2,7 @@ import ArgumentParser
 import FerryModel
 
 /// `ferry type conforms`: test conformance.
-struct TypeConformsCommand: ParsableCommand {
+struct TypeConformsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conforms",
         abstract: "Exit 0 when <type> conforms to <supertype>, 1 when it does not.",
@@ -10,7 +10,9 @@ struct TypeConformsCommand: ParsableCommand {
             Conformance is reflexive and transitive; every type conforms to public.item. \
             Either type may also be a MIME type (image/png) or one of the words text \
             (public.plain-text) and image (public.image), as --type takes them. Unknown or \
-            invalid identifiers and invalid MIME types exit with status 2.
+            invalid identifiers and invalid MIME types exit with status 2. Types that \
+            registered apps declare are known while the broker runs (it is asked, never \
+            started).
 
             A dynamic type is shown by the MIME type it came from.
 
@@ -41,10 +43,11 @@ struct TypeConformsCommand: ParsableCommand {
         enum CodingKeys: String, CodingKey { case type, mime, supertype, supertypeMIME, conforms }
     }
 
-    func run() throws {
+    func run() async throws {
         var conforms = false
-        try reportingFailures {
-            let a = try resolveTypeArgument(type), b = try resolveTypeArgument(supertype)
+        try await reportingFailures {
+            let a = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(type) }
+            let b = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(supertype) }
             conforms = a.conforms(to: b)
             if output.json { return try printJSON(Report(type: TypeReport(a), supertype: TypeReport(b), conforms: conforms)) }
             print("\(typeName(a)) \(conforms ? "conforms" : "does not conform") to \(typeName(b))")

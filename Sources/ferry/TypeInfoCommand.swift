@@ -2,13 +2,16 @@ import ArgumentParser
 import FerryModel
 
 /// `ferry type info`: what the database knows about one type.
-struct TypeInfoCommand: ParsableCommand {
+struct TypeInfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show a type's identifier, kind, description, supertypes and tags.",
         discussion: """
             Give a type identifier, or look the type up with --mime or --extension (an unknown \
-            but valid tag gives a dynamic type conforming to public.data).
+            but valid tag gives a dynamic type conforming to public.data). Types that \
+            registered apps declare (exported or imported) are known while the broker runs: \
+            for a type the machine does not know it is asked, never started, and a broker that \
+            does not answer within 0.5 s is skipped with a warning.
 
             JSON keys: identifier (string), declared (bool), dynamic (bool), public (bool), \
             description (string or null), parents, supertypes (sorted), filenameExtensions, \
@@ -31,9 +34,9 @@ struct TypeInfoCommand: ParsableCommand {
         guard given == 1 else { throw ValidationError("Give exactly one of <identifier>, --mime, --extension.") }
     }
 
-    func run() throws {
-        try reportingFailures {
-            let type = try resolveType()
+    func run() async throws {
+        try await reportingFailures {
+            let type = try await AppTypes.resolving(bus: nil) { try resolveType() }
             let info = ContentTypeInfo(type)
             if output.json { return try printJSON(info) }
             print("identifier:  \(info.identifier)")

@@ -75,6 +75,10 @@ struct Ferryd: AsyncParsableCommand {
                                valueName: "WIDTHxHEIGHT"))
     var screen: [String] = []
 
+    @Option(help: ArgumentHelp("An external display right of the screens, where external-display scenes go (non-interactive).",
+                               valueName: "WIDTHxHEIGHT"))
+    var externalDisplay: String?
+
     @Option(help: ArgumentHelp("The width of the zones along each screen's left and right edges where a drop opens a new scene.",
                                valueName: "px"))
     var edgeZone: Double = Desktop.defaultEdgeZone
@@ -106,7 +110,7 @@ struct Ferryd: AsyncParsableCommand {
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
         do {
-            try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
+            try Desktop.validate(screenSizes: try screenSizes() + (try externalDisplaySize().map { [$0] } ?? []), edgeZone: edgeZone)
         } catch let error as FerryModelError {
             throw ValidationError(error.message)
         }
@@ -184,7 +188,8 @@ struct Ferryd: AsyncParsableCommand {
                                             memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
                                             log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
-                                  desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone),
+                                  desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone,
+                                                   externalDisplay: try externalDisplaySize()),
                                   foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, log: say)
@@ -321,6 +326,16 @@ extension Ferryd {
             }
             return Size(width: width, height: height)
         }
+    }
+
+    /// The `--external-display` size (`1920x1080`), nil without one.
+    func externalDisplaySize() throws -> Size? {
+        guard let externalDisplay else { return nil }
+        let parts = externalDisplay.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]) else {
+            throw ValidationError("--external-display \(externalDisplay): expected WIDTHxHEIGHT, e.g. 1920x1080")
+        }
+        return Size(width: width, height: height)
     }
 }
 

@@ -18,13 +18,13 @@ struct ClientContractTests {
             let published = try String(contentsOf: TestPaths.packageRoot
                 .appendingPathComponent("services/interfaces/org.ferry.Client1.xml"), encoding: .utf8)
             let contract = try InterfaceShape.of(published, interface: "org.ferry.Client1")
-            // Version, ProvideRepresentation, the eight scene, the eight drag and the four sharing methods
-            #expect(contract.count == 22)
+            // Version, ProvideRepresentation, the nine scene, the eight drag and the four sharing methods
+            #expect(contract.count == 23)
             #expect(try InterfaceShape.of(xml, interface: "org.ferry.Client1") == contract)
             let version = try await peer.call(destination: client.connection.uniqueName, path: FerryClient.clientPath,
                                               interface: "org.freedesktop.DBus.Properties", member: "Get",
                                               body: ["org.ferry.Client1", "Version"], timeout: .seconds(10))
-            #expect(version[0].unwrappingVariants == .uint32(5))
+            #expect(version[0].unwrappingVariants == .uint32(6))
             await peer.close()
             await client.close()
         }

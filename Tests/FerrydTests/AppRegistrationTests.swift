@@ -67,4 +67,43 @@ struct AppRegistrationTests {
         await notes.close()
         await watcher.close()
     }
+
+    @Test("TypeDeclarations lists the registered apps' declared types (not system types), and keeps them after the app leaves")
+    func typeDeclarations() async throws {
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        let daemon = try await fixture.start()
+        defer { daemon.stop() }
+        let watcher = try await fixture.connect()
+        func declarations() async throws -> [String: VariantDictionary] {
+            let reply = try await FerrydFixture.call(watcher, "TypeDeclarations")
+            let list = try reply[0].get([VariantDictionary].self)
+            return Dictionary(uniqueKeysWithValues: try list.map { (try $0.value(forKey: "identifier", as: String.self), $0) })
+        }
+        #expect(try await declarations().isEmpty)
+
+        let notes = try await fixture.connect(), gallery = try await fixture.connect()
+        try await FerrydFixture.register(notes, "org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"))
+        try await FerrydFixture.register(gallery, "org.ferry.gallery", manifest: try FerrydFixture.manifest("Gallery"))
+        let listed = try await declarations()
+        // Gallery imports org.webmproject.webp, a system type: apps cannot change those, so it is not listed.
+        #expect(listed.keys.sorted() == ["org.ferry.notes.note"])
+        let note = try #require(listed["org.ferry.notes.note"])
+        #expect(try note.value(forKey: "exported", as: Bool.self))
+        #expect(try note.value(forKey: "conformsTo", as: [String].self) == ["public.plain-text"])
+        #expect(try note.value(forKey: "filenameExtensions", as: [String].self) == ["ferrynote"])
+        #expect(try note.value(forKey: "mimeTypes", as: [String].self) == ["application/x-ferry-note"])
+        #expect(try note.value(forKey: "description", as: String.self) == "Ferry Note")
+
+        // The broker's database keeps them (its conformance checks too) after the app is gone.
+        await notes.close()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await Self.listApps(watcher)["org.ferry.notes"] != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await Self.listApps(watcher)["org.ferry.notes"] == nil)
+        #expect(try await declarations().keys.sorted() == ["org.ferry.notes.note"])
+        await gallery.close()
+        await watcher.close()
+    }
 }

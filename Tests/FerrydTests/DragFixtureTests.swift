@@ -60,6 +60,12 @@ final class FakeDragApp: Sendable {
             let range = try #require(text.range(of: key + "\n\t\t<true/>"), "\(manifest)'s manifest supports multiple scenes")
             bytes = Array(text.replacingCharacters(in: range, with: key + "\n\t\t<false/>").utf8)
         }
+        return try await start(fixture, appID, manifestBytes: bytes, settings: settings)
+    }
+
+    /// Connects, exports Client1 and registers with the manifest `bytes` as they are.
+    static func start(_ fixture: FerrydFixture, _ appID: String, manifestBytes bytes: [UInt8],
+                      settings: Settings = Settings()) async throws -> FakeDragApp {
         let app = FakeDragApp(appID: appID, manifest: bytes, connection: try await fixture.connect(), settings: settings)
         try app.connection.export(app.client, at: clientPath)
         _ = try await FerrydFixture.call(app.connection, "RegisterApp", [

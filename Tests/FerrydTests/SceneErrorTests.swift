@@ -171,7 +171,7 @@ struct SceneRoleTests {
     func externalDisplay() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
-        let daemon = try await fixture.start()
+        let daemon = try await fixture.start(["--external-display", "1280x720"])
         defer { daemon.stop() }
         let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try Self.notesWithPresenter())
         _ = try await SceneServiceTests.firstSession(app)
