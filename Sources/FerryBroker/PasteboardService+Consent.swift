@@ -61,10 +61,21 @@ extension PasteboardService {
             throw FerryModelError(.permissionDenied, "the user did not allow \(app) to paste from \(source) (paste consent request \(asked.id))")
         case .timedOut:
             throw FerryModelError(.timeout, "nobody answered paste consent request \(asked.id) within "
-                                  + "\(consents.timeout.components.seconds) s, so \(app) may not paste from \(source)")
+                                  + "\(Self.seconds(consents.timeout)) s, so \(app) may not paste from \(source)")
         case .withdrawn:
             throw FerryModelError(.cancelled, "\(app) stopped waiting for paste consent request \(asked.id)")
         }
+    }
+
+    /// `30` for 30 seconds, `1.5` for 1500 ms: how long a timeout is, for messages.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let whole = milliseconds / 1000, fraction = milliseconds % 1000
+        guard fraction != 0 else { return String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
     }
 
     /// Announces a new consent request: `org.ferry.Broker1.PasteConsentRequested`.

@@ -29,8 +29,13 @@ extension PasteboardService {
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
         let foreground = caller.appID.map(foregroundApps.contains) ?? false
-        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
-        if case .deny(let reason) = decision { throw FerryModelError(.permissionDenied, reason) }
+        let rules = policy.current()
+        let decision = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground)
+        // Refused before the items are looked at, unless reading what the app wrote itself would be allowed.
+        if case .deny(let reason) = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground,
+                                                 readsOwnContent: true) {
+            throw FerryModelError(.permissionDenied, reason)
+        }
 
         let snapshot = try await snapshot(name)
         // Held here while the user is asked; reading what the app wrote itself never asks.

@@ -37,33 +37,31 @@ extension PasteboardService {
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
         // A foreground scene (active or inactive) lets an app ask the user without a user action.
         let foreground = caller.appID.map(foregroundApps.contains) ?? false
-        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
-
-        var snapshot: PasteboardSnapshot
-        let item: StoredItem, representation: StoredRepresentation
-        do {
-            snapshot = try await self.snapshot(name)
-            if let expectedCount, expectedCount != snapshot.changeCount {
-                throw FerryModelError(.notFound, "the pasteboard changed: its change count is \(snapshot.changeCount), not \(expectedCount)")
-            }
-            if let historyEntry {
-                // History holds no sensitive items: nothing of it is in memory.
-                snapshot = PasteboardSnapshot(changeCount: snapshot.changeCount,
-                                              items: try store.historyEntry(historyEntry).items, volatile: nil)
-                guard Int(index) < snapshot.items.count else {
-                    throw FerryModelError(.notFound, "there is no item \(index): history entry \(historyEntry) has \(snapshot.items.count) item(s)")
-                }
-            }
-            guard Int(index) < snapshot.items.count else {
-                throw FerryModelError(.notFound, "there is no item \(index): \"\(name)\" has \(snapshot.items.count) item(s)")
-            }
-            item = snapshot.items[Int(index)]
-            representation = try Self.bestRepresentation(of: item, index: Int(index), conformingTo: requested, for: caller)
-        } catch {
-            // A reader the policy refuses learns nothing about the content.
-            if case .deny(let reason) = decision { throw FerryModelError(.permissionDenied, reason) }
-            throw error
+        let rules = policy.current()
+        let decision = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground)
+        // Refused before the item is looked at, unless reading what the app wrote itself would be allowed.
+        if case .deny(let reason) = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground,
+                                                 readsOwnContent: true) {
+            throw FerryModelError(.permissionDenied, reason)
         }
+
+        var snapshot = try await snapshot(name)
+        if let expectedCount, expectedCount != snapshot.changeCount {
+            throw FerryModelError(.notFound, "the pasteboard changed: its change count is \(snapshot.changeCount), not \(expectedCount)")
+        }
+        if let historyEntry {
+            // History holds no sensitive items: nothing of it is in memory.
+            snapshot = PasteboardSnapshot(changeCount: snapshot.changeCount,
+                                          items: try store.historyEntry(historyEntry).items, volatile: nil)
+            guard Int(index) < snapshot.items.count else {
+                throw FerryModelError(.notFound, "there is no item \(index): history entry \(historyEntry) has \(snapshot.items.count) item(s)")
+            }
+        }
+        guard Int(index) < snapshot.items.count else {
+            throw FerryModelError(.notFound, "there is no item \(index): \"\(name)\" has \(snapshot.items.count) item(s)")
+        }
+        let item = snapshot.items[Int(index)]
+        let representation = try Self.bestRepresentation(of: item, index: Int(index), conformingTo: requested, for: caller)
         // Held here while the user is asked; reading what the app wrote itself never asks.
         let consent = try await consentToPaste(decision, caller: caller, userAction: userAction, items: [item],
                                                types: [representation.contentType], pasteboard: name, itemIndex: Int(index))

@@ -23,8 +23,9 @@ struct PasteConsentTests {
         let requests: SignalSubscription
         let ends: SignalSubscription
 
-        static func start(_ rules: String = "ask org.ferry.gallery\n", timeout: String = "20") async throws -> Setup {
-            let fixture = try FerrydFixture()
+        static func start(_ rules: String = "ask org.ferry.gallery\n", timeout: String = "20",
+                          bus: PrivateBus? = nil) async throws -> Setup {
+            let fixture = try FerrydFixture(bus: bus)
             let policy = fixture.stateDir.deletingLastPathComponent().appendingPathComponent("policy-\(UUID().uuidString)")
             try rules.write(to: policy, atomically: true, encoding: .utf8)
             let daemon = try await fixture.start(["--policy", policy.path, "--consent-timeout", timeout])
@@ -133,7 +134,7 @@ struct PasteConsentTests {
             let late = await F.failure { _ = try await F.read(setup.gallery, 0, "public.text") }
             let waited = ContinuousClock.now - started
             #expect(late?.name == "org.ferry.Error.Timeout", "\(String(describing: late))")
-            #expect(late?.message.contains("nobody answered paste consent request") == true)
+            #expect(late?.message.contains("nobody answered paste consent request") == true && late?.message.contains("within 1.5 s") == true)
             #expect(waited >= .seconds(1.4) && waited < .seconds(10), "\(waited)")
             let (timedOutID, outcome) = try await setup.nextEnd()
             #expect(outcome == "timed-out" && timedOutID > id)
@@ -189,6 +190,74 @@ struct PasteConsentTests {
             #expect(try await setup.pending().isEmpty)
             let log = try await setup.log()
             #expect(log.count == 2 && log.first?["consent"] == nil)
+        } catch {
+            await setup.stop()
+            throw error
+        }
+        await setup.stop()
+    }
+
+    @Test("without rules a foreground app is asked and a background app denied, as iOS lets only foreground apps read")
+    func defaultRules() async throws {
+        let setup = try await Setup.start("")
+        do {
+            let notes = try await FakeSceneApp.start(setup.fixture, "org.ferry.notes", manifest: try F.manifest("Notes"))
+            _ = try await SceneServiceTests.firstSession(notes)
+            try await F.setItems(setup.tool, [F.item([F.representation("public.utf8-plain-text", "to the front")])])
+
+            let background = await F.failure { _ = try await F.read(setup.gallery, 0, "public.text") }
+            #expect(background?.name == "org.ferry.Error.PermissionDenied", "the gallery shows no scene")
+            let read = Task { try await F.read(notes.connection, 0, "public.text") }
+            let (id, body) = try await setup.nextRequest()
+            #expect(try body[1].get(String.self) == "org.ferry.notes")
+            try await setup.answer(id, "allow")
+            #expect(try await read.value.bytes() == Array("to the front".utf8))
+            #expect(try await F.read(notes.connection, 0, "public.text", ["user-action": .boolean(true)]).bytes()
+                    == Array("to the front".utf8), "a user action never asks")
+            #expect(try await setup.pending().isEmpty)
+            await notes.quit()
+        } catch {
+            await setup.stop()
+            throw error
+        }
+        await setup.stop()
+    }
+
+    static let foreignScript = #"""
+        import dbus, sys
+        bus = dbus.bus.BusConnection(sys.argv[1])
+        def attempt(name, method, signature, args):
+            try:
+                bus.call_blocking("org.ferry.Broker", "/org/ferry/Broker", "org.ferry.Broker1", method, signature, args, timeout=30)
+                print(name, "OK")
+            except dbus.DBusException as e:
+                print(name, e.get_dbus_name())
+            sys.stdout.flush()
+        attempt("pending", "PendingPasteConsents", "", [])
+        attempt("allow", "AnswerPasteConsent", "tsa{sv}", [dbus.UInt64(int(sys.argv[2])), "allow", {}])
+        print("READY")
+        sys.stdout.flush()
+        """#
+
+    @Test("a caller of another uid can neither list nor answer a request", .enabled(if: getuid() == 0))
+    func anotherUserCannotAnswer() async throws {
+        let bus = try PrivateBus.admittingEveryUser()
+        defer { bus.stop() }
+        let setup = try await Setup.start(bus: bus)
+        do {
+            try await F.setItems(setup.tool, [F.item([F.representation("public.utf8-plain-text", "mine alone")])])
+            let read = Task { await F.failure { _ = try await F.read(setup.gallery, 0, "public.text") } }
+            let (id, _) = try await setup.nextRequest()
+            let foreign = try await ServiceProcess("/usr/bin/setpriv", [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", Self.foreignScript, bus.address,
+                String(id),
+            ], environment: bus.environment(), timeout: .seconds(60))
+            defer { foreign.stop() }
+            #expect(foreign.standardOutput == "pending org.ferry.Error.PermissionDenied\nallow org.ferry.Error.PermissionDenied\nREADY\n",
+                    "\(foreign.standardOutput)\n\(foreign.standardError)")
+            #expect(try await setup.pending().count == 1, "the request still waits for its user")
+            try await setup.answer(id, "deny")
+            #expect(await read.value?.name == "org.ferry.Error.PermissionDenied")
         } catch {
             await setup.stop()
             throw error
