@@ -124,10 +124,13 @@ public struct PasteLogEntry: Sendable, Hashable {
     public var item: Int
     /// The type delivered.
     public var type: ContentType
+    /// How the user answered when the read asked for consent (`allowed`, `denied`, `timed-out`,
+    /// `withdrawn`; only an allowed read delivered `type`); nil when nobody was asked.
+    public var consent: String?
 
     /// Makes a log entry.
     public init(timestamp: Date, appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
-                pasteboard: String, item: Int, type: ContentType) {
+                pasteboard: String, item: Int, type: ContentType, consent: String? = nil) {
         self.timestamp = timestamp
         self.appID = appID
         self.uniqueName = uniqueName
@@ -137,6 +140,7 @@ public struct PasteLogEntry: Sendable, Hashable {
         self.pasteboard = pasteboard
         self.item = item
         self.type = type
+        self.consent = consent
     }
 
     /// Reads a `PasteLog` entry.
@@ -150,6 +154,6 @@ public struct PasteLogEntry: Sendable, Hashable {
                   uniqueName: wire["unique-name"]?.stringValue ?? "", uid: UInt32(clamping: wire["uid"]?.integerValue ?? 0),
                   pid: Int32(clamping: wire["pid"]?.integerValue ?? 0), process: wire["process"]?.stringValue,
                   pasteboard: wire["pasteboard"]?.stringValue ?? "",
-                  item: Int(wire["item"]?.integerValue ?? 0), type: type)
+                  item: Int(wire["item"]?.integerValue ?? 0), type: type, consent: wire["consent"]?.stringValue)
     }
 }

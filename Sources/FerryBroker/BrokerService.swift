@@ -13,7 +13,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 6
+    public static let version: UInt32 = 7
 
     /// The connection the broker serves on.
     public let connection: Connection
@@ -198,8 +198,31 @@ public struct BrokerService: Sendable {
                 try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
                 return [.array(element: "a{sv}", elements: try Self.describe(registry.typeDeclarations))]
             }
+            Method("PendingPasteConsents", out: ["requests": "aa{sv}"]) { call in
+                try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
+                return [.array(element: "a{sv}", elements: pasteboards.consents.pending.map(PasteboardService.describe))]
+            }
+            Method("AnswerPasteConsent", in: ["id": "t", "decision": "s", "options": "a{sv}"]) { call in
+                let caller = try await resolveCaller(call)
+                try AppRegistry.checkSameUser(caller, ownUID: pasteboards.ownUID)
+                // The user answers (the CLI, a notifier): an app must not answer for itself or another.
+                if let app = registry.app(of: caller.uniqueName) {
+                    throw FerryModelError(.permissionDenied, "\(app.appID) is a registered app: only the user answers paste "
+                                          + "consent requests (ferry policy allow|deny, a desktop notifier)")
+                }
+                let (id, decision, options) = try call.arguments(UInt64.self, String.self, VariantDictionary.self)
+                guard decision == "allow" || decision == "deny" else {
+                    throw FerryModelError(.invalidArgument, "decision: expected \"allow\" or \"deny\", found \"\(decision)\"")
+                }
+                let remember = try BusDictionary(options, path: "options").bool("remember") ?? false
+                try pasteboards.answerConsent(id, allow: decision == "allow", remember: remember)
+                return []
+            }
             Signal("AppRegistered", ["app_id": "s", "unique_name": "s"])
             Signal("AppUnregistered", ["app_id": "s"])
+            Signal("PasteConsentRequested", ["id": "t", "reader_app": "s", "reader_process": "s", "source_app": "s",
+                                             "pasteboard": "s", "types": "as"])
+            Signal("PasteConsentEnded", ["id": "t", "outcome": "s"])
         }
     }
 

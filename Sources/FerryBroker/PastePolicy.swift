@@ -7,13 +7,17 @@ import FerryModel
 
 /// Who may paste: the rules of the paste policy file, and the decision for one read.
 ///
-/// Decision order, first match wins:
+/// Decision order for a registered app, first match wins:
 /// 1. `deny <app>` — that app may never paste, not even on a user action;
-/// 2. `allow <app>` — that app may paste at any time;
-/// 3. `deny *` — every other registered app may never paste;
-/// 4. `allow *` — every other registered app may paste at any time;
-/// 5. a user action (the read says `user-action`) or a foreground scene allows the app;
-/// 6. otherwise the app is denied.
+/// 2. the app reads what it wrote itself — allowed (iOS 16 never asks about an app's own content);
+/// 3. `allow <app>` — that app may paste at any time;
+/// 4. `ask <app>` — allowed on a user action, otherwise the user is asked;
+/// 5. `deny *` — every other registered app may never paste;
+/// 6. `allow *` — every other registered app may paste at any time;
+/// 7. a user action (the read says `user-action`) allows the app;
+/// 8. an app with a foreground scene is asked about (`ask *`, the default): as iOS 16 asks
+///    before an app reads another app's content without a paste control;
+/// 9. otherwise (no user action, no foreground scene) the app is denied.
 ///
 /// Callers that are not registered apps (the `ferry` CLI, scripts) are allowed unless the file
 /// says `deny unregistered`. The wildcards apply to registered apps only.
@@ -36,6 +40,8 @@ public struct PastePolicy: Sendable, Hashable {
         case allow(reason: String)
         /// The read is refused; `reason` says why and how to allow it.
         case deny(reason: String)
+        /// The read waits for the user's answer (``PasteConsents``); `reason` says why it asks.
+        case ask(reason: String)
 
         /// True for `.allow`.
         public var isAllowed: Bool {
@@ -46,7 +52,7 @@ public struct PastePolicy: Sendable, Hashable {
         /// The sentence, whichever the decision.
         public var reason: String {
             switch self {
-            case .allow(let reason), .deny(let reason): return reason
+            case .allow(let reason), .deny(let reason), .ask(let reason): return reason
             }
         }
     }
@@ -57,10 +63,14 @@ public struct PastePolicy: Sendable, Hashable {
         case allowApp(String)
         /// `deny <app>`
         case denyApp(String)
+        /// `ask <app>`
+        case askApp(String)
         /// `allow *`
         case allowAllApps
         /// `deny *`
         case denyAllApps
+        /// `ask *` (what happens without a wildcard; accepted for clarity)
+        case askAllApps
         /// `allow unregistered`
         case allowUnregistered
         /// `deny unregistered`
@@ -90,12 +100,13 @@ public struct PastePolicy: Sendable, Hashable {
 
     private let allowedApps: [String: Int]
     private let deniedApps: [String: Int]
+    private let askedApps: [String: Int]
     private let allowAll: Int?
     private let denyAll: Int?
     private let denyUnregistered: Int?
 
-    /// The built-in policy: unregistered callers may paste; apps need a user action or a
-    /// foreground scene.
+    /// The built-in policy: unregistered callers may paste; apps may read what they wrote, may
+    /// paste on a user action, and are asked about with a foreground scene.
     public static let `default` = PastePolicy(rules: [], path: nil)
 
     /// A policy made of `rules`. When a rule repeats, its first line is the one reported.
@@ -106,13 +117,15 @@ public struct PastePolicy: Sendable, Hashable {
     public init(rules: [Entry], path: String?) {
         self.rules = rules
         self.path = path
-        var allowedApps: [String: Int] = [:], deniedApps: [String: Int] = [:]
+        var allowedApps: [String: Int] = [:], deniedApps: [String: Int] = [:], askedApps: [String: Int] = [:]
         var allowAll: Int?, denyAll: Int?, denyUnregistered: Int?
         for entry in rules {
             let line = entry.line
             switch entry.rule {
             case .allowApp(let app): allowedApps[app] = allowedApps[app] ?? line
             case .denyApp(let app): deniedApps[app] = deniedApps[app] ?? line
+            case .askApp(let app): askedApps[app] = askedApps[app] ?? line
+            case .askAllApps: break
             case .allowAllApps: allowAll = allowAll ?? line
             case .denyAllApps: denyAll = denyAll ?? line
             case .allowUnregistered: break
@@ -121,6 +134,7 @@ public struct PastePolicy: Sendable, Hashable {
         }
         self.allowedApps = allowedApps
         self.deniedApps = deniedApps
+        self.askedApps = askedApps
         self.allowAll = allowAll
         self.denyAll = denyAll
         self.denyUnregistered = denyUnregistered
@@ -139,8 +153,10 @@ public struct PastePolicy: Sendable, Hashable {
     ///   - reader: who is reading.
     ///   - userAction: the read says the user asked for it (`user-action` option).
     ///   - hasForegroundScene: the reading app has a scene in the foreground.
-    /// - Returns: allow or deny, with a sentence naming the app and the rule.
-    public func decide(_ reader: Reader, userAction: Bool, hasForegroundScene: Bool) -> Decision {
+    ///   - readsOwnContent: the item read was written by the reading app itself.
+    /// - Returns: allow, deny or ask, with a sentence naming the app and the rule.
+    public func decide(_ reader: Reader, userAction: Bool, hasForegroundScene: Bool,
+                       readsOwnContent: Bool = false) -> Decision {
         let file = path ?? "the paste policy file"
         func at(_ line: Int) -> String { "\(file):\(line)" }
         guard case .app(let app) = reader else {
@@ -152,8 +168,13 @@ public struct PastePolicy: Sendable, Hashable {
         if let line = deniedApps[app] {
             return .deny(reason: "\(app) may not paste: `deny \(app)` in \(at(line))")
         }
+        if readsOwnContent { return .allow(reason: "\(app) may paste: it reads what it wrote itself") }
         if let line = allowedApps[app] {
             return .allow(reason: "\(app) may paste: `allow \(app)` in \(at(line))")
+        }
+        if let line = askedApps[app] {
+            if userAction { return .allow(reason: "\(app) may paste: the user acted") }
+            return .ask(reason: "\(app) reads another app's content without a user action: `ask \(app)` in \(at(line))")
         }
         if let line = denyAll {
             return .deny(reason: "\(app) may not paste: `deny *` in \(at(line))")
@@ -162,7 +183,9 @@ public struct PastePolicy: Sendable, Hashable {
             return .allow(reason: "\(app) may paste: `allow *` in \(at(line))")
         }
         if userAction { return .allow(reason: "\(app) may paste: the user acted") }
-        if hasForegroundScene { return .allow(reason: "\(app) may paste: it has a foreground scene") }
+        if hasForegroundScene {
+            return .ask(reason: "\(app) reads another app's content without a user action (allow it in \(file))")
+        }
         return .deny(reason: "\(app) may not paste without a user action or a foreground scene (allow it in \(file))")
     }
 }

@@ -22,6 +22,7 @@ extension PastePolicy {
     /// allow org.example.Notes    # may paste at any time
     /// deny org.example.Spy       # may never paste, even on a user action
     /// deny unregistered          # the CLI and scripts may not paste
+    /// ask org.example.Viewer      # the user is asked before it reads another app's content
     /// allow *                    # every registered app may paste (deny * : none may)
     /// ```
     /// - Parameters:
@@ -39,8 +40,8 @@ extension PastePolicy {
             func fail(_ message: String) -> FerryModelError {
                 FerryModelError(.invalidArgument, "\(path):\(lineNumber): \(message)")
             }
-            guard verb == "allow" || verb == "deny" else {
-                throw fail("expected `allow` or `deny`, found \"\(verb)\"")
+            guard verb == "allow" || verb == "deny" || verb == "ask" else {
+                throw fail("expected `allow`, `deny` or `ask`, found \"\(verb)\"")
             }
             guard words.count == 2 else {
                 throw fail(words.count == 1
@@ -48,16 +49,20 @@ extension PastePolicy {
                     : "`\(verb)` takes one app id, `*` or `unregistered`, found \(words.count - 1) words")
             }
             let target = String(words[1])
-            let allow = verb == "allow"
             let rule: Rule
-            switch target {
-            case "*": rule = allow ? .allowAllApps : .denyAllApps
-            case "unregistered": rule = allow ? .allowUnregistered : .denyUnregistered
+            switch (verb, target) {
+            case ("allow", "*"): rule = .allowAllApps
+            case ("deny", "*"): rule = .denyAllApps
+            case ("ask", "*"): rule = .askAllApps
+            case ("allow", "unregistered"): rule = .allowUnregistered
+            case ("deny", "unregistered"): rule = .denyUnregistered
+            case ("ask", "unregistered"):
+                throw fail("`ask unregistered` is not a rule: callers that are not registered apps are the user's own commands")
             default:
                 guard AppManifest.isValidBundleIdentifier(target) else {
                     throw fail("\"\(target)\" is not an app id (letters, digits, '.' and '-')")
                 }
-                rule = allow ? .allowApp(target) : .denyApp(target)
+                rule = verb == "allow" ? .allowApp(target) : verb == "deny" ? .denyApp(target) : .askApp(target)
             }
             rules.append(Entry(rule, line: lineNumber))
         }

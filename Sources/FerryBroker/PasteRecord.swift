@@ -29,10 +29,13 @@ public struct PasteRecord: Sendable, Hashable {
     public var contentType: ContentType
     /// When the paste happened.
     public var timestamp: Date
+    /// How the user answered when the read asked for consent (`allowed`, `denied`, `timed-out`,
+    /// `withdrawn`; only `allowed` delivered anything); nil when nobody was asked.
+    public var consent: String?
 
     /// Makes a paste record.
     public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil, pasteboard: String,
-                itemIndex: Int, contentType: ContentType, timestamp: Date = Date()) {
+                itemIndex: Int, contentType: ContentType, timestamp: Date = Date(), consent: String? = nil) {
         self.appID = appID
         self.uniqueName = uniqueName
         self.uid = uid
@@ -42,6 +45,7 @@ public struct PasteRecord: Sendable, Hashable {
         self.itemIndex = itemIndex
         self.contentType = contentType
         self.timestamp = timestamp
+        self.consent = consent
     }
 }
 

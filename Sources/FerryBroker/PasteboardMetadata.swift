@@ -78,6 +78,7 @@ enum PasteboardMetadata {
         ]
         if let app = record.appID { entries["app-id"] = .string(app) }
         if let process = record.process { entries["process"] = .string(process) }
+        if let consent = record.consent { entries["consent"] = .string(consent) }
         return entries.dbusValue
     }
 }

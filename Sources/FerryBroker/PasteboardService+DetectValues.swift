@@ -29,10 +29,24 @@ extension PasteboardService {
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
         let foreground = caller.appID.map(foregroundApps.contains) ?? false
-        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
-        guard decision.isAllowed else { throw FerryModelError(.permissionDenied, decision.reason) }
+        let rules = policy.current()
+        let decision = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground)
+        // Refused before the items are looked at, unless reading what the app wrote itself would be allowed.
+        if case .deny(let reason) = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground,
+                                                 readsOwnContent: true) {
+            throw FerryModelError(.permissionDenied, reason)
+        }
 
         let snapshot = try await snapshot(name)
+        // Held here while the user is asked; reading what the app wrote itself never asks.
+        let textTypes = snapshot.items.compactMap { item in
+            caller.visibleRepresentations(of: item).first {
+                $0.contentType.conforms(to: .plainText) || $0.contentType.conforms(to: .url)
+            }?.contentType
+        }
+        let consent = try await consentToPaste(decision, caller: caller, userAction: userAction, items: snapshot.items,
+                                               types: Array(Set(textTypes)).sorted { $0.identifier < $1.identifier },
+                                               pasteboard: name, itemIndex: 0)
         var results: [DBusValue] = []
         for (index, item) in snapshot.items.enumerated() {
             var values: [String: DBusValue] = [:]
@@ -43,7 +57,7 @@ extension PasteboardService {
                 if !values.isEmpty {
                     logPaste(PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
                                          pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0), pasteboard: name,
-                                         itemIndex: index, contentType: type))
+                                         itemIndex: index, contentType: type, consent: consent?.rawValue))
                 }
             }
             results.append(values.dbusValue)

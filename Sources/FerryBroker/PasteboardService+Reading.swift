@@ -35,10 +35,15 @@ extension PasteboardService {
         }
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered
-        // A foreground scene (active or inactive) lets an app paste without a user action.
+        // A foreground scene (active or inactive) lets an app ask the user without a user action.
         let foreground = caller.appID.map(foregroundApps.contains) ?? false
-        let decision = policy.current().decide(reader, userAction: userAction, hasForegroundScene: foreground)
-        guard decision.isAllowed else { throw FerryModelError(.permissionDenied, decision.reason) }
+        let rules = policy.current()
+        let decision = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground)
+        // Refused before the item is looked at, unless reading what the app wrote itself would be allowed.
+        if case .deny(let reason) = rules.decide(reader, userAction: userAction, hasForegroundScene: foreground,
+                                                 readsOwnContent: true) {
+            throw FerryModelError(.permissionDenied, reason)
+        }
 
         var snapshot = try await snapshot(name)
         if let expectedCount, expectedCount != snapshot.changeCount {
@@ -57,12 +62,15 @@ extension PasteboardService {
         }
         let item = snapshot.items[Int(index)]
         let representation = try Self.bestRepresentation(of: item, index: Int(index), conformingTo: requested, for: caller)
+        // Held here while the user is asked; reading what the app wrote itself never asks.
+        let consent = try await consentToPaste(decision, caller: caller, userAction: userAction, items: [item],
+                                               types: [representation.contentType], pasteboard: name, itemIndex: Int(index))
         let (data, size, transfer) = try await deliver(representation, of: item, volatile: snapshot.volatile,
                                                        preferFD: preferFD, to: caller, pasteboard: name)
         let record = PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
                                  pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0),
                                  process: PasteRecord.processName(pid: caller.caller.pid), pasteboard: name,
-                                 itemIndex: Int(index), contentType: representation.contentType)
+                                 itemIndex: Int(index), contentType: representation.contentType, consent: consent?.rawValue)
         logPaste(record)
         return [.string(representation.contentType.identifier), .int64(size), .variant(data), .string(transfer)]
     }

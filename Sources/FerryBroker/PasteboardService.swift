@@ -36,6 +36,8 @@ public actor PasteboardService {
     public nonisolated let policy: PastePolicyFile
     /// Serves promised representations from their apps.
     public nonisolated let relay: PromiseRelay
+    /// The reads waiting for the user's consent (the policy said `ask`).
+    public nonisolated let consents: PasteConsents
     /// The apps with a foreground scene (the scene service keeps it): they may paste.
     public nonisolated let foregroundApps: SceneService.ForegroundApps
     nonisolated let ownUID: UInt32
@@ -83,11 +85,13 @@ public actor PasteboardService {
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - foregroundApps: the apps with a foreground scene, for the paste policy.
     ///   - memory: what transient pasteboards and sensitive writes may hold in memory.
+    ///   - consentTimeout: how long a read the policy asks about waits for the user's answer.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
                 relay: PromiseRelay, ownUID: UInt32,
                 foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
                 memory: MemoryBudget = MemoryBudget(),
+                consentTimeout: Duration = PasteConsents.defaultTimeout,
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.store = store
@@ -97,6 +101,9 @@ public actor PasteboardService {
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
         self.memory = memory
+        self.consents = PasteConsents(timeout: consentTimeout,
+                                      requested: { Self.announceConsentRequest($0, on: connection) },
+                                      ended: { Self.announceConsentEnd($0, $1, on: connection) })
         self.log = log
     }
 
@@ -311,6 +318,7 @@ public actor PasteboardService {
     /// turn its promises into unavailable markers (not a change: nothing is announced).
     public func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
         credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
+        consents.withdraw(uniqueName: uniqueName)
         for name in Array(openers.keys) {
             openers[name]?.remove(uniqueName)
             if openers[name]?.isEmpty == true { openers[name] = nil }

@@ -83,6 +83,10 @@ extension PasteboardStore {
         migrator.registerMigration("v4 paste log process") { db in
             try db.execute(sql: "ALTER TABLE pasteLog ADD COLUMN process TEXT")
         }
+        // How the user answered a read that asked for consent; records logged before have none.
+        migrator.registerMigration("v5 paste log consent") { db in
+            try db.execute(sql: "ALTER TABLE pasteLog ADD COLUMN consent TEXT")
+        }
         return migrator
     }
 }

@@ -18,7 +18,8 @@ struct Ferry: AsyncParsableCommand {
                   activity did not complete)
               2   not found: nothing to paste, drag or share, nothing conforming to
                   the type, no such item, history entry, pasteboard, app or scene session
-                  or activity for the items ('share'); an unknown or invalid type, MIME
+                  or activity for the items ('share'), no such pending paste consent
+                  request ('policy'); an unknown or invalid type, MIME
                   type or extension; a file that cannot be read
               3   permission denied by the broker (paste policy) or by the bus
               4   unavailable: the app that promised the data went away first; the app
@@ -41,7 +42,7 @@ struct Ferry: AsyncParsableCommand {
             CopyCommand.self, PasteCommand.self, TypesCommand.self, DetectCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
-            ShareCommand.self, BridgeCommand.self,
+            ShareCommand.self, BridgeCommand.self, PolicyCommand.self,
         ])
 
     /// `--version` on the root only: ArgumentParser's own version flag would be offered (and

@@ -21,11 +21,13 @@ struct LogCommand: AsyncParsableCommand {
             came from), who read it (an app id, or \
             'pid N' for a command-line caller) and the reader's process name, as the broker \
             learned it from the kernel when it pasted ('-' when unknown, as for pastes logged \
-            by an older broker).
+            by an older broker). A read that asked the user for consent ends with 'asked: \
+            allowed', 'asked: denied', 'asked: timed-out' or 'asked: withdrawn'; only an \
+            allowed one delivered the type.
 
             JSON keys: entries (array of objects with timestamp (ISO 8601, UTC), appID (string or \
             null), uniqueName, uid, pid, process (string or null), pasteboard, item, type (the identifier), mime (its MIME type \
-            or null)).
+            or null), consent (string or null)).
             """)
 
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
@@ -46,6 +48,7 @@ struct LogCommand: AsyncParsableCommand {
         var pasteboard: String
         var item: Int
         var type: TypeReport
+        var consent: String?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -58,9 +61,12 @@ struct LogCommand: AsyncParsableCommand {
             try c.encode(pasteboard, forKey: .pasteboard)
             try c.encode(item, forKey: .item)
             try type.encode(into: &c, identifier: .type, mime: .mime)
+            try c.encode(consent, forKey: .consent)
         }
 
-        enum CodingKeys: String, CodingKey { case timestamp, appID, uniqueName, uid, pid, process, pasteboard, item, type, mime }
+        enum CodingKeys: String, CodingKey {
+            case timestamp, appID, uniqueName, uid, pid, process, pasteboard, item, type, mime, consent
+        }
     }
 
     struct Report: Encodable {
@@ -77,13 +83,15 @@ struct LogCommand: AsyncParsableCommand {
             let times = log.map { localTime($0.timestamp) }
             let entries = log.map {
                 Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
-                      pid: $0.pid, process: $0.process, pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type))
+                      pid: $0.pid, process: $0.process, pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type),
+                      consent: $0.consent)
             }
             if json { return try printJSON(Report(entries: entries)) }
             var text = ""
             for (record, time) in zip(log, times) {
                 let who = record.appID ?? "pid \(record.pid)"
-                let line = "\(time)  \(record.pasteboard)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")"
+                var line = "\(time)  \(record.pasteboard)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")"
+                if let consent = record.consent { line += "  asked: \(consent)" }
                 text += line.printableLine() + "\n"
             }
             try writeOut(text)

@@ -53,6 +53,10 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The paste policy file (default: $XDG_CONFIG_HOME/ferry/paste-policy).", valueName: "file"))
     var policy: String?
 
+    @Option(help: ArgumentHelp("How long a paste the policy asks the user about waits for an answer before it is denied.",
+                               valueName: "seconds"))
+    var consentTimeout: Double = 30
+
     @Option(help: "How many previous contents of the general pasteboard to keep (0: no history).")
     var historyLimit = 100
 
@@ -109,6 +113,9 @@ struct Ferryd: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
+        guard consentTimeout > 0, consentTimeout <= 86_400 else {
+            throw ValidationError("--consent-timeout must be between 0 and 86400 seconds")
+        }
         do {
             try Desktop.validate(screenSizes: try screenSizes() + (try externalDisplaySize().map { [$0] } ?? []), edgeZone: edgeZone)
         } catch let error as FerryModelError {
@@ -186,7 +193,7 @@ struct Ferryd: AsyncParsableCommand {
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
                                             relay: PromiseRelay(connection: connection, direct: direct), ownUID: getuid(),
                                             memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
-                                            log: say)
+                                            consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
                                   desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone,
                                                    externalDisplay: try externalDisplaySize()),

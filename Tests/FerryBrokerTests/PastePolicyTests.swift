@@ -9,13 +9,17 @@ import Testing
         try PastePolicy(parsing: text, path: "~/.config/ferry/paste-policy")
     }
 
-    @Test func theDefaultAllowsUnregisteredCallersAndAppsThatActOrShowAScene() {
+    @Test func theDefaultAllowsUnregisteredCallersAndAppsThatActAndAsksAboutForegroundApps() {
         let policy = PastePolicy.default.located(at: "~/.config/ferry/paste-policy")
         #expect(policy.decide(.unregistered, userAction: false, hasForegroundScene: false).isAllowed)
         #expect(policy.decide(.app("org.example.Notes"), userAction: true, hasForegroundScene: false)
             == .allow(reason: "org.example.Notes may paste: the user acted"))
         #expect(policy.decide(.app("org.example.Notes"), userAction: false, hasForegroundScene: true)
-            == .allow(reason: "org.example.Notes may paste: it has a foreground scene"))
+            == .ask(reason: "org.example.Notes reads another app's content without a user action (allow it in ~/.config/ferry/paste-policy)"))
+        #expect(policy.decide(.app("org.example.Notes"), userAction: false, hasForegroundScene: true, readsOwnContent: true)
+            == .allow(reason: "org.example.Notes may paste: it reads what it wrote itself"))
+        #expect(policy.decide(.app("org.example.Notes"), userAction: false, hasForegroundScene: false, readsOwnContent: true)
+            .isAllowed)
         #expect(policy.decide(.app("org.example.Spy"), userAction: false, hasForegroundScene: false)
             == .deny(reason: "org.example.Spy may not paste without a user action or a foreground scene (allow it in ~/.config/ferry/paste-policy)"))
     }
@@ -54,8 +58,30 @@ import Testing
         #expect(policy.decide(.app("org.example.Notes"), userAction: true, hasForegroundScene: false).isAllowed)
     }
 
+    @Test func askAppliesWithoutAUserActionAndBeatsTheWildcards() throws {
+        let policy = try policy("allow *\nask org.example.Viewer\nask *\n")
+        #expect(policy.decide(.app("org.example.Viewer"), userAction: false, hasForegroundScene: false)
+            == .ask(reason: "org.example.Viewer reads another app's content without a user action: `ask org.example.Viewer` in ~/.config/ferry/paste-policy:2"))
+        #expect(policy.decide(.app("org.example.Viewer"), userAction: true, hasForegroundScene: false).isAllowed)
+        #expect(policy.decide(.app("org.example.Viewer"), userAction: false, hasForegroundScene: false, readsOwnContent: true)
+            .isAllowed)
+        #expect(policy.decide(.app("org.example.Other"), userAction: false, hasForegroundScene: false).isAllowed, "allow *")
+        let denyAll = try self.policy("deny *\nask org.example.Viewer\n")
+        #expect(denyAll.decide(.app("org.example.Other"), userAction: false, hasForegroundScene: true, readsOwnContent: true)
+            .isAllowed, "an app's own content is never denied by a wildcard")
+        #expect(!denyAll.decide(.app("org.example.Other"), userAction: true, hasForegroundScene: true).isAllowed)
+        #expect(denyAll.decide(.app("org.example.Viewer"), userAction: false, hasForegroundScene: false)
+            == .ask(reason: "org.example.Viewer reads another app's content without a user action: `ask org.example.Viewer` in ~/.config/ferry/paste-policy:2"))
+        let denied = try self.policy("deny org.example.Spy\nallow org.example.Spy\n")
+        #expect(!denied.decide(.app("org.example.Spy"), userAction: true, hasForegroundScene: true, readsOwnContent: true).isAllowed,
+                "deny <app> beats everything, its own content included")
+        #expect(denied.rules.count == 2)
+    }
+
     @Test(arguments: [
-        ("permit org.example.A", "~/p:1: expected `allow` or `deny`, found \"permit\""),
+        ("ask unregistered", "~/p:1: `ask unregistered` is not a rule: callers that are not registered apps are the user's own commands"),
+        ("ask", "~/p:1: `ask` needs an app id, `*` or `unregistered`"),
+        ("permit org.example.A", "~/p:1: expected `allow`, `deny` or `ask`, found \"permit\""),
         ("# ok\nallow", "~/p:2: `allow` needs an app id, `*` or `unregistered`"),
         ("deny a b", "~/p:1: `deny` takes one app id, `*` or `unregistered`, found 2 words"),
         ("allow org.example.A\n\nallow org/example", "~/p:3: \"org/example\" is not an app id (letters, digits, '.' and '-')"),
@@ -158,7 +184,7 @@ import Testing
                     "the last good policy stays in force")
         }
         let errors = Array(fixture.log().dropFirst(before))
-        #expect(errors == ["paste policy: \(fixture.path):3: expected `allow` or `deny`, found \"alow\"; keeping the rules in force"])
+        #expect(errors == ["paste policy: \(fixture.path):3: expected `allow`, `deny` or `ask`, found \"alow\"; keeping the rules in force"])
 
         try fixture.write("deny org.example.Spy\nallow")
         _ = file.current(); _ = file.current()

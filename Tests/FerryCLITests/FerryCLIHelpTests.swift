@@ -27,6 +27,10 @@ struct FerryCLIHelpTests {
               (["pasteboards", "remove", "--help"], "ferry-pasteboards-remove.help.txt"),
               (["bridge", "--help"], "ferry-bridge.help.txt"),
               (["bridge", "status", "--help"], "ferry-bridge-status.help.txt"),
+              (["policy", "--help"], "ferry-policy.help.txt"),
+              (["policy", "pending", "--help"], "ferry-policy-pending.help.txt"),
+              (["policy", "allow", "--help"], "ferry-policy-allow.help.txt"),
+              (["policy", "deny", "--help"], "ferry-policy-deny.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)

@@ -232,6 +232,7 @@ struct DamagedStateTests {
             ALTER TABLE representation DROP COLUMN blobChangeTime;
             ALTER TABLE item DROP COLUMN origin;
             ALTER TABLE pasteLog DROP COLUMN process;
+            ALTER TABLE pasteLog DROP COLUMN consent;
             DELETE FROM grdb_migrations WHERE identifier <> 'v1';
             SELECT group_concat(identifier) FROM grdb_migrations;
             SELECT count(*) FROM pragma_table_info('representation');

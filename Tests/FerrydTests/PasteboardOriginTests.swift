@@ -60,7 +60,8 @@ struct PasteboardOriginTests {
         let sql = """
             ALTER TABLE item DROP COLUMN origin;
             ALTER TABLE pasteLog DROP COLUMN process;
-            DELETE FROM grdb_migrations WHERE identifier IN ('v3 item origin', 'v4 paste log process');
+            ALTER TABLE pasteLog DROP COLUMN consent;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v3 item origin', 'v4 paste log process', 'v5 paste log consent');
             SELECT group_concat(identifier) FROM grdb_migrations;
             """
         let edit = try await ChildProcess.run("/usr/bin/sqlite3", [database, sql], timeout: .seconds(30))

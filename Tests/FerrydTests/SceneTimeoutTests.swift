@@ -93,7 +93,7 @@ struct SceneTimeoutTests {
         await cli.close()
     }
 
-    @Test("paste policy: an app with a foreground scene may paste without a user action; one without scenes may not")
+    @Test("paste policy: an app with a foreground scene is asked about without a user action (iOS 16); one without scenes may not paste")
     func foregroundScenePastes() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
@@ -104,7 +104,16 @@ struct SceneTimeoutTests {
         try await F.setItems(cli, [F.item([F.representation("public.utf8-plain-text", "hello")])])
         let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
         _ = try await SceneServiceTests.firstSession(app)
-        #expect(try await F.read(app.connection, 0, "public.text").size == 5, "its scene is in the foreground")
+        let read = Task { try await F.read(app.connection, 0, "public.text") }
+        var pending: [VariantDictionary] = []
+        for _ in 0..<500 where pending.isEmpty {
+            pending = try await F.call(cli, "PendingPasteConsents")[0].get([VariantDictionary].self)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try pending.first?.value(forKey: "reader-app", as: String.self) == Self.notes, "its scene is in the foreground: asked")
+        let id = try #require(try pending.first?.value(forKey: "id", as: UInt64.self))
+        _ = try await F.call(cli, "AnswerPasteConsent", [.uint64(id), .string("allow"), .variantDictionary([:])])
+        #expect(try await read.value.size == 5, "allowed by the user")
         let gallery = try await fixture.connect()
         try await F.register(gallery, "org.ferry.gallery", manifest: try F.manifest("Gallery"))
         let denied = await F.failure { _ = try await F.read(gallery, 0, "public.text") }
