@@ -136,6 +136,11 @@ let package = Package(
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
         .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
 
+        // Test-only (issue #21 item 2): a second process promising one large representation
+        // through a loader, an AsyncSequence, a FileHandle or a file, for the progress,
+        // cancellation and streaming tests.
+        .executableTarget(name: "promise-source", dependencies: ["Ferry", "FerryModel"], swiftSettings: strictness),
+
         // ferry-bridge's Wayland backend (issue #17): libwayland-client behind one shim, the two
         // data-control protocol families as committed wayland-scanner output behind one C face
         // (Sources/CDataControl/README.md), and the Swift backend over them. Tests run headless
@@ -178,7 +183,7 @@ let package = Package(
         // `make install`, `make uninstall` and `make deb` (issue #18): they run `make` on the release
         // build (`make release`), which `make test` does first.
         .testTarget(name: "InstallTests", dependencies: ["FerryTerminal", "FerryTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport", "promise-source"],
                     swiftSettings: strictness),
 
         // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which

@@ -145,7 +145,7 @@ extension Application {
         let items = try await pasteboard.items
         let reads = PasteReads()
         let providers = items.enumerated().map { index, item in
-            reads.provider(for: item, index: index, on: pasteboard, changeCount: nil)
+            reads.provider(for: item, index: index, on: pasteboard, changeCount: nil, aggregate: session.aggregate)
         }
         let message: String
         do {

@@ -59,8 +59,13 @@ enum ClientObject {
     static let unavailable: ErrorName = "org.ferry.Error.Unavailable"
 
     /// Writes the representation's bytes into `fd` (off the connection's thread, in chunks) and
-    /// returns how many were written.
+    /// returns how many were written. When the reader closes its end first, the loader or writer
+    /// is cancelled (``HangUpWatch``) and this throws.
     static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor) async throws -> UInt64 {
+        try await HangUpWatch.cancellingOnHangUp(of: fd) { try await serve(representation, into: fd) }
+    }
+
+    private static func serve(_ representation: ItemProvider.Representation, into fd: FileDescriptor) async throws -> UInt64 {
         switch representation.source {
         case .file(let url, _) where !representation.isFolder:
             let file = try ItemEncoder.openForReading(url)

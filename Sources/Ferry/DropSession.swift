@@ -1,4 +1,5 @@
 import FerryModel
+import Synchronization
 
 /// A drag as a drop target sees it before it performs the drop (Apple's `UIDropSession`): where
 /// it is, the types and number of its items, and who it comes from when local. Metadata only:
@@ -28,6 +29,14 @@ public struct DropSession: Sendable, Hashable {
     /// The drag pasteboard's name (`org.ferry.drag.7`): its metadata may be read now, its content
     /// only while performing the drop.
     public let pasteboardName: String
+    /// The progress of reading the drop's items (Apple's `UIDropSession.progress`): every load
+    /// started through ``SceneDelegate/scene(_:performDrop:operation:itemProviders:)``'s item
+    /// providers adds its bytes, so its total is the sum of the loads' sizes and it advances as
+    /// their bytes arrive. Not part of the session's value: two sessions that differ only in
+    /// progress are equal.
+    public var progress: ItemProvider.Progress { aggregate.progress }
+    /// Sums the loads into ``progress``.
+    let aggregate = DropProgress()
 
     /// Makes a drop session (the library makes them from the broker's calls; tests and previews
     /// may make their own).
@@ -55,4 +64,35 @@ public struct DropSession: Sendable, Hashable {
     public func canLoad(_ configuration: PasteConfiguration) -> Bool {
         configuration.accepts(types)
     }
+}
+
+/// The loads of one drop, summed into one progress (as `NSProgress` adds a child per load).
+/// Equal to every other and hashed as nothing, so that ``DropSession`` keeps comparing by its
+/// value: the progress is a live counter, not part of what the session is.
+final class DropProgress: Sendable, Hashable {
+    /// The sum of every load.
+    let progress = ItemProvider.Progress()
+    private let loads = Mutex<[(completed: Int64, total: Int64)]>([])
+
+    /// A progress for one more load: each change is passed on to `load` (the loader's own
+    /// progress) and added into ``progress``.
+    func child(forwardingTo load: ItemProvider.Progress) -> ItemProvider.Progress {
+        let index = loads.withLock { loads in
+            loads.append((0, 0))
+            return loads.count - 1
+        }
+        return ItemProvider.Progress { [self] completed, total in
+            load.totalUnitCount = total
+            load.completedUnitCount = completed
+            let (sumCompleted, sumTotal) = loads.withLock { loads in
+                loads[index] = (completed, total)
+                return loads.reduce((Int64(0), Int64(0))) { ($0.0 + $1.completed, $0.1 + max($1.total, $1.completed)) }
+            }
+            progress.totalUnitCount = sumTotal
+            progress.completedUnitCount = sumCompleted
+        }
+    }
+
+    static func == (lhs: DropProgress, rhs: DropProgress) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

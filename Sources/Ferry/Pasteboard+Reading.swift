@@ -111,9 +111,7 @@ extension Pasteboard {
                                                         estimatedSize: info.estimatedSize) { progress in
                         let read = try await pasteboard.read(item: index, type: type, userAction: true,
                                                              changeCount: changeCount)
-                        let bytes = try await read.bytes()
-                        progress.completedUnitCount = Int64(bytes.count)
-                        return Data(bytes)
+                        return Data(try await read.bytes(progress: progress))
                     }
                 }
                 return provider

@@ -66,21 +66,28 @@ public struct PasteboardRead: Sendable {
     /// All the bytes: the inline ones, or the stream read to end of file (off the caller's thread)
     /// and, for a promised read, confirmed as ``finish()`` does — asked for while the stream is
     /// read (the broker answers once the source has written everything).
-    /// - Parameter limit: fail with `.tooLarge` past this many bytes.
-    /// - Throws: `FerryError`: `.io` when reading fails, `.tooLarge`, and what ``finish()`` throws.
-    public func bytes(limit: Int = Int.max) async throws(FerryError) -> [UInt8] {
+    ///
+    /// Cancelling the calling task stops the read at once: the descriptor is closed, so a source
+    /// app still writing a promised representation sees a broken pipe and its loader is cancelled.
+    /// - Parameters:
+    ///   - limit: fail with `.tooLarge` past this many bytes.
+    ///   - progress: advances as the bytes arrive (its total is ``size`` when it has none and the
+    ///     size is known), so a 48 MiB promised paste reports many fractions before it completes.
+    /// - Throws: `FerryError`: `.io` when reading fails, `.tooLarge`, `.cancelled` when the task
+    ///   is cancelled, and what ``finish()`` throws.
+    public func bytes(limit: Int = Int.max, progress: ItemProvider.Progress? = nil) async throws(FerryError) -> [UInt8] {
         switch content {
         case .bytes(let bytes):
             guard bytes.count <= limit else { throw FerryError(.tooLarge, "more than \(limit) bytes") }
+            progress?.totalUnitCount = Int64(bytes.count)
+            progress?.completedUnitCount = Int64(bytes.count)
             return bytes
         case .stream(let fd, nil):
             defer { fd.close() }
-            return try await FerryError.bridging {
-                try await BlockingIO.run { try fd.readAll(limit: limit) }
-            }
+            return try await DescriptorDrain.readAll(fd, limit: limit, progress: progress, expectedSize: size)
         case .stream(let fd, let transfer?):
             let connection = connection, path = path
-            return try await PromisedStream.read(fd, limit: limit) { timeout in
+            return try await PromisedStream.read(fd, limit: limit, progress: progress, expectedSize: size) { timeout in
                 try await connection.call(destination: FerryClient.brokerName, path: path, interface: Pasteboard.interface,
                                           member: "FinishTransfer", body: [.string(transfer)], timeout: timeout,
                                           returning: UInt64.self)

@@ -1,4 +1,5 @@
 import DBus
+import FerryModel
 
 /// Reads a promised representation's pipe and confirms the transfer
 /// (`org.ferry.Pasteboard1.FinishTransfer`, which the broker answers once the source has replied)
@@ -13,10 +14,13 @@ enum PromisedStream {
     /// and leaves no confirmation pending when the read fails (its reply, if it comes, is dropped).
     /// - Parameters:
     ///   - limit: fail with `.tooLarge` past this many bytes.
+    ///   - progress: advances as bytes arrive; `expectedSize` is its total when it has none.
+    ///   - expectedSize: the size the source announced, nil when unknown.
     ///   - confirm: `FinishTransfer` with a timeout; throws what the call throws.
-    /// - Throws: `FerryError`: `.io`, `.tooLarge`, what `confirm` throws, `.unavailable` when the
-    ///   byte counts differ.
-    static func read(_ fd: FileDescriptor, limit: Int,
+    /// - Throws: `FerryError`: `.io`, `.tooLarge`, `.cancelled` (the reading task was cancelled:
+    ///   the pipe is closed at once, and the source's write fails), what `confirm` throws,
+    ///   `.unavailable` when the byte counts differ.
+    static func read(_ fd: FileDescriptor, limit: Int, progress: ItemProvider.Progress? = nil, expectedSize: Int64? = nil,
                      confirm: @escaping @Sendable (Duration) async throws -> UInt64) async throws(FerryError) -> [UInt8] {
         defer { fd.close() }
         async let confirmation: Result<UInt64, FerryError> = {
@@ -28,7 +32,7 @@ enum PromisedStream {
         }()
         let bytes: [UInt8]
         do {
-            bytes = try await BlockingIO.run { try fd.readAll(limit: limit) }
+            bytes = try await DescriptorDrain.readAll(fd, limit: limit, progress: progress, expectedSize: expectedSize)
         } catch {
             fd.close()  // the source stops writing; leaving the scope cancels the confirmation
             throw FerryError.converting(error)

@@ -74,8 +74,10 @@ final class PasteReads: Sendable {
 
     /// A provider for item `index` whose loaders read it from `pasteboard` as a user action
     /// (a paste, or a drop's perform), only while the change count is still `changeCount` when
-    /// given, noting each delivered type.
-    func provider(for item: PasteboardItem, index: Int, on pasteboard: Pasteboard, changeCount: UInt64?) -> ItemProvider {
+    /// given, noting each delivered type, and adding each load into `aggregate` when given (a
+    /// drop's ``DropSession/progress``).
+    func provider(for item: PasteboardItem, index: Int, on pasteboard: Pasteboard, changeCount: UInt64?,
+                  aggregate: DropProgress? = nil) -> ItemProvider {
         var provider = ItemProvider()
         provider.suggestedName = item.metadata.suggestedName
         provider.preferredPresentationSize = item.metadata.preferredPresentationSize
@@ -84,9 +86,8 @@ final class PasteReads: Sendable {
             provider.registerDataRepresentation(for: type, visibility: info.visibility,
                                                 estimatedSize: info.estimatedSize) { [self] progress in
                 let read = try await pasteboard.read(item: index, type: type, userAction: true, changeCount: changeCount)
-                let bytes = try await read.bytes()
+                let bytes = try await read.bytes(progress: aggregate?.child(forwardingTo: progress) ?? progress)
                 self.note(read.deliveredTypeIdentifier)
-                progress.completedUnitCount = Int64(bytes.count)
                 return Data(bytes)
             }
         }

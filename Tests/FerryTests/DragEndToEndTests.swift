@@ -373,6 +373,30 @@ struct DragEndToEndTests {
         }
     }
 
+    @Test("a drop's progress sums its items' loads: two promised 8 MiB images, fractions between 0 and 1, then all of it")
+    func dropSessionProgress() async throws {
+        var images = DragBehaviour()
+        images.pasteConfiguration = PasteConfiguration(acceptableTypes: [.image])
+        images.samplesDropProgress = true
+        try await DragStage.with(source: DragBehaviour(), target: images) { s in
+            try await s.tool.registerCommandLineTool()
+            let providers = (0..<2).map { index in
+                var provider = ItemProvider()
+                provider.registerDataRepresentation(for: .png, data: pngLikeBytes(8 << 20, seed: UInt8(index)))
+                return provider
+            }
+            let drag = try await s.tool.beginDrag(fromScene: s.sourceScene, options: DragOptions(providers: providers))
+            #expect(try await drag.move(to: DragStage.overTarget).proposal == .copy)
+            #expect(try await drag.drop().operation == .copy)
+            let t = s.targetScene
+            let line = try #require(s.targetEvents.dragOf(t).first { $0.hasPrefix("dropProgress") }, "\(s.targetEvents.dragOf(t))")
+            let total = 16 << 20
+            #expect(line.hasPrefix("dropProgress \(t) \(total)/\(total) "), "\(line)")
+            let between = try #require(line.split(separator: "=").last.flatMap { Int($0) })
+            #expect(between >= 2, "\(line)")
+        }
+    }
+
     @Test("the source app dragging from its own scene provides its items through its delegate")
     func sourceBeginsItself() async throws {
         try await DragStage.with(source: Self.sourceBehaviour(["own"]), target: DragBehaviour()) { s in

@@ -98,6 +98,9 @@ struct DragBehaviour: Sendable {
     var texts: [String] = []
     /// Extra bytes per dragged item (a `public.png` representation of that many bytes), 0 for none.
     var imageBytes = 0
+    /// performDrop loads the images all at once, sampling ``DropSession/progress`` meanwhile,
+    /// and records `dropProgress <scene> <completed>/<total> between=<fractions strictly in 0…1>`.
+    var samplesDropProgress = false
     var allowsMove = true
     var restrictedToApp = false
     /// How long dropSessionDidUpdate takes.
@@ -204,6 +207,27 @@ final class DragSceneDelegate: SceneDelegate {
         var texts: [String] = []
         for provider in itemProviders where provider.hasRepresentationConforming(to: .plainText) {
             texts.append(String(decoding: try await provider.loadData(for: .plainText).data, as: UTF8.self))
+        }
+        if behaviour.samplesDropProgress {
+            let images = itemProviders.filter { $0.hasRepresentationConforming(to: .image) }
+            let progress = session.progress
+            let sampler = Task {
+                var between = Set<Double>()
+                while !Task.isCancelled {
+                    let fraction = progress.fractionCompleted
+                    if fraction > 0 && fraction < 1 { between.insert(fraction) }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+                return between
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for provider in images { group.addTask { _ = try await provider.loadData(for: .image) } }
+                try await group.waitForAll()
+            }
+            sampler.cancel()
+            let between = await sampler.value
+            events.add("dropProgress \(scene.persistentIdentifier) \(progress.completedUnitCount)/\(progress.totalUnitCount) "
+                       + "between=\(between.count)")
         }
         for provider in itemProviders where provider.hasRepresentationConforming(to: .image) {
             let image = try await provider.loadData(for: .image).data
