@@ -171,7 +171,7 @@ let package = Package(
             name: "ferry-bridge",
             dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
                            "FerryTerminal", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness,
             linkerSettings: staticSwiftRuntime),
         .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus",
