@@ -35,6 +35,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The broker as a Service and logging with levels (issue #19 item 2).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
@@ -65,10 +68,18 @@ let package = Package(
         .testTarget(name: "X11ClipboardTests", dependencies: ["X11Clipboard", "DesktopClipboard", "FerryTestSupport"],
                     swiftSettings: strictness),
 
-        // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage.
+        // Logging for every Ferry program (issue #19 item 2): swift-log's Logger, written by one
+        // handler of ours as timestamped lines on standard error. No Foundation, no D-Bus.
+        .target(name: "FerryLogging", dependencies: [.product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictness),
+
+        // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage;
+        // `Broker` assembles them into one swift-service-lifecycle Service (ferryd runs it).
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "DBus", "FerryBus", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FerryModel", "DBus", "FerryBus", "FerryLogging", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
 
         // Draws the desktop (screens, edge zones, scenes) as SVG or PNG. Depends on the model only.
@@ -107,7 +118,10 @@ let package = Package(
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
             name: "ferryd",
-            dependencies: ["FerryBroker", "DBus", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness,
             linkerSettings: staticSwiftRuntime),
 
@@ -130,7 +144,8 @@ let package = Package(
         // The demo apps (Fixtures/Apps/Notes, Fixtures/Apps/Gallery) on the client library's scene API.
         .executableTarget(
             name: "ferry-demo",
-            dependencies: ["Ferry", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Ferry", "FerryModel", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: strictness),
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
@@ -155,11 +170,13 @@ let package = Package(
         // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
         // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
         // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
-        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus"], swiftSettings: strictness),
+        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus",
+                                                    .product(name: "Logging", package: "swift-log")], swiftSettings: strictness),
         .executableTarget(
             name: "ferry-bridge",
             dependencies: ["FerryBridge", "DesktopClipboard", "X11Clipboard", "WaylandClipboard", "Ferry", "FerryModel", "DBus",
-                           "FerryTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           "FerryTerminal", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness,
             linkerSettings: staticSwiftRuntime),
         .testTarget(name: "FerryBridgeTests", dependencies: ["FerryBridge", "DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus",
@@ -175,7 +192,8 @@ let package = Package(
         .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport",
                                                           .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictness),
-        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport"],
+        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport",
+                                                    .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],

@@ -2,6 +2,7 @@ import DesktopClipboard
 import DesktopPortal
 import Ferry
 import FerryModel
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -179,26 +180,21 @@ public actor Bridge {
     }
 }
 
-/// Where the bridge says what it does: one line per event on standard error unless quiet.
+/// Where the bridge says what it does: swift-log's `Logger` labelled `ferry-bridge`, events at
+/// `info` (written only when verbose), what it could not do at `warning`.
 public struct BridgeLog: Sendable {
-    /// Whether events are logged (warnings always are).
-    public var verbose: Bool
-    let write: @Sendable (String) -> Void
+    /// The logger the lines go to.
+    public let logger: Logger
 
-    /// A log writing to `write` (standard error by default).
-    public init(verbose: Bool = false, write: @escaping @Sendable (String) -> Void = BridgeLog.standardError) {
-        self.verbose = verbose
-        self.write = write
-    }
-
-    /// Writes `line` and a newline to standard error in one write.
-    public static let standardError: @Sendable (String) -> Void = { line in
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    /// A log for `ferry-bridge` that writes events only when `verbose` (warnings always).
+    public init(verbose: Bool = false) {
+        var logger = Logger(label: "ferry-bridge")
+        logger.logLevel = verbose ? .info : .warning
+        self.logger = logger
     }
 
     /// An event: logged when verbose.
-    public func event(_ line: String) { if verbose { write("ferry-bridge: " + line) } }
+    public func event(_ line: String) { logger.info("\(line)") }
     /// A warning: what the bridge could not do.
-    public func warning(_ line: String) { write("ferry-bridge: warning: " + line) }
+    public func warning(_ line: String) { logger.warning("\(line)") }
 }

@@ -3,8 +3,11 @@ import DesktopClipboard
 import Dispatch
 import Ferry
 import FerryBridge
+import FerryLogging
+import Logging
 import FerryModel
 import FerryTerminal
+import UnixSignals
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,6 +72,7 @@ struct FerryBridgeCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let budgets = BridgeBudgets(bytesPerType: UInt64(bytesPerType.bytes), bytesPerSelection: UInt64(bytesPerSelection.bytes),
                                     idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maximumTypes: maximumTypes)
+        FerryLogging.bootstrap(level: verbose ? .info : .warning)
         let log = BridgeLog(verbose: verbose)
         // Fail at once, with one line, when there is no display to bridge.
         do {
@@ -77,10 +81,10 @@ struct FerryBridgeCommand: AsyncParsableCommand {
             Self.fail("\(error)")
         }
         let supervisor = Supervisor(choice: backend, busAddress: bus, budgets: budgets, log: log, announcesReady: !quiet)
-        let signals = SignalWatch([SIGTERM, SIGINT])
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await supervisor.run() }
-            group.addTask { for await _ in signals.stream { break } }
+            group.addTask { for await _ in signals { break } }
             await group.next()
             group.cancelAll()
         }
@@ -91,7 +95,7 @@ struct FerryBridgeCommand: AsyncParsableCommand {
     }
 
     static func fail(_ line: String, status: Int32 = 69) -> Never {
-        FileHandleLine.standardError("ferry-bridge: \(line)")
+        writeToStandardError("ferry-bridge: \(line)\n")
         Glibc.exit(status)
     }
 }
@@ -133,12 +137,4 @@ struct Environment {
 /// `--bytes-per-type 64M` and the other byte options.
 extension ByteCount: ExpressibleByArgument {
     public init?(argument text: String) { self.init(text) }
-}
-
-/// One line on standard error.
-enum FileHandleLine {
-    static func standardError(_ line: String) {
-        var bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-    }
 }

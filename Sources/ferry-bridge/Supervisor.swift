@@ -2,6 +2,7 @@ import DBus
 import DesktopClipboard
 import Ferry
 import FerryBridge
+import FerryLogging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ final class Supervisor: Sendable {
                     do {
                         try await BridgeService.publish(on: connected.connection) { await holder.status() }
                     } catch let error as BridgeError {
-                        FileHandleLine.standardError("ferry-bridge: \(error)")
+                        writeToStandardError("ferry-bridge: \(error)\n")
                         status.withLock { $0 = 69 }
                         return
                     }

@@ -2,6 +2,7 @@ import Dispatch
 import Ferry
 import FerryModel
 import Synchronization
+import UnixSignals
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -65,7 +66,7 @@ final class DemoApp: Sendable {
     /// `READY`, and runs until a signal; then saves every scene and returns.
     /// - Throws: `DemoFailure`: `.noBroker` without a bus or broker, `.failure` when the broker
     ///   refuses the app.
-    func run(bus: String?, signals: SignalWatch) async throws(DemoFailure) {
+    func run(bus: String?, signals: UnixSignalsSequence) async throws(DemoFailure) {
         let client: FerryClient
         do {
             client = try await FerryClient.connect(address: bus)
@@ -85,19 +86,18 @@ final class DemoApp: Sendable {
                                 [(kind.contentFolder, .int(library.ids.count))]))
         printer.ready()
 
-        var received: Int32 = SIGTERM
-        for await signal in signals.stream {
+        var received = UnixSignal.sigterm
+        for await signal in signals {
             received = signal
             break
         }
-        signals.finish()
         // The scene files first (local, immediate), then the restoration activities to the
         // broker, which may be gone or stuck: after `shutdownDeadline` the app exits anyway.
         var saved = 0
         for scene in application.connectedScenes {
             if let demo = scene.delegate as? DemoSceneDelegate, demo.persist(scene) { saved += 1 }
         }
-        let exitEvent = DemoEvent("exit", headline: ("signal", SignalWatch.name(of: received)), [("scenes", .int(saved))])
+        let exitEvent = DemoEvent("exit", headline: ("signal", "\(received)"), [("scenes", .int(saved))])
         let printer = printer
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.shutdownDeadline) {
             printer.print(DemoEvent("error", [("message", .string("the broker did not take the scenes' state in time"))]))

@@ -1,6 +1,8 @@
 import ArgumentParser
+import FerryLogging
 import FerryModel
 import FerryTerminal
+import UnixSignals
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -72,7 +74,7 @@ struct FerryDemo: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let signals = SignalWatch([SIGTERM, SIGINT])
+            let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
             let folder = try DemoFolder(path: folder)
             let stateDirectory = stateDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? folder.defaultStateDirectory(environment: ProcessInfo.processInfo.environment)
@@ -83,20 +85,6 @@ struct FerryDemo: AsyncParsableCommand {
         } catch {
             writeToStandardError("ferry-demo: error: \(error.message)\n")
             throw ExitCode(error.status.rawValue)
-        }
-    }
-}
-
-/// Writes `text` to standard error in one `write`.
-func writeToStandardError(_ text: String) {
-    let bytes = Array(text.utf8)
-    bytes.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
         }
     }
 }

@@ -2,8 +2,12 @@ import ArgumentParser
 import DBus
 import Dispatch
 import FerryBroker
+import FerryLogging
 import FerryModel
 import FerryTerminal
+import Logging
+import ServiceLifecycle
+import UnixSignals
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -141,152 +145,26 @@ struct Ferryd: AsyncParsableCommand {
     func run() async throws {
         // Drags', shares' and sensitive items' bytes leave the process when they end.
         FreedMemory.returnLargeBuffersAtOnce()
-        let signals = SignalWatch([SIGTERM, SIGINT, SIGHUP])
-        let log = DaemonLog(everyEvent: !isQuiet)
-        let say = log.say
-        let connection: Connection
+        FerryLogging.bootstrap(level: isQuiet ? .warning : .info)
+        let logger = Logger(label: "ferryd")
+        let broker = Broker(options: try brokerOptions(), logger: logger)
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: broker, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger)
+        configuration.maximumGracefulShutdownDuration = Self.shutdownTime
+        configuration.maximumCancellationDuration = .seconds(5)
         do {
-            if let bus { connection = try await Connection(address: bus) } else { connection = try await Connection.session() }
-        } catch {
-            fail("cannot connect to the bus: \(error)")
+            try await ServiceGroup(configuration: configuration).run()
+        } catch let failure as Broker.StartFailure {
+            fail(failure.message)
         }
-        let directory = stateDir ?? StateDirectory.defaultPath()
-        let holder = StateLockHolder(pid: getpid(), busAddress: bus ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "")
-        let openStore = {
-            try PasteboardStore.open(directory: stateDir, historyLimit: historyLimit, historyBytes: historyBytes.bytes,
-                                     descriptorTimeout: .milliseconds(Int64(descriptorTimeout * 1000)), diskBudget: diskBudget.bytes, holder: holder)
-        }
-        let store: PasteboardStore
-        do {
-            store = try openStore()
-        } catch let error as FerryModelError where error.code == .unavailable && replace {
-            // The ferryd being replaced holds the state directory until it has shut down, and it
-            // shuts down when it loses the name: take the name first, then wait for the lock.
-            guard let previous = await takeNameFromHolder(of: directory, on: connection) else {
-                await connection.close(gracePeriod: .zero)
-                fail("\(error.message) (its lock \(directory)/ferry.lock is held); --replace takes over only the ferryd "
-                     + "that owns \(BrokerService.busName.rawValue) on this bus")
-            }
-            say("took \(BrokerService.busName.rawValue) over from \(previous.description); waiting for it to release \(directory)")
-            guard let opened = await waitForStore(openStore) else {
-                await connection.close(gracePeriod: .zero)
-                fail("\(previous.description) did not release \(directory) within \(Self.replaceWait)")
-            }
-            store = opened
-        } catch let error as FerryModelError {
-            await connection.close(gracePeriod: .zero)
-            fail(error.code == .unavailable ? "\(error.message) (its lock \(directory)/ferry.lock is held)" : error.message)
-        }
-        let sceneStore: SceneStore
-        do {
-            sceneStore = try SceneStore.open(directory: store.directory)
-        } catch {
-            await connection.close(gracePeriod: .zero)
-            store.close()
-            fail("cannot open \(store.directory)/\(SceneStore.fileName): \(error)")
-        }
-        for damaged in store.setAside + [sceneStore.setAside].compactMap({ $0 }) { log.warn(damaged.description) }
-        let direct = DirectListener(bus: connection, busAddress: holder.busAddress,
-                                    tokenLifetime: .milliseconds(Int64(directTokenLifetime * 1000)), log: log.warn, say: say)
-        let registry = AppRegistry(ownUID: getuid())
-        let pastePolicy = PastePolicyFile(path: policy ?? PastePolicyFile.defaultPath(), log: log.warn)
-        let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
-                                            relay: PromiseRelay(connection: connection, direct: direct), ownUID: getuid(),
-                                            memory: MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes)),
-                                            consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), log: say)
-        let scenes = SceneService(connection: connection, registry: registry, store: sceneStore,
-                                  desktop: Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone,
-                                                   externalDisplay: try externalDisplaySize()),
-                                  foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: say)
-        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
-                                    direct: direct, log: say)
-        service.restrictStandardInterfaces()
-        let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                ownUID: getuid(), idleTimeout: .milliseconds(Int64(dragIdleTimeout * 1000)), log: say)
-        let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                  ownUID: getuid(), idleTimeout: .milliseconds(Int64(shareIdleTimeout * 1000)),
-                                  performTimeout: .milliseconds(Int64(sharePerformTimeout * 1000)), log: say)
-        let changes = try await service.startWatching()
-        let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
-        try await pasteboards.exportAll()
-        do {
-            try await scenes.start()
-        } catch {
-            await connection.close(gracePeriod: .zero)
-            sceneStore.close()
-            store.close()
-            fail("cannot load the scene sessions: \(error)")
-        }
-        try service.export()
-        try await drags.start()
-        try await shares.start()
-        let flags: NameRequestFlags = replace ? [.allowReplacement, .replaceExisting] : [.allowReplacement, .doNotQueue]
-        let reply = try await connection.requestName(BrokerService.busName, flags: flags)
-        guard reply == .primaryOwner || reply == .alreadyOwner else {
-            let owner = (try? await connection.owner(of: BrokerService.busName))?.rawValue ?? "another connection"
-            await connection.close(gracePeriod: .zero)
-            sceneStore.close()
-            store.close()
-            fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
-        }
-        say("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
-        _ = await direct.open()
-        if !isQuiet {
-            print("READY")
-            fflush(nil)
-        }
-
-        let reason = await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                // A drag whose source app or initiator leaves the bus ends at once; so does a
-                // share whose sharer leaves, and an app's activities go with it.
-                await service.watch(changes, alsoClosed: { name in
-                    await drags.connectionClosed(name)
-                    await shares.connectionClosed(name)
-                })
-                return "the bus connection closed"
-            }
-            group.addTask {
-                let me = connection.uniqueName.rawValue
-                do {
-                    for try await change in nameChanges where change.newOwner?.rawValue != me {
-                        return "lost \(BrokerService.busName.rawValue) to \(change.newOwner?.rawValue ?? "nobody")"
-                    }
-                } catch {}
-                return "the bus connection closed"
-            }
-            group.addTask {
-                for await signal in signals.stream { return signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "SIGINT" }
-                return nil
-            }
-            group.addTask { await pasteboards.runExpiry(); return nil }
-            group.addTask { await drags.runIdleTimeouts(); return nil }
-            group.addTask { await shares.runIdleTimeouts(); return nil }
-            var reason: String?
-            while let next = await group.next() {
-                if let next { reason = next; break }
-            }
-            changes.cancel()
-            nameChanges.cancel()
-            signals.finish()
-            group.cancelAll()
-            return reason ?? "the bus connection closed"
-        }
-        say("shutting down: \(reason)")
-        await pasteboards.relay.cancelAll()
-        await direct.close()
-        await connection.close()
-        _ = try? await pasteboards.pasteLog(limit: 0)  // the records still queued reach the store
-        sceneStore.close()
-        store.close()
-        say("stopped")
     }
 }
 
 extension Ferryd {
-    /// How long `--replace` waits for the ferryd it replaces to release the state directory
-    /// (that one first finishes the calls it is running, up to its 5 s grace period).
-    static let replaceWait: Duration = .seconds(20)
+    /// How long a graceful shutdown may take (the connection's 5 s grace period for the calls it
+    /// is running, then the stores close) before the broker is cancelled.
+    static let shutdownTime: Duration = .seconds(15)
 
     /// Whether READY and the event log are left out: `--quiet`, or started by the bus (whose
     /// standard output and error are often the terminal of whoever started the bus) without
@@ -296,31 +174,24 @@ extension Ferryd {
                                || StateLockHolder.environmentVariable("DBUS_STARTER_ADDRESS") != nil))
     }
 
-    /// Takes `org.ferry.Broker` over from the ferryd that holds `directory`, when that ferryd is the
-    /// name's owner on this bus (same pid); returns it, or nil when the holder is another process
-    /// (a ferryd on another bus, say), which replacing the name here would not stop.
-    func takeNameFromHolder(of directory: String, on connection: Connection) async -> StateLockHolder? {
-        guard let holder = StateLockHolder.recorded(in: directory),
-              let owner = try? await connection.owner(of: BrokerService.busName),
-              let pid = try? await connection.credentials(of: owner).pid, Int32(pid) == holder.pid,
-              let reply = try? await connection.requestName(BrokerService.busName, flags: [.allowReplacement, .replaceExisting]),
-              reply == .primaryOwner || reply == .alreadyOwner
-        else { return nil }
-        return holder
-    }
-
-    /// Opens the store with `open` until the lock is free, for at most ``replaceWait``.
-    func waitForStore(_ open: () throws -> PasteboardStore) async -> PasteboardStore? {
-        let deadline = ContinuousClock.now + Self.replaceWait
-        while true {
-            do {
-                return try open()
-            } catch let error as FerryModelError where error.code == .unavailable && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(50))
-            } catch {
-                return nil
-            }
-        }
+    /// The broker's options from the command line.
+    func brokerOptions() throws -> Broker.Options {
+        var options = Broker.Options(busAddress: bus, stateDirectory: stateDir)
+        options.replace = replace
+        options.announcesReady = !isQuiet
+        options.policyPath = policy
+        options.historyLimit = historyLimit
+        options.historyBytes = historyBytes.bytes
+        options.diskBudget = diskBudget.bytes
+        options.memory = MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes))
+        options.desktop = Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone, externalDisplay: try externalDisplaySize())
+        options.consentTimeout = .milliseconds(Int64(consentTimeout * 1000))
+        options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
+        options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
+        options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))
+        options.shareIdleTimeout = .milliseconds(Int64(shareIdleTimeout * 1000))
+        options.sharePerformTimeout = .milliseconds(Int64(sharePerformTimeout * 1000))
+        return options
     }
 
     /// The `--screen` sizes (`1920x1080`); none means the default screen.
@@ -346,42 +217,10 @@ extension Ferryd {
     }
 }
 
-/// ferryd's log on standard error, one line per event: `ferryd: <line>`.
-struct DaemonLog: Sendable {
-    /// Whether every event is logged; when false (`--quiet`), only warnings: what ferryd could not
-    /// do ("cannot …") and the paste policy file's problems.
-    let everyEvent: Bool
-
-    /// Logs `line` whatever `everyEvent` says: a warning.
-    let warn: @Sendable (String) -> Void = { line in writeToStandardError("ferryd: \(line)\n") }
-
-    /// Logs `line`, an event (kept when quiet if it says what ferryd could not do).
-    var say: @Sendable (String) -> Void {
-        let everyEvent = everyEvent
-        return { line in
-            if everyEvent || line.hasPrefix("cannot ") { writeToStandardError("ferryd: \(line)\n") }
-        }
-    }
-}
-
 /// Prints one error line and exits with status 1.
 func fail(_ line: String) -> Never {
     writeToStandardError("ferryd: error: \(line)\n")
     exit(1)
-}
-
-/// Writes `text` to fd 2 in one `write` (lines from several tasks do not interleave).
-func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
 }
 
 /// `--disk-budget 512M` and the other byte options.

@@ -6,8 +6,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A broker in this process (ferryd's pasteboard, scene and broker services on a real connection
-/// owning org.ferry.Broker on a private bus), with the share pasteboard `org.ferry.share.1` made
+/// A broker in this process (ferryd's `Broker` on a real connection owning org.ferry.Broker on a
+/// private bus), with the share pasteboard `org.ferry.share.1` made
 /// as the share service makes it, so that the built-in activities can be performed on items that
 /// raw peers wrote over the bus.
 struct BuiltInBroker {
@@ -16,48 +16,31 @@ struct BuiltInBroker {
     static let path: ObjectPath = "/org/ferry/Pasteboard/org_2eferry_2eshare_2e1"
 
     let fixture: FerrydFixture
-    let connection: Connection
-    let store: PasteboardStore
-    let sceneStore: SceneStore
-    let pasteboards: PasteboardService
-    let scenes: SceneService
-    let watch: Task<Void, Never>
+    let running: Broker.Running
+    let serving: Task<Void, Never>
+
+    var connection: Connection { running.connection }
+    var store: PasteboardStore { running.store }
+    var sceneStore: SceneStore { running.sceneStore }
+    var pasteboards: PasteboardService { running.pasteboards }
+    var scenes: SceneService { running.scenes }
 
     /// - Parameter diskBudget: what the store's blob files may take (`ferryd --disk-budget`).
     static func start(diskBudget: Int64 = PasteboardStore.defaultDiskBudget) async throws -> BuiltInBroker {
         let fixture = try FerrydFixture()
-        let connection = try await fixture.connect()
-        let store = try PasteboardStore.open(directory: fixture.stateDir.path, diskBudget: diskBudget)
-        let sceneStore = try SceneStore.open(directory: store.directory)
-        let registry = AppRegistry(ownUID: getuid())
-        let policy = PastePolicyFile(path: fixture.stateDir.path + "/paste-policy", log: { _ in })
-        let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: policy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: { _ in })
-        let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: Desktop(),
-                                  foregroundApps: pasteboards.foregroundApps, ownUID: getuid(), log: { _ in })
-        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
-                                    log: { _ in })
-        let changes = try await service.startWatching()
-        let watch = Task { await service.watch(changes) }
-        try await pasteboards.exportAll()
-        try await scenes.start()
-        try service.export()
-        _ = try await connection.requestName(BrokerService.busName, flags: [.doNotQueue])
-        return BuiltInBroker(fixture: fixture, connection: connection, store: store, sceneStore: sceneStore,
-                             pasteboards: pasteboards, scenes: scenes, watch: watch)
+        let (running, serving) = try await fixture.startBroker { $0.diskBudget = diskBudget }
+        return BuiltInBroker(fixture: fixture, running: running, serving: serving)
     }
 
     func stop() async {
-        watch.cancel()
-        await connection.close(gracePeriod: .zero)
-        sceneStore.close()
-        store.close()
+        running.stop(reason: "the test ended")
+        await serving.value
         fixture.cleanUp()
     }
 
     /// The same broker seen as the drag tests' fixture (its app helper serves promises).
     var drag: DragBroker {
-        DragBroker(fixture: fixture, connection: connection, store: store, pasteboards: pasteboards, watch: watch)
+        DragBroker(fixture: fixture, running: running, serving: serving)
     }
 
     /// Creates `org.ferry.share.1` with `writer` writing, as the share service does for a share

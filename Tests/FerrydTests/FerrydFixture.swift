@@ -1,6 +1,8 @@
 import DBus
+import FerryBroker
 import FerryTestSupport
 import Foundation
+import Logging
 
 /// A private bus with a running `ferryd` on it, and helpers to talk to it.
 struct FerrydFixture {
@@ -33,6 +35,19 @@ struct FerrydFixture {
     }
 
     func connect() async throws -> Connection { try await Connection(address: bus.address) }
+
+    /// Starts ferryd's `Broker` in this process on this bus (no READY, no log; the paste policy
+    /// file in the state directory), with `configure` changing its options, and serves it in a
+    /// task; stop it with `Running.stop(reason:)` and await the task.
+    func startBroker(_ configure: (inout Broker.Options) -> Void = { _ in }) async throws
+        -> (running: Broker.Running, serving: Task<Void, Never>) {
+        var options = Broker.Options(busAddress: bus.address, stateDirectory: stateDir.path)
+        options.announcesReady = false
+        options.policyPath = stateDir.path + "/paste-policy"
+        configure(&options)
+        let running = try await Broker(options: options, logger: Logger(label: "ferryd") { _ in SwiftLogNoOpLogHandler() }).start()
+        return (running, Task { await running.serve() })
+    }
 
     static func call(_ connection: Connection, _ member: MemberName, _ body: [DBusValue] = []) async throws -> [DBusValue] {
         try await connection.call(destination: broker, path: path, interface: interface, member: member, body: body,

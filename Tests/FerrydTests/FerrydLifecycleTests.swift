@@ -16,8 +16,34 @@ struct FerrydLifecycleTests {
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         #expect(try await client.owner(of: FerrydFixture.broker) == nil)
-        #expect(daemon.standardError.contains("shutting down: SIGTERM"))
+        #expect(daemon.standardError.contains("shutting down: asked to stop (SIGTERM, SIGINT or SIGHUP)"))
         await client.close()
+    }
+
+    @Test("log lines start with the UTC time, except under systemd's journal; SIGHUP and SIGINT shut down too")
+    func logLinesAndOtherSignals() async throws {
+        let stamped = try #require(try Regex(#"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z ferryd: owns org\.ferry\.Broker as :"#))
+        for (journal, signal) in [(false, SIGHUP), (true, SIGINT)] {
+            let fixture = try FerrydFixture()
+            defer { fixture.cleanUp() }
+            let daemon = try await ServiceProcess(
+                try BuiltProducts.executable("ferryd"), ["--bus", fixture.bus.address, "--state-dir", fixture.stateDir.path],
+                environment: fixture.bus.environment(adding: journal ? ["JOURNAL_STREAM": "8:12345"] : [:]))
+            defer { daemon.stop() }
+            daemon.send(signal)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0, "\(daemon.standardError)")
+            // Its standard error is read by another thread: give the last lines time to arrive.
+            for _ in 0..<40 where !daemon.standardError.contains("ferryd: stopped") { try await Task.sleep(for: .milliseconds(50)) }
+            let lines = daemon.standardError.split(separator: "\n").map(String.init)
+            let owns = try #require(lines.first { $0.contains("ferryd: owns org.ferry.Broker") }, "\(lines)")
+            if journal {
+                #expect(owns.hasPrefix("ferryd: owns org.ferry.Broker as :"), "\(owns)")
+            } else {
+                #expect(owns.contains(stamped), "\(owns)")
+            }
+            #expect(lines.contains { $0.hasSuffix("ferryd: shutting down: asked to stop (SIGTERM, SIGINT or SIGHUP)") }, "\(lines)")
+            #expect(lines.last?.hasSuffix("ferryd: stopped") == true, "\(lines)")
+        }
     }
 
     @Test("a second ferryd without --replace exits 1 with one line; --replace takes over and the old one exits 0")

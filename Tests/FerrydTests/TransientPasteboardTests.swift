@@ -6,41 +6,30 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A broker in this process (the pasteboard and broker services of ferryd on a real connection
-/// owning org.ferry.Broker on a private bus), so tests can create drag pasteboards the way the
-/// drag service does, and talk to them over the bus from other connections.
+/// A broker in this process (ferryd's `Broker` on a real connection owning org.ferry.Broker on a
+/// private bus), so tests can create drag pasteboards the way the drag service does, and talk to them over the bus from other connections.
 struct DragBroker {
     typealias F = FerrydFixture
     static let name = "org.ferry.drag.1"
     static let path: ObjectPath = "/org/ferry/Pasteboard/org_2eferry_2edrag_2e1"
 
     let fixture: FerrydFixture
-    let connection: Connection
-    let store: PasteboardStore
-    let pasteboards: PasteboardService
-    let watch: Task<Void, Never>
+    let running: Broker.Running
+    let serving: Task<Void, Never>
+
+    var connection: Connection { running.connection }
+    var store: PasteboardStore { running.store }
+    var pasteboards: PasteboardService { running.pasteboards }
 
     static func start() async throws -> DragBroker {
         let fixture = try FerrydFixture()
-        let connection = try await fixture.connect()
-        let store = try PasteboardStore.open(directory: fixture.stateDir.path)
-        let registry = AppRegistry(ownUID: getuid())
-        let policy = PastePolicyFile(path: fixture.stateDir.path + "/paste-policy", log: { _ in })
-        let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: policy,
-                                            relay: PromiseRelay(connection: connection), ownUID: getuid(), log: { _ in })
-        let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, log: { _ in })
-        let changes = try await service.startWatching()
-        let watch = Task { await service.watch(changes) }
-        try await pasteboards.exportAll()
-        try service.export()
-        _ = try await connection.requestName(BrokerService.busName, flags: [.doNotQueue])
-        return DragBroker(fixture: fixture, connection: connection, store: store, pasteboards: pasteboards, watch: watch)
+        let (running, serving) = try await fixture.startBroker()
+        return DragBroker(fixture: fixture, running: running, serving: serving)
     }
 
     func stop() async {
-        watch.cancel()
-        await connection.close(gracePeriod: .zero)
-        store.close()
+        running.stop(reason: "the test ended")
+        await serving.value
         fixture.cleanUp()
     }
 
