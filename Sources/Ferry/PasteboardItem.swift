@@ -118,6 +118,13 @@ public struct PasteLogEntry: Sendable, Hashable {
     /// The reader's process name (`/proc/PID/comm` when it pasted); nil when the broker could not
     /// learn it, and for entries a broker older than `org.ferry.Broker1` Version 4 logged.
     public var process: String?
+    /// The writer's process name: who copied the item read (`/proc/PID/comm` when it copied);
+    /// nil when the broker could not learn it, and for items and entries of a broker older than
+    /// `org.ferry.Broker1` Version 5.
+    public var writerProcess: String?
+    /// The history entry read (0 = newest when it was read) for a read of history, as `ferry
+    /// history show` makes; nil for an ordinary paste of the current items.
+    public var historyEntry: Int?
     /// The pasteboard read.
     public var pasteboard: String
     /// The index of the item read.
@@ -130,13 +137,16 @@ public struct PasteLogEntry: Sendable, Hashable {
 
     /// Makes a log entry.
     public init(timestamp: Date, appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
-                pasteboard: String, item: Int, type: ContentType, consent: String? = nil) {
+                writerProcess: String? = nil, historyEntry: Int? = nil, pasteboard: String, item: Int, type: ContentType,
+                consent: String? = nil) {
         self.timestamp = timestamp
         self.appID = appID
         self.uniqueName = uniqueName
         self.uid = uid
         self.pid = pid
         self.process = process
+        self.writerProcess = writerProcess
+        self.historyEntry = historyEntry
         self.pasteboard = pasteboard
         self.item = item
         self.type = type
@@ -153,6 +163,8 @@ public struct PasteLogEntry: Sendable, Hashable {
         self.init(timestamp: WireBridge.date(microseconds: micros), appID: wire["app-id"]?.stringValue,
                   uniqueName: wire["unique-name"]?.stringValue ?? "", uid: UInt32(clamping: wire["uid"]?.integerValue ?? 0),
                   pid: Int32(clamping: wire["pid"]?.integerValue ?? 0), process: wire["process"]?.stringValue,
+                  writerProcess: wire["writer-process"]?.stringValue,
+                  historyEntry: wire["history-entry"]?.integerValue.map { Int(clamping: $0) },
                   pasteboard: wire["pasteboard"]?.stringValue ?? "",
                   item: Int(wire["item"]?.integerValue ?? 0), type: type, consent: wire["consent"]?.stringValue)
     }

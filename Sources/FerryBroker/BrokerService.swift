@@ -13,7 +13,7 @@ public struct BrokerService: Sendable {
     /// The interface's name.
     public static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 7
+    public static let version: UInt32 = 8
 
     /// The connection the broker serves on.
     public let connection: Connection

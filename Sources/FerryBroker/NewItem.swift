@@ -14,6 +14,8 @@ public struct NewItem: Sendable {
     public var options: StoredItem.Options
     /// The app id of the writer, nil when unknown.
     public var sourceAppID: String?
+    /// The writer's process name (`/proc/PID/comm`), nil when unknown.
+    public var sourceProcess: String?
     /// The item's suggested name.
     public var suggestedName: String?
     /// The representations, highest fidelity first; a content type may appear once.
@@ -21,10 +23,11 @@ public struct NewItem: Sendable {
 
     /// Makes an item to write.
     public init(id: UUID = UUID(), options: StoredItem.Options = StoredItem.Options(), sourceAppID: String? = nil,
-                suggestedName: String? = nil, representations: [NewRepresentation]) {
+                sourceProcess: String? = nil, suggestedName: String? = nil, representations: [NewRepresentation]) {
         self.id = id
         self.options = options
         self.sourceAppID = sourceAppID
+        self.sourceProcess = sourceProcess
         self.suggestedName = suggestedName
         self.representations = representations
     }

@@ -21,6 +21,12 @@ public struct PasteRecord: Sendable, Hashable {
     /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted); nil
     /// when the broker could not learn it, and for records logged before it kept them.
     public var process: String?
+    /// The writer's process name: who copied the item read (its `/proc/PID/comm` when it
+    /// copied); nil when unknown, and for items stored and records logged before the broker kept it.
+    public var writerProcess: String?
+    /// The history entry read (`Read` with the option `history-entry`, as `ferry history show`
+    /// does); nil for an ordinary paste of the current items.
+    public var historyEntry: Int?
     /// The pasteboard read from.
     public var pasteboard: String
     /// The index of the item read.
@@ -34,13 +40,16 @@ public struct PasteRecord: Sendable, Hashable {
     public var consent: String?
 
     /// Makes a paste record.
-    public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil, pasteboard: String,
+    public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
+                writerProcess: String? = nil, historyEntry: Int? = nil, pasteboard: String,
                 itemIndex: Int, contentType: ContentType, timestamp: Date = Date(), consent: String? = nil) {
         self.appID = appID
         self.uniqueName = uniqueName
         self.uid = uid
         self.pid = pid
         self.process = process
+        self.writerProcess = writerProcess
+        self.historyEntry = historyEntry
         self.pasteboard = pasteboard
         self.itemIndex = itemIndex
         self.contentType = contentType

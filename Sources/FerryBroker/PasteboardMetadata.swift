@@ -79,6 +79,8 @@ enum PasteboardMetadata {
         if let app = record.appID { entries["app-id"] = .string(app) }
         if let process = record.process { entries["process"] = .string(process) }
         if let consent = record.consent { entries["consent"] = .string(consent) }
+        if let writer = record.writerProcess { entries["writer-process"] = .string(writer) }
+        if let entry = record.historyEntry { entries["history-entry"] = .uint32(UInt32(clamping: entry)) }
         return entries.dbusValue
     }
 }

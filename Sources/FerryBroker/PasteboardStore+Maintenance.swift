@@ -50,13 +50,15 @@ extension PasteboardStore {
             defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
             try db.inTransaction {
                 let insert = try db.cachedStatement(sql: """
-                    INSERT INTO pasteLog (timestamp, appID, uniqueName, uid, pid, process, pasteboard, itemIndex, contentType, consent)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO pasteLog (timestamp, appID, uniqueName, uid, pid, process, pasteboard, itemIndex, contentType,
+                                          consent, writerProcess, historyEntry)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for record in records {
                     try insert.execute(arguments: [record.timestamp.timeIntervalSinceReferenceDate, record.appID,
                                                    record.uniqueName, Int64(record.uid), record.pid, record.process, record.pasteboard,
-                                                   record.itemIndex, record.contentType.identifier, record.consent])
+                                                   record.itemIndex, record.contentType.identifier, record.consent,
+                                                   record.writerProcess, record.historyEntry.map { Int64($0) }])
                 }
                 try db.cachedStatement(sql: "DELETE FROM pasteLog WHERE id <= ?")
                     .execute(arguments: [db.lastInsertedRowID - Int64(Self.pasteLogLimit)])
@@ -78,14 +80,16 @@ extension PasteboardStore {
     public func pasteLog(limit: Int = 100) throws -> [PasteRecord] {
         try reading { db in
             try Row.fetchAll(db, sql: """
-                SELECT timestamp, appID, uniqueName, uid, pid, process, pasteboard, itemIndex, contentType, consent
+                SELECT timestamp, appID, uniqueName, uid, pid, process, pasteboard, itemIndex, contentType, consent,
+                       writerProcess, historyEntry
                 FROM pasteLog ORDER BY id DESC LIMIT ?
                 """, arguments: [max(0, limit)]).map { row in
                 let identifier: String = row["contentType"]
                 let type = try ContentType.stored(identifier)
                 let uid: Int64 = row["uid"]
                 return PasteRecord(appID: row["appID"], uniqueName: row["uniqueName"], uid: UInt32(truncatingIfNeeded: uid),
-                                   pid: row["pid"], process: row["process"], pasteboard: row["pasteboard"], itemIndex: row["itemIndex"],
+                                   pid: row["pid"], process: row["process"], writerProcess: row["writerProcess"],
+                                   historyEntry: row["historyEntry"], pasteboard: row["pasteboard"], itemIndex: row["itemIndex"],
                                    contentType: type, timestamp: Date(timeIntervalSinceReferenceDate: row["timestamp"]),
                                    consent: row["consent"])
             }

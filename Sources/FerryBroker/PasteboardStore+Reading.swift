@@ -168,7 +168,7 @@ extension PasteboardStore {
         var all = arguments
         all += [now.timeIntervalSinceReferenceDate]
         let itemRows = try Row.fetchAll(try db.cachedStatement(sql: """
-            SELECT id, localOnly, expirationDate, sourceAppID, suggestedName, origin FROM item
+            SELECT id, localOnly, expirationDate, sourceAppID, sourceProcess, suggestedName, origin FROM item
             WHERE \(condition) AND (expirationDate IS NULL OR expirationDate > ?)
             ORDER BY position
             """), arguments: all)
@@ -181,7 +181,7 @@ extension PasteboardStore {
             let options = StoredItem.Options(localOnly: row["localOnly"],
                                              expirationDate: expiration.map(Date.init(timeIntervalSinceReferenceDate:)),
                                              origin: row["origin"])
-            return StoredItem(id: id, options: options, sourceAppID: row["sourceAppID"],
+            return StoredItem(id: id, options: options, sourceAppID: row["sourceAppID"], sourceProcess: row["sourceProcess"],
                               suggestedName: row["suggestedName"],
                               representations: try fetchRepresentations(db, item: idString))
         }

@@ -87,6 +87,16 @@ extension PasteboardStore {
         migrator.registerMigration("v5 paste log consent") { db in
             try db.execute(sql: "ALTER TABLE pasteLog ADD COLUMN consent TEXT")
         }
+        // The writer's process name on each item (who copied it), and in the paste log beside
+        // the reader's, with the history entry a paste read (NULL for an ordinary paste). Rows
+        // written before have none of them.
+        migrator.registerMigration("v6 writer process and history reads") { db in
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN sourceProcess TEXT;
+                ALTER TABLE pasteLog ADD COLUMN writerProcess TEXT;
+                ALTER TABLE pasteLog ADD COLUMN historyEntry INTEGER;
+                """)
+        }
         return migrator
     }
 }

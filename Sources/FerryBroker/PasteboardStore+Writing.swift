@@ -261,11 +261,12 @@ extension PasteboardStore {
                 throw FerryModelError(.invalidArgument, "item id \(item.id) is already stored", keyPath: "[\(position)].id")
             }
             try db.cachedStatement(sql: """
-                INSERT INTO item (id, pasteboard, position, localOnly, expirationDate, sourceAppID, suggestedName, origin)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO item (id, pasteboard, position, localOnly, expirationDate, sourceAppID, suggestedName, origin,
+                                  sourceProcess)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [item.id.uuidString, pasteboard, position, item.options.localOnly,
                                  item.options.expirationDate?.timeIntervalSinceReferenceDate, item.sourceAppID, item.suggestedName,
-                                 item.options.origin])
+                                 item.options.origin, item.sourceProcess])
             for (index, r) in prepared.representations.enumerated() {
                 try db.cachedStatement(sql: """
                     INSERT INTO representation (item, position, contentType, visibility, size, storage, data, blob, owner,

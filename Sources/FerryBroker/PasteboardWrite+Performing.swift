@@ -33,8 +33,10 @@ extension PasteboardWrite {
             return try performVolatile(items, on: store, pasteboard: pasteboard, memory: memory)
         }
         let owner = writer.uniqueName
+        let process = PasteRecord.processName(pid: writer.caller.pid)
         let newItems = items.map { item in
-            NewItem(id: item.id, options: item.options, sourceAppID: writer.appID, suggestedName: item.suggestedName,
+            NewItem(id: item.id, options: item.options, sourceAppID: writer.appID, sourceProcess: process,
+                    suggestedName: item.suggestedName,
                     representations: item.representations.map { representation in
                         let data: RepresentationSource = switch representation.source {
                         case .bytes(let bytes): .bytes(bytes)
@@ -119,6 +121,7 @@ extension PasteboardWrite {
         var total = 0
         var bytes: [UUID: [ContentType: Data]] = [:]
         var stored: [StoredItem] = []
+        let process = PasteRecord.processName(pid: writer.caller.pid)
         for (i, item) in items.enumerated() {
             var representations: [StoredRepresentation] = []
             for (r, representation) in item.representations.enumerated() {
@@ -148,7 +151,8 @@ extension PasteboardWrite {
             }
             var options = item.options
             options.sensitive = item.isSensitive
-            stored.append(StoredItem(id: item.id, options: options, sourceAppID: writer.appID, suggestedName: item.suggestedName,
+            stored.append(StoredItem(id: item.id, options: options, sourceAppID: writer.appID,
+                                     sourceProcess: process, suggestedName: item.suggestedName,
                                      representations: representations))
         }
         return VolatileContent(changeCount: 0, items: stored, sensitive: Set(items.filter(\.isSensitive).map(\.id)), bytes: bytes)

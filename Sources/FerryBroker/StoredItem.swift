@@ -37,17 +37,21 @@ public struct StoredItem: Sendable, Hashable, Identifiable {
     public var options: Options
     /// The app id of the app that wrote the item, nil when unknown (the CLI).
     public var sourceAppID: String?
+    /// The writer's process name (its `/proc/PID/comm` when it copied), nil when the broker could
+    /// not learn it and for items stored before it kept them.
+    public var sourceProcess: String?
     /// The item's suggested name (a file name without extension).
     public var suggestedName: String?
     /// The representations, highest fidelity first.
     public var representations: [StoredRepresentation]
 
     /// Makes a stored item.
-    public init(id: UUID, options: Options = Options(), sourceAppID: String? = nil, suggestedName: String? = nil,
-                representations: [StoredRepresentation]) {
+    public init(id: UUID, options: Options = Options(), sourceAppID: String? = nil, sourceProcess: String? = nil,
+                suggestedName: String? = nil, representations: [StoredRepresentation]) {
         self.id = id
         self.options = options
         self.sourceAppID = sourceAppID
+        self.sourceProcess = sourceProcess
         self.suggestedName = suggestedName
         self.representations = representations
     }

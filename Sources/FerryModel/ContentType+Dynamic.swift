@@ -1,3 +1,5 @@
+import FerryTerminal
+
 /// The reversible encoding of dynamic type identifiers.
 ///
 /// A dynamic type stands for a tag no declared type claims. Its identifier is `dyn.` followed by
@@ -30,13 +32,13 @@ struct DynamicTypeCode: Sendable, Hashable {
         default: tagClass.rawValue
         }
         let canonical = classCode + "=" + tag + ":" + conformsTo.joined(separator: ",")
-        let id = Self.prefix + Self.base32(Array(canonical.utf8))
+        let id = Self.prefix + DynamicTypeText.base32(Array(canonical.utf8))
         return ContentType.isValidIdentifier(id) ? id : nil
     }
 
     /// Decodes a `dyn.` identifier; nil unless it is the canonical encoding of a valid triple.
     init?(identifier: String) {
-        guard Self.hasPrefix(identifier), let bytes = Self.unbase32(identifier.utf8.dropFirst(4).map { $0 | 0x20 }),
+        guard Self.hasPrefix(identifier), let bytes = DynamicTypeText.unbase32(identifier.utf8.dropFirst(4).map { $0 | 0x20 }),
               let text = String(validating: bytes, as: UTF8.self),
               let equals = text.firstIndex(of: "="), let colon = text.lastIndex(of: ":"), equals < colon
         else { return nil }
@@ -62,47 +64,5 @@ struct DynamicTypeCode: Sendable, Hashable {
         self.tagClass = tagClass
         self.tag = tag
         self.conformsTo = conformsTo
-    }
-
-    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
-
-    static func base32(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 8 + 4) / 5)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                out.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
-            }
-        }
-        if bits > 0 { out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func unbase32(_ chars: [UInt8]) -> [UInt8]? {
-        var out: [UInt8] = []
-        var buffer: UInt32 = 0
-        var bits = 0
-        for c in chars {
-            let value: UInt32
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(c - UInt8(ascii: "a"))
-            case UInt8(ascii: "2")...UInt8(ascii: "7"): value = UInt32(c - UInt8(ascii: "2") + 26)
-            default: return nil
-            }
-            buffer = (buffer << 5) | value
-            bits += 5
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8((buffer >> UInt32(bits)) & 0xFF))
-            }
-        }
-        // Leftover bits must be zero padding, fewer than 5 of them.
-        guard bits < 5, buffer & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
     }
 }

@@ -16,9 +16,10 @@ struct FrontFailure: Error, Equatable {
 
     /// A D-Bus error reply, as the client library's `FerryError(DBusError)` and the full CLI's
     /// `ferryErrorDescription` turn it into a status and a message: the status from the one
-    /// `ErrorTable` (a test holds the two equal).
+    /// `ErrorTable` (a test holds the two equal), a dynamic type the broker names (`dyn.…`) by
+    /// the MIME type it came from.
     init(busErrorName name: String, message text: String) {
-        let message = text.isEmpty ? name : text
+        let message = text.isEmpty ? name : DynamicTypeText.readable(text)
         let status = ExitStatus.of(errorName: name)
         let noBroker = status == .noBroker && !message.contains("connect")
         let hint = noBroker ? StateLockHolder.startFailureHint().map { ": " + $0 } ?? "" : ""

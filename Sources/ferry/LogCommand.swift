@@ -16,18 +16,21 @@ struct LogCommand: AsyncParsableCommand {
         commandName: "log",
         abstract: "Show the broker's paste log, newest first.",
         discussion: """
-            Every paste is logged: when (in local time, with the offset from UTC), the \
-            pasteboard, the item's index, the type delivered (a dynamic type by the MIME type it \
-            came from), who read it (an app id, or \
-            'pid N' for a command-line caller) and the reader's process name, as the broker \
-            learned it from the kernel when it pasted ('-' when unknown, as for pastes logged \
-            by an older broker). A read that asked the user for consent ends with 'asked: \
-            allowed', 'asked: denied', 'asked: timed-out' or 'asked: withdrawn'; only an \
-            allowed one delivered the type.
+            Every paste is logged, one line each: when (in local time, with the offset from \
+            UTC), the pasteboard ('history N' for a read of history entry N, as 'ferry history \
+            show N' makes), the item's index, the type delivered (a dynamic type by the MIME \
+            type it came from), who read it (an app id, or 'pid N' for a command-line caller), \
+            the reader's process name, as the broker learned it from the kernel when it pasted, \
+            and the process name of the item's writer, who copied it, learned when it copied \
+            ('-' when unknown, as for pastes logged by an older broker). A read that asked the \
+            user for consent ends with 'asked: allowed', 'asked: denied', 'asked: timed-out' or \
+            'asked: withdrawn'; only an allowed one delivered the type.
 
             JSON keys: entries (array of objects with timestamp (ISO 8601, UTC), appID (string or \
-            null), uniqueName, uid, pid, process (string or null), pasteboard, item, type (the identifier), mime (its MIME type \
-            or null), consent (string or null)).
+            null), uniqueName, uid, pid, process (string or null), writerProcess (string or \
+            null), historyEntry (the history entry read, or null for an ordinary paste), \
+            pasteboard, item, type (the identifier), mime (its MIME type or null), consent \
+            (string or null)).
             """)
 
     @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Show at most this many pastes (1–10000).", valueName: "n"))
@@ -45,6 +48,8 @@ struct LogCommand: AsyncParsableCommand {
         var uid: UInt32
         var pid: Int32
         var process: String?
+        var writerProcess: String?
+        var historyEntry: Int?
         var pasteboard: String
         var item: Int
         var type: TypeReport
@@ -58,6 +63,8 @@ struct LogCommand: AsyncParsableCommand {
             try c.encode(uid, forKey: .uid)
             try c.encode(pid, forKey: .pid)
             try c.encode(process, forKey: .process)
+            try c.encode(writerProcess, forKey: .writerProcess)
+            try c.encode(historyEntry, forKey: .historyEntry)
             try c.encode(pasteboard, forKey: .pasteboard)
             try c.encode(item, forKey: .item)
             try type.encode(into: &c, identifier: .type, mime: .mime)
@@ -65,7 +72,8 @@ struct LogCommand: AsyncParsableCommand {
         }
 
         enum CodingKeys: String, CodingKey {
-            case timestamp, appID, uniqueName, uid, pid, process, pasteboard, item, type, mime, consent
+            case timestamp, appID, uniqueName, uid, pid, process, writerProcess, historyEntry, pasteboard, item, type, mime,
+                 consent
         }
     }
 
@@ -83,14 +91,16 @@ struct LogCommand: AsyncParsableCommand {
             let times = log.map { localTime($0.timestamp) }
             let entries = log.map {
                 Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
-                      pid: $0.pid, process: $0.process, pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type),
-                      consent: $0.consent)
+                      pid: $0.pid, process: $0.process, writerProcess: $0.writerProcess, historyEntry: $0.historyEntry,
+                      pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type), consent: $0.consent)
             }
             if json { return try printJSON(Report(entries: entries)) }
             var text = ""
             for (record, time) in zip(log, times) {
                 let who = record.appID ?? "pid \(record.pid)"
-                var line = "\(time)  \(record.pasteboard)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")"
+                let source = record.historyEntry.map { "history \($0)" } ?? record.pasteboard
+                var line = "\(time)  \(source)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")  "
+                    + (record.writerProcess ?? "-")
                 if let consent = record.consent { line += "  asked: \(consent)" }
                 text += line.printableLine() + "\n"
             }

@@ -81,6 +81,7 @@ import Testing
                                        pasteboard: "general", itemIndex: 1, contentType: .png,
                                        timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
         try store.logPaste(PasteRecord(appID: nil, uniqueName: ":1.10", uid: 1000, pid: 43, process: "gimp-2.10",
+                                       writerProcess: "xclip", historyEntry: 3,
                                        pasteboard: "general", itemIndex: 1, contentType: .png,
                                        timestamp: Date(timeIntervalSince1970: 1_700_000_001)))
         let before = (try store.items(in: "general"), try store.history(), try store.pasteLog())
@@ -99,6 +100,8 @@ import Testing
         #expect(try store.pasteLog() == before.2)
         #expect(try store.pasteLog().first?.contentType == .png)
         #expect(try store.pasteLog().map(\.process) == ["gimp-2.10", nil], "the process name survives a reopen; none stays none")
+        #expect(try store.pasteLog().map(\.writerProcess) == ["xclip", nil], "so does the writer's")
+        #expect(try store.pasteLog().map(\.historyEntry) == [3, nil], "a history read stays one")
         #expect(try store.checkIntegrity().isEmpty)
     }
 

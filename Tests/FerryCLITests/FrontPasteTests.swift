@@ -176,6 +176,19 @@ struct FrontPasteTests {
         }
     }
 
+    @Test("a missing type when the item has only a dynamic one: the error names its MIME type, never dyn.")
+    func missingTypeNamesMIMETypes() async throws {
+        try await CLIBroker.with { broker in
+            let odd = "application/x-ferry-front-odd"
+            #expect(try await broker.ferry("copy", "-t", odd, "--text", "odd").succeeded)
+            for arguments in [["paste", "-t", "public.png"], ["paste", "-t", "image/png"]] {
+                let front = try await broker.ferry(arguments)
+                #expect(front.status == 2, "\(arguments): \(front.summary)")
+                #expect(front.stderr.contains(odd) && !front.stderr.contains("dyn."), "\(arguments): \(front.stderr)")
+            }
+        }
+    }
+
     @Test("other commands and --help run ferry-cli: the same output, still called ferry")
     func otherCommands() async throws {
         try await CLIBroker.with { broker in
@@ -265,15 +278,25 @@ struct FrontPasteTests {
                      "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout",
                      "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.AccessDenied", "com.example.Error.Odd"]
         for name in names {
-            for message in ["", "gone\nfor good", "cannot connect"] {
+            let odd = try #require(ContentType(tag: "application/x-ferry-front-odd", tagClass: .mimeType, conformingTo: nil))
+            let ext = try #require(ContentType(tag: "ferryodd", tagClass: .filenameExtension, conformingTo: nil))
+            let named = ":1.7 failed to provide \(odd.identifier): broken pipe (not dyn.\(odd.identifier.dropFirst(4)) nor x\(odd.identifier))"
+            for message in ["", "gone\nfor good", "cannot connect", named, "no \(ext.identifier) here"] {
                 let front = FrontFailure(busErrorName: name, message: message)
                 let error = FerryError(DBusError(try ErrorName(name), message))
                 let full = ferryErrorDescription(error)
                 #expect(front.status == full?.0.rawValue, "\(name) \(message)")
-                #expect(front.message == full?.1, "\(name) \(message): \(front.message) vs \(full?.1 ?? "")")
+                // The full CLI prints a dynamic type by its MIME type (describe): so does the front.
+                let printed = full.map { withReadableTypes($0.1) }
+                #expect(front.message == printed, "\(name) \(message): \(front.message) vs \(printed ?? "")")
             }
         }
         #expect(FrontFailure(busErrorName: "org.ferry.Error.Unavailable", message: "gone").status == 4)
+        // A promised read of a dynamic type that fails in FinishTransfer: the front names its MIME type.
+        let odd = try #require(ContentType(tag: "application/x-ferry-front-odd", tagClass: .mimeType, conformingTo: nil))
+        #expect(odd.isDynamic)
+        #expect(FrontFailure(busErrorName: "org.ferry.Error.Unavailable", message: "the source failed to provide \(odd.identifier)")
+                .message == "the source failed to provide application/x-ferry-front-odd")
     }
 
     private func isPromised(_ broker: CLIBroker) async throws -> Bool {

@@ -65,8 +65,42 @@ struct ReadableOutputTests {
             #expect(entries.map { $0["process"] as? String } == ["ferry-cli", "clip-reader"], "newest first: \(entries)")
             let text = try await broker.ferry("log")
             let lines = text.stdout.split(separator: "\n")
-            #expect(lines.count == 2 && lines[0].hasSuffix("  ferry-cli") && lines[1].hasSuffix("  clip-reader"), "\(text.stdout)")
+            // The last column is the writer: `ferry copy` execs ferry-cli.
+            #expect(lines.count == 2 && lines[0].hasSuffix("  ferry-cli  ferry-cli") && lines[1].hasSuffix("  clip-reader  ferry-cli"),
+                    "\(text.stdout)")
             #expect(lines.allSatisfy { $0.contains("  pid ") }, "\(text.stdout)")
+        }
+    }
+
+    @Test("log names who copied what was read, and tells a read of history from a paste")
+    func logWriterAndHistoryReads() async throws {
+        try await CLIBroker.with { broker in
+            // ferry-cli itself under another name: the kernel names the writer after the link.
+            let cli = try FerryCLI.binary().deletingLastPathComponent().appendingPathComponent("ferry-cli")
+            let link = broker.folder.appendingPathComponent("clip-writer")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: cli)
+            for text in ["older", "newer"] {
+                let copied = try await ChildProcess.run(link.path, ["copy", "--text", text], environment: broker.environment,
+                                                        standardInput: nil, timeout: .seconds(30))
+                #expect(copied.status == 0, "\(copied.stdout) \(copied.stderr)")
+            }
+            #expect(try await broker.ferry("paste").stdout == "newer")
+            let shown = try await broker.ferry("history", "show", "0")
+            #expect(shown.status == 0 && shown.stdout == "older", "\(shown.summary)")
+
+            let log = try jsonObject(try await broker.ferry("log", "--json"))
+            let entries = try #require(log["entries"] as? [[String: Any]])
+            #expect(entries.count == 2, "\(entries)")
+            #expect(entries.map { $0["writerProcess"] as? String } == ["clip-writer", "clip-writer"], "\(entries)")
+            #expect(entries.first?["historyEntry"] as? Int == 0, "the newest is the read of history entry 0: \(entries)")
+            #expect(entries.last?["historyEntry"] is NSNull, "a paste is no read of history: \(entries)")
+            #expect(entries.allSatisfy { $0.keys.contains("writerProcess") && $0.keys.contains("historyEntry") })
+
+            let text = try await broker.ferry("log").stdout
+            let lines = text.split(separator: "\n")
+            #expect(lines.count == 2, "\(text)")
+            #expect(lines.first?.contains("  history 0  0  ") == true && lines.first?.hasSuffix("  clip-writer") == true, "\(text)")
+            #expect(lines.last?.contains("  general  0  ") == true && lines.last?.hasSuffix("  clip-writer") == true, "\(text)")
         }
     }
 

@@ -11,7 +11,7 @@ struct BrokerContractTests {
     /// app's scene), how many members (methods, properties, signals) the file declares, and its
     /// Version.
     static let served: [(file: String, interface: String, path: ObjectPath?, members: Int, version: UInt32)] = [
-        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 16, 7),
+        ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 16, 8),
         ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 16, 5),
         ("org.ferry.Scenes1.xml", "org.ferry.Scenes1", "/org/ferry/Scenes", 10, 2),
         ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),

@@ -231,8 +231,11 @@ struct DamagedStateTests {
             ALTER TABLE representation DROP COLUMN blobInode;
             ALTER TABLE representation DROP COLUMN blobChangeTime;
             ALTER TABLE item DROP COLUMN origin;
+            ALTER TABLE item DROP COLUMN sourceProcess;
             ALTER TABLE pasteLog DROP COLUMN process;
             ALTER TABLE pasteLog DROP COLUMN consent;
+            ALTER TABLE pasteLog DROP COLUMN writerProcess;
+            ALTER TABLE pasteLog DROP COLUMN historyEntry;
             DELETE FROM grdb_migrations WHERE identifier <> 'v1';
             SELECT group_concat(identifier) FROM grdb_migrations;
             SELECT count(*) FROM pragma_table_info('representation');

@@ -59,9 +59,13 @@ struct PasteboardOriginTests {
         let database = fixture.stateDir.appendingPathComponent("ferry.sqlite").path
         let sql = """
             ALTER TABLE item DROP COLUMN origin;
+            ALTER TABLE item DROP COLUMN sourceProcess;
             ALTER TABLE pasteLog DROP COLUMN process;
             ALTER TABLE pasteLog DROP COLUMN consent;
-            DELETE FROM grdb_migrations WHERE identifier IN ('v3 item origin', 'v4 paste log process', 'v5 paste log consent');
+            ALTER TABLE pasteLog DROP COLUMN writerProcess;
+            ALTER TABLE pasteLog DROP COLUMN historyEntry;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v3 item origin', 'v4 paste log process', 'v5 paste log consent',
+                                                             'v6 writer process and history reads');
             SELECT group_concat(identifier) FROM grdb_migrations;
             """
         let edit = try await ChildProcess.run("/usr/bin/sqlite3", [database, sql], timeout: .seconds(30))
