@@ -35,6 +35,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Continuity (issue #22): sealing of what crosses the engine.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
     ],
     targets: [
         // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
@@ -107,7 +109,8 @@ let package = Package(
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
             name: "ferryd",
-            dependencies: ["FerryBroker", "DBus", "FerryModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryContinuity",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             linkerSettings: staticSwiftRuntime),
 
@@ -180,6 +183,20 @@ let package = Package(
         .testTarget(name: "InstallTests", dependencies: ["FerryTerminal", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport"],
                     swiftSettings: strictness),
+
+        // Continuity (issue #22): Universal Clipboard between a user's machines over NATS.
+        // libnats (Debian's libnats-dev) behind one shim header, and the module only ferryd links:
+        // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
+        .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        .target(name: "FerryContinuity",
+                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strictness),
+        .testTarget(name: "FerryContinuityTests",
+                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "FerryTestSupport",
+                                   .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: strictness),
+        .executableTarget(name: "continuity-bench", dependencies: ["FerryContinuity", "Ferry", "FerryModel", "DBus", "BenchReport"],
+                          swiftSettings: strictness),
 
         // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which
         // copied files reach sandboxed apps. D-Bus only; tested against the real document portal.

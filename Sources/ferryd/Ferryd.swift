@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Dispatch
 import FerryBroker
+import FerryContinuity
 import FerryModel
 import FerryTerminal
 #if canImport(Glibc)
@@ -79,6 +80,9 @@ struct Ferryd: AsyncParsableCommand {
                                valueName: "px"))
     var edgeZone: Double = Desktop.defaultEdgeZone
 
+    @OptionGroup(title: "Continuity (Universal Clipboard between your machines; off by default)")
+    var continuity: ContinuityOptions
+
     // For tests: how long an fd given to SetItems may deliver nothing before Timeout (seconds).
     @Option(help: .hidden)
     var descriptorTimeout: Double = 30
@@ -100,6 +104,7 @@ struct Ferryd: AsyncParsableCommand {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
+        try continuity.validate()
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
         do {
             try Desktop.validate(screenSizes: try screenSizes(), edgeZone: edgeZone)
@@ -185,6 +190,15 @@ struct Ferryd: AsyncParsableCommand {
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                   ownUID: getuid(), idleTimeout: .milliseconds(Int64(shareIdleTimeout * 1000)),
                                   performTimeout: .milliseconds(Int64(sharePerformTimeout * 1000)), log: say)
+        let bridge: Continuity?
+        do {
+            bridge = try continuity.make(pasteboards: pasteboards, log: say)
+        } catch {
+            await connection.close(gracePeriod: .zero)
+            sceneStore.close()
+            store.close()
+            fail("continuity: \(error)")
+        }
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
@@ -209,6 +223,7 @@ struct Ferryd: AsyncParsableCommand {
             fail("\(BrokerService.busName.rawValue) is already owned by \(owner) (use --replace to take it over)")
         }
         say("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
+        bridge?.start()
         if !isQuiet {
             print("READY")
             fflush(nil)
@@ -251,6 +266,7 @@ struct Ferryd: AsyncParsableCommand {
             return reason ?? "the bus connection closed"
         }
         say("shutting down: \(reason)")
+        bridge?.stop()
         await pasteboards.relay.cancelAll()
         await connection.close()
         _ = try? await pasteboards.pasteLog(limit: 0)  // the records still queued reach the store
