@@ -204,13 +204,11 @@ public final class Continuity: ContinuityHooks, @unchecked Sendable {
         put(envelope)
     }
 
+    /// Announces again the newest local copy of this run, if any (after connecting). What the
+    /// store held from before ferryd started is not announced: it may be older than what the
+    /// other devices copied since, and its time is not known.
     func announceCurrent() {
-        guard let count = try? pasteboards.store.changeCount(of: PasteboardName.general) else { return }
-        if let announced = state.withLock({ $0.announced }) {
-            put(announced)
-        } else if state.withLock({ $0.appliedStamp == nil }) {
-            localChange(changeCount: count)
-        }
+        if let announced = state.withLock({ $0.announced }) { put(announced) }
     }
 
     /// What of `items` may leave the machine, as an envelope; nil when nothing may.

@@ -123,7 +123,11 @@ struct UniversalClipboardTests {
             #expect(try await laptop.ferry("copy", "--local-only", "--text", markers[0]).succeeded)
             #expect(try await laptop.ferry("copy", "--sensitive", "--text", markers[1]).succeeded)
             try await Task.sleep(for: .seconds(1))
-            #expect(try await desktop.ferry("paste").stdout == "public baseline", "nothing newer arrived")
+            // Nothing newer arrived; the baseline is still listed, but the laptop no longer serves
+            // it (it is not the laptop's current item any more), and never the markers.
+            let after = try await desktop.ferry("paste")
+            #expect(!markers.contains { after.stdout.contains($0) || after.stderr.contains($0) })
+            #expect(try await showsRemote(desktop, from: "laptop"))
             for marker in markers {
                 let bytes = Array(marker.utf8)
                 let found = seen.withLock { all in
