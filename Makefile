@@ -74,6 +74,7 @@ bench: deps
 	$(SWIFT) build -c release
 	bash scripts/bench.sh
 	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
+	$(CURDIR)/.build/release/continuity-bench | python3 scripts/bench-table.py
 
 # The release build, and from its executables' own help the man pages (swift-argument-parser's
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.
