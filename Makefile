@@ -7,7 +7,8 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 shared-mime-info python3-dbus python3-gi libsqlite3-dev sqlite3 \
                 xvfb xclip xsel tk8.6 gir1.2-gtk-3.0 python3-xlib \
                 libxcb1-dev libxcb-xfixes0-dev libwayland-dev sway wl-clipboard \
-                xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev
+                xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev \
+                nats-server libnats-dev openssl
 
 .PHONY: all deps build test demo bench clean release programs install uninstall deb
 
@@ -74,6 +75,7 @@ bench: deps
 	$(SWIFT) build -c release
 	bash scripts/bench.sh
 	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
+	$(CURDIR)/.build/release/continuity-bench | python3 scripts/bench-table.py
 
 # The release build, and from its executables' own help the man pages (swift-argument-parser's
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.

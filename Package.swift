@@ -38,6 +38,8 @@ let package = Package(
         // The broker as a Service and logging with levels (issue #19 item 2).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Continuity (issue #22): sealing of what crosses the engine.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
     ],
     targets: [
         // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
@@ -118,7 +120,7 @@ let package = Package(
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
             name: "ferryd",
-            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryLogging", "FerryContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
@@ -203,6 +205,20 @@ let package = Package(
         .testTarget(name: "InstallTests", dependencies: ["FerryTerminal", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport", "promise-source"],
                     swiftSettings: strictness),
+
+        // Continuity (issue #22): Universal Clipboard between a user's machines over NATS.
+        // libnats (Debian's libnats-dev) behind one shim header, and the module only ferryd links:
+        // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
+        .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        .target(name: "FerryContinuity",
+                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strictness),
+        .testTarget(name: "FerryContinuityTests",
+                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "FerryTestSupport",
+                                   .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: strictness),
+        .executableTarget(name: "continuity-bench", dependencies: ["FerryContinuity", "Ferry", "FerryModel", "DBus", "BenchReport"],
+                          swiftSettings: strictness),
 
         // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which
         // copied files reach sandboxed apps. D-Bus only; tested against the real document portal.

@@ -21,12 +21,13 @@ public final class BrokerStage {
     private var leashPID: pid_t = 0
     private var leashFD: Int32 = -1
 
-    /// Starts the bus and ferryd; on failure stops whatever had started and throws.
-    public static func start(ferryd: String) throws -> BrokerStage {
+    /// Starts the bus and ferryd (with `arguments` after its bus and state directory); on
+    /// failure stops whatever had started and throws.
+    public static func start(ferryd: String, arguments: [String] = []) throws -> BrokerStage {
         let stage = try BrokerStage()
         do {
             try stage.startBus()
-            try stage.startFerryd(ferryd)
+            try stage.startFerryd(ferryd, arguments: arguments)
         } catch {
             stage.stop()
             throw error
@@ -110,12 +111,12 @@ public final class BrokerStage {
         throw Spawn.Failure(description: "dbus-daemon printed no address in 10 s: \(logTail("bus.log"))")
     }
 
-    private func startFerryd(_ ferryd: String) throws {
+    private func startFerryd(_ ferryd: String, arguments: [String]) throws {
         guard access(ferryd, X_OK) == 0 else {
             throw Spawn.Failure(description: "no ferryd executable at \(ferryd) (swift build -c release)")
         }
         let out = "\(scratch)/ferryd.out"
-        ferrydPID = try Spawn.start([ferryd, "--bus", address, "--state-dir", "\(scratch)/state"],
+        ferrydPID = try Spawn.start([ferryd, "--bus", address, "--state-dir", "\(scratch)/state"] + arguments,
                                     stdout: .file(out), stderr: .file("\(scratch)/ferryd.log"))
         leash(ferrydPID)
         let deadline = now() + 30e6

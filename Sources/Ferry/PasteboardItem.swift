@@ -120,7 +120,7 @@ public struct PasteLogEntry: Sendable, Hashable {
     public var process: String?
     /// The writer's process name: who copied the item read (`/proc/PID/comm` when it copied);
     /// nil when the broker could not learn it, and for items and entries of a broker older than
-    /// `org.ferry.Broker1` Version 5.
+    /// `org.ferry.Broker1` Version 8.
     public var writerProcess: String?
     /// The history entry read (0 = newest when it was read) for a read of history, as `ferry
     /// history show` makes; nil for an ordinary paste of the current items.

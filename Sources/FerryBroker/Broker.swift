@@ -51,6 +51,10 @@ public final class Broker: Service, Sendable {
         public var consentTimeout: Duration = PasteConsents.defaultTimeout
         /// How long a direct connection's one-time token stays good.
         public var directTokenLifetime: Duration = DirectListener.defaultTokenLifetime
+        /// What runs beside the services from the moment the broker owns its name until it shuts
+        /// down (continuity, say), each made from the pasteboards once they are assembled; a
+        /// companion that cannot be made stops the start-up.
+        public var companions: [@Sendable (PasteboardService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
         /// How long a share may stay without Perform.
         public var shareIdleTimeout: Duration = .seconds(120)
         /// How long an activity's app has for PerformActivity.
@@ -72,6 +76,11 @@ public final class Broker: Service, Sendable {
         public let message: String
         /// The line.
         public var description: String { message }
+
+        /// A failure to start, said in `message`.
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     /// How long `--replace` waits for the ferryd it replaces to release the state directory
@@ -134,6 +143,7 @@ public final class Broker: Service, Sendable {
             try await requestName(on: connection)
             logger.info("owns \(BrokerService.busName.rawValue) as \(connection.uniqueName) (pid \(getpid()))")
             _ = await running.direct.open()
+            for companion in running.companions { companion.start() }
             if options.announcesReady {
                 print("READY")
                 fflush(nil)
@@ -171,6 +181,14 @@ public final class Broker: Service, Sendable {
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                   ownUID: uid, idleTimeout: options.shareIdleTimeout,
                                   performTimeout: options.sharePerformTimeout, log: say)
+        let companions: [any BrokerCompanion]
+        do {
+            companions = try options.companions.map { try $0(pasteboards, say) }
+        } catch let failure as StartFailure {
+            throw failure
+        } catch {
+            throw StartFailure(message: "\(error)")
+        }
         let changes = try await service.startWatching()
         let nameChanges = try await connection.nameOwnerChanges(for: BrokerService.busName)
         try await pasteboards.exportAll()
@@ -183,7 +201,7 @@ public final class Broker: Service, Sendable {
         try await drags.start()
         try await shares.start()
         return Running(connection: connection, store: store, sceneStore: sceneStore, pasteboards: pasteboards,
-                       scenes: scenes, broker: service, drags: drags, shares: shares, direct: direct, changes: changes,
+                       scenes: scenes, broker: service, drags: drags, shares: shares, direct: direct, companions: companions, changes: changes,
                        nameChanges: nameChanges, logger: logger)
     }
 
@@ -286,6 +304,8 @@ extension Broker {
         public let shares: ShareService
         /// The direct (peer-to-peer) connections' listener.
         public let direct: DirectListener
+        /// What runs beside the services (``Options/companions``).
+        public let companions: [any BrokerCompanion]
         let changes: NameOwnerChanges
         let nameChanges: NameOwnerChanges
         let logger: Logger
@@ -294,6 +314,7 @@ extension Broker {
 
         init(connection: Connection, store: PasteboardStore, sceneStore: SceneStore, pasteboards: PasteboardService,
              scenes: SceneService, broker: BrokerService, drags: DragService, shares: ShareService, direct: DirectListener,
+             companions: [any BrokerCompanion],
              changes: NameOwnerChanges, nameChanges: NameOwnerChanges, logger: Logger) {
             self.connection = connection
             self.store = store
@@ -304,6 +325,7 @@ extension Broker {
             self.drags = drags
             self.shares = shares
             self.direct = direct
+            self.companions = companions
             self.changes = changes
             self.nameChanges = nameChanges
             self.logger = logger
@@ -357,6 +379,7 @@ extension Broker {
                 return reason ?? "the bus connection closed"
             }
             logger.info("shutting down: \(reason)")
+            for companion in companions { companion.stop() }
             await pasteboards.relay.cancelAll()
             await direct.close()
             await connection.close()
@@ -366,4 +389,13 @@ extension Broker {
             logger.info("stopped")
         }
     }
+}
+
+/// Something that runs beside the broker's services (``Broker/Options/companions``): started once
+/// the broker owns `org.ferry.Broker`, stopped first when it shuts down.
+public protocol BrokerCompanion: Sendable {
+    /// Starts it; it works in the background and returns at once.
+    func start()
+    /// Stops it; nothing of it runs afterwards.
+    func stop()
 }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import DBus
 import FerryModel
+import Synchronization
 
 /// Promised representations: the broker never holds their bytes; ``PromiseRelay`` asks the
 /// owning app (through its `org.ferry.Client1` object) to write them into a pipe whose read end
@@ -21,6 +22,11 @@ extension PasteboardService {
     /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
     nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, reader: PasteboardCaller,
                                        pasteboard: String) async throws -> (FileDescriptor, String) {
+        if let remote = continuity.withLock({ $0 }), remote.serves(owner: owner) {
+            // A remote item (continuity): its source device streams the bytes into the pipe.
+            let (descriptor, task) = try remote.startRemoteRead(owner: owner, item: item, type: type)
+            return (descriptor, relay.adopt(task, reader: try BusName(reader.uniqueName), pasteboard: pasteboard))
+        }
         guard let (name, path) = await client(of: owner) else {
             throw FerryModelError(.unavailable, "the app that promised \(type.identifier) is gone without handing it over")
         }
@@ -35,6 +41,8 @@ extension PasteboardService {
     /// (nil: the relay's).
     nonisolated func fetchPromised(owner: String, item: UUID, type: ContentType, limit: Int,
                                    timeout: Duration? = nil) async -> [UInt8]? {
+        // A remote item's bytes are pulled only for a paste, never for the broker's own look.
+        if let remote = continuity.withLock({ $0 }), remote.serves(owner: owner) { return nil }
         guard let (name, path) = await client(of: owner) else { return nil }
         return try? await relay.fetch(owner: name, clientPath: path, itemID: item, type: type, limit: limit, timeout: timeout)
     }

@@ -53,6 +53,9 @@ public actor PasteboardService {
     nonisolated let pendingPastes = Mutex<[PasteRecord]>([])
     /// Credentials by unique name: a unique name is never reused on a bus, so they cannot go stale.
     nonisolated let credentials = Mutex<[String: Caller]>([:])
+    /// Continuity (issue #22): serves remote items' bytes and hears of the general pasteboard's
+    /// changes; nil while it is off (``setContinuity(_:)``).
+    nonisolated let continuity = Mutex<(any ContinuityHooks)?>(nil)
 
     var exported: Set<String> = []
     var volatile: [String: VolatileContent] = [:] {
@@ -217,6 +220,7 @@ public actor PasteboardService {
         if !exported.contains(name) { _ = try? export(name) }
         announce(name, changeCount: changeCount)
         expiryWake.signal()
+        if name == PasteboardName.general { continuity.withLock { $0 }?.generalChanged(changeCount: changeCount) }
     }
 
     /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`: the general pasteboard's to

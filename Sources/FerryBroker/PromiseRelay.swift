@@ -126,6 +126,20 @@ public final class PromiseRelay: Sendable {
         return (read, id)
     }
 
+    /// Files a transfer whose bytes something else writes into the reader's pipe (a remote item's
+    /// pull, issue #22), so that `finish` resolves it like a promise's: `task` gives the byte
+    /// count, or the error the reader's `FinishTransfer` gets.
+    /// - Returns: the transfer id for the reader's `Read` reply.
+    public func adopt(_ task: Task<UInt64, any Error>, reader: BusName, pasteboard: String? = nil) -> String {
+        let id = UUID().uuidString.lowercased()
+        book.withLock { book in
+            forgetExpired(&book)
+            book.transfers[id] = Transfer(reader: reader, owner: reader, pasteboard: pasteboard, state: .running(task))
+        }
+        Task { [weak self] in self?.ended(id, await task.result) }
+        return id
+    }
+
     /// Waits for the source's reply and returns how many bytes it wrote.
     ///
     /// D-Bus: `org.ferry.Pasteboard1.FinishTransfer`.

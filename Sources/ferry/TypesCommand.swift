@@ -10,8 +10,9 @@ struct TypesCommand: AsyncParsableCommand {
         abstract: "List the items on a pasteboard and their types (not a paste).",
         discussion: """
             One line per representation: the item's index, the type, its MIME type ('-' when \
-            it has none), its size when known, and 'promised' when the app that copied it still \
-            holds the bytes. A dynamic type (dyn.…, made for a MIME type no declaration \
+            it has none), its size when known, 'promised' when the app that copied it still \
+            holds the bytes, and 'remote DEVICE' for an item copied on another of your devices \
+            (continuity). A dynamic type (dyn.…, made for a MIME type no declaration \
             knows) is shown by the MIME type it came from. Representations are \
             listed highest fidelity first. An empty pasteboard prints nothing.
 
@@ -74,6 +75,7 @@ struct TypesCommand: AsyncParsableCommand {
                 line += "  " + (info.estimatedSize.map { ProgressBar.size(UInt64(max(0, $0))) } ?? "?")
                 if item.promisedTypes.contains(info.contentType) { line += "  promised" }
                 if info.visibility == .ownApp { line += "  own-app" }
+                if let origin = item.origin, origin.hasPrefix("continuity:") { line += "  remote " + origin.dropFirst(11) }
                 text += line + "\n"
             }
         }

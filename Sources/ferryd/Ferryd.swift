@@ -3,6 +3,7 @@ import DBus
 import Dispatch
 import FerryBroker
 import FerryLogging
+import FerryContinuity
 import FerryModel
 import FerryTerminal
 import Logging
@@ -91,6 +92,9 @@ struct Ferryd: AsyncParsableCommand {
                                valueName: "px"))
     var edgeZone: Double = Desktop.defaultEdgeZone
 
+    @OptionGroup(title: "Continuity (Universal Clipboard between your machines; off by default)")
+    var continuity: ContinuityOptions
+
     // For tests: how long an fd given to SetItems may deliver nothing before Timeout (seconds).
     @Option(help: .hidden)
     var descriptorTimeout: Double = 30
@@ -116,6 +120,7 @@ struct Ferryd: AsyncParsableCommand {
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
         if let policy, policy.isEmpty { throw ValidationError("--policy must not be empty") }
+        try continuity.validate()
         guard historyLimit >= 0 else { throw ValidationError("--history-limit must not be negative") }
         guard consentTimeout > 0, consentTimeout <= 86_400 else {
             throw ValidationError("--consent-timeout must be between 0 and 86400 seconds")
@@ -187,6 +192,10 @@ extension Ferryd {
         options.desktop = Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone, externalDisplay: try externalDisplaySize())
         options.consentTimeout = .milliseconds(Int64(consentTimeout * 1000))
         options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
+        let continuity = continuity
+        if continuity.isOn {
+            options.companions.append { pasteboards, log in try continuity.make(pasteboards: pasteboards, log: log) }
+        }
         options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
         options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))
         options.shareIdleTimeout = .milliseconds(Int64(shareIdleTimeout * 1000))

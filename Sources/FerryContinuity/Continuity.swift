@@ -1,0 +1,440 @@
+import Foundation
+import DBus
+import Dispatch
+import FerryBroker
+import FerryModel
+import Synchronization
+import CNATS
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Universal Clipboard (issue #22): the general pasteboard shared between one user's devices
+/// through a NATS engine.
+///
+/// A local copy announces a sealed ``Envelope`` (types, sizes, names, expiration; no bytes) under
+/// this device's key in the user's `ferry_pb` bucket, which keeps it for ``Configuration/ttl``.
+/// Every other device watches the bucket and puts the newest announcement (by hybrid logical
+/// clock, so a newer local copy wins) on its own general pasteboard as a remote item: promised
+/// representations whose owner names the source, with `origin` `continuity:DEVICE`. A paste of
+/// one pulls the bytes from the source's ferryd by request-reply in chunks, each sealed, streamed
+/// into the reader's pipe through the broker's promise path.
+///
+/// Never leaves the machine: `localOnly` and sensitive items (sensitive ones are never in the
+/// store), `ownApp` representations, promised ones, and other devices' remote items; the source
+/// checks this again on every chunk request, against its live pasteboard. Nothing on the local
+/// bus waits on the network: announcements go out from a queue of their own, and pulls run as
+/// transfers.
+public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
+    /// How continuity is set up (`ferryd --continuity URL --creds FILE --continuity-key FILE`).
+    public struct Configuration: Sendable {
+        /// The engine and this device's credentials.
+        public var address: EngineAddress
+        /// The file with the user's sealing key (64 hexadecimal digits, mode 0600).
+        public var keyFile: String
+        /// This device's name (1–48 letters, digits, `-`, `_`); its subjects carry it.
+        public var device: String
+        /// How long an announcement lives in the bucket, and a remote item on a receiver.
+        public var ttl: Duration = .seconds(120)
+        /// The bytes per chunk request.
+        public var chunkSize = 512 * 1024
+        /// How long a pull waits for a chunk before the source counts as unavailable.
+        public var chunkTimeout: Duration = .seconds(3)
+
+        /// Makes a configuration.
+        public init(address: EngineAddress, keyFile: String, device: String) {
+            self.address = address
+            self.keyFile = keyFile
+            self.device = device
+        }
+    }
+
+    /// The prefix of a remote item's `origin` and of its representations' owner.
+    public static let originPrefix = "continuity:"
+
+    let configuration: Configuration
+    let pasteboards: PasteboardService
+    let seal: Seal
+    let clock: HybridClock
+    let log: @Sendable (String) -> Void
+    /// Announcements and link events, in order, off the bus's threads.
+    let queue = DispatchQueue(label: "org.ferry.continuity")
+    let applying: AsyncStream<Envelope>.Continuation
+    let applier: Task<Void, Never>
+
+    struct State {
+        var link: EngineLink?
+        var bucket: EngineLink.Bucket?
+        var watch: EngineLink.Watch?
+        /// The stamp of the newest local copy (announced or not).
+        var localStamp: ClockStamp?
+        /// The last announcement of this device, sent again after a reconnect.
+        var announced: Envelope?
+        /// The stamp of the remote copy on the general pasteboard now.
+        var appliedStamp: ClockStamp?
+        var stopped = false
+    }
+
+    let state = Mutex(State())
+
+    /// Checks the configuration and reads the key and creds (errors name the file and what is
+    /// wrong); connects only in ``start()``.
+    public init(configuration: Configuration, pasteboards: PasteboardService, log: @escaping @Sendable (String) -> Void) throws {
+        guard Subjects.isValidDevice(configuration.device), configuration.device.utf8.count <= 48 else {
+            throw EngineError(.failed, "bad device name \"\(configuration.device)\": 1 to 48 letters, digits, - or _")
+        }
+        _ = try NKey.publicKey(ofSeedFile: configuration.address.seedFile)
+        self.configuration = configuration
+        self.pasteboards = pasteboards
+        self.seal = try Seal(keyFile: configuration.keyFile)
+        self.clock = HybridClock(device: configuration.device)
+        self.log = log
+        let (stream, continuation) = AsyncStream<Envelope>.makeStream()
+        applying = continuation
+        let box = WeakBox()
+        applier = Task {
+            for await envelope in stream { await box.value?.apply(envelope) }
+        }
+        box.value = self
+        cnats_ignore_sigpipe()
+    }
+
+    final class WeakBox: @unchecked Sendable {
+        weak var value: Continuity?
+    }
+
+    var device: String { configuration.device }
+
+    /// Plugs into the pasteboards and connects in the background, retrying with a growing wait
+    /// until the engine answers.
+    public func start() {
+        pasteboards.setContinuity(self)
+        queue.async { self.connect(attempt: 0) }
+    }
+
+    /// Disconnects (remote items stay until they expire; reads of them fail).
+    public func stop() {
+        let (link, watch) = state.withLock { state in
+            state.stopped = true
+            defer { state.link = nil; state.bucket = nil; state.watch = nil }
+            return (state.link, state.watch)
+        }
+        pasteboards.setContinuity(nil)
+        watch?.stop()
+        link?.close()
+        applying.finish()
+        applier.cancel()
+    }
+
+    // MARK: - Link
+
+    func connect(attempt: Int) {
+        guard !state.withLock({ $0.stopped }) else { return }
+        do {
+            let link = try EngineLink(address: configuration.address, name: "ferryd-\(device)")
+            let bucket = try link.bucket(Subjects.bucket, ttl: configuration.ttl)
+            try link.subscribe(Subjects.chunks(of: device)) { [weak self] bytes, reply in
+                self?.serveChunk(bytes, reply: reply, link: link)
+            }
+            link.onEvent { [weak self] event in
+                guard let self else { return }
+                self.queue.async { self.linkChanged(event) }
+            }
+            state.withLock { state in
+                state.link = link
+                state.bucket = bucket
+            }
+            log("continuity: connected to \(configuration.address.url) as \(device)")
+            startWatch()
+            announceCurrent()
+        } catch {
+            let wait = min(5_000, 250 << min(attempt, 5))
+            if attempt == 0 { log("continuity: cannot reach the engine yet (retrying): \(error)") }
+            queue.asyncAfter(deadline: .now() + .milliseconds(wait)) { self.connect(attempt: attempt + 1) }
+        }
+    }
+
+    func linkChanged(_ event: EngineLink.Event) {
+        switch event {
+        case .disconnected:
+            log("continuity: lost the engine; remote items disappear")
+            let old = state.withLock { state in defer { state.watch = nil }; return state.watch }
+            old?.stop()
+            Task { await self.dropRemoteItems() }
+        case .reconnected:
+            log("continuity: the engine is back")
+            startWatch()
+            // The newest local copy again (the bucket may have lost it, or never had it).
+            let again = state.withLock { $0.announced }
+            if let again { put(again) }
+        }
+    }
+
+    func startWatch() {
+        guard let bucket = state.withLock({ $0.bucket }) else { return }
+        do {
+            let watch = try bucket.watchAll { [weak self] key, value in self?.received(key: key, value: value) }
+            let old = state.withLock { state in defer { state.watch = watch }; return state.watch }
+            old?.stop()
+        } catch {
+            log("continuity: cannot watch the bucket: \(error)")
+        }
+    }
+
+    func dropRemoteItems() async {
+        state.withLock { $0.appliedStamp = nil }
+        _ = try? await pasteboards.clearRemoteItems { $0.options.origin?.hasPrefix(Self.originPrefix) == true }
+    }
+
+    // MARK: - Announcing
+
+    /// ContinuityHooks: a change of the general pasteboard (on the pasteboard actor).
+    public func generalChanged(changeCount: UInt64) {
+        queue.async { self.localChange(changeCount: changeCount) }
+    }
+
+    func localChange(changeCount: UInt64) {
+        guard let items = try? pasteboards.store.items(in: PasteboardName.general) else { return }
+        // Its own writes of remote items come back here: not a local copy.
+        if !items.isEmpty, items.allSatisfy({ $0.options.origin?.hasPrefix(Self.originPrefix) == true }) { return }
+        let stamp = clock.tick()
+        state.withLock { $0.localStamp = stamp; $0.appliedStamp = nil }
+        guard let envelope = Self.envelope(of: items, device: device, stamp: stamp, changeCount: changeCount) else { return }
+        state.withLock { $0.announced = envelope }
+        put(envelope)
+    }
+
+    /// Announces again the newest local copy of this run, if any (after connecting). What the
+    /// store held from before ferryd started is not announced: it may be older than what the
+    /// other devices copied since, and its time is not known.
+    func announceCurrent() {
+        if let announced = state.withLock({ $0.announced }) { put(announced) }
+    }
+
+    /// What of `items` may leave the machine, as an envelope; nil when nothing may.
+    static func envelope(of items: [StoredItem], device: String, stamp: ClockStamp, changeCount: UInt64) -> Envelope? {
+        let now = Date()
+        let leaving: [Envelope.Item] = items.compactMap { item in
+            guard mayLeave(item, now: now) else { return nil }
+            let types = item.representations.compactMap { representation -> Envelope.Representation? in
+                guard mayLeave(representation), let size = representation.size else { return nil }
+                return Envelope.Representation(type: representation.contentType.identifier, size: size)
+            }
+            guard !types.isEmpty else { return nil }
+            return Envelope.Item(id: item.id, types: types, name: item.suggestedName,
+                                 expires: item.options.expirationDate.map { UInt64($0.timeIntervalSince1970 * 1000) })
+        }
+        guard !leaving.isEmpty else { return nil }
+        return Envelope(device: device, stamp: stamp, changeCount: changeCount, items: leaving)
+    }
+
+    /// Whether an item may leave the machine: not `localOnly`, not sensitive, not expired, not
+    /// another device's remote item.
+    static func mayLeave(_ item: StoredItem, now: Date) -> Bool {
+        !item.options.localOnly && !item.options.sensitive && !item.isExpired(at: now)
+            && item.options.origin?.hasPrefix(originPrefix) != true
+    }
+
+    /// Whether a representation may leave: visible to every app, and held by the broker.
+    static func mayLeave(_ representation: StoredRepresentation) -> Bool {
+        representation.visibility == .all && representation.isHeld
+    }
+
+    func put(_ envelope: Envelope) {
+        guard let bucket = state.withLock({ $0.bucket }) else { return }
+        do {
+            let plain = try JSONEncoder().encode(envelope)
+            try bucket.put(device, try seal.seal([UInt8](plain), context: Subjects.announcement(device)))
+        } catch {
+            log("continuity: cannot announce the copy: \(error)")
+        }
+    }
+
+    // MARK: - Receiving
+
+    func received(key: String, value: [UInt8]) {
+        guard key != device else { return }
+        guard Subjects.isValidDevice(key),
+              let plain = try? seal.open(value, context: Subjects.announcement(key)),
+              let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(plain)),
+              envelope.device == key, envelope.stamp.device == key
+        else {
+            log("continuity: ignored an announcement under \(key) that does not open with this user's key")
+            return
+        }
+        clock.observe(envelope.stamp)
+        applying.yield(envelope)
+    }
+
+    func apply(_ envelope: Envelope) async {
+        let newer = state.withLock { state in
+            let newest = [state.localStamp, state.appliedStamp].compactMap { $0 }.max()
+            guard newest.map({ envelope.stamp > $0 }) ?? true else { return false }
+            state.appliedStamp = envelope.stamp
+            return true
+        }
+        guard newer else { return }
+        let now = Date()
+        let windowEnd = now.addingTimeInterval(Double(configuration.ttl.components.seconds))
+        let items: [NewItem] = envelope.items.compactMap { item in
+            var expiration = windowEnd
+            if let expires = item.expires {
+                expiration = min(expiration, Date(timeIntervalSince1970: Double(expires) / 1000))
+            }
+            guard expiration > now else { return nil }
+            let owner = Self.originPrefix + envelope.device + "/" + item.id.uuidString
+            let representations = item.types.compactMap { representation -> NewRepresentation? in
+                guard let type = ContentType(importedAs: representation.type) else { return nil }
+                return NewRepresentation(contentType: type, data: .promised(owner: owner, estimatedSize: representation.size))
+            }
+            guard !representations.isEmpty else { return nil }
+            return NewItem(options: StoredItem.Options(expirationDate: expiration, origin: Self.originPrefix + envelope.device),
+                           suggestedName: item.name, representations: representations)
+        }
+        guard !items.isEmpty else { return }
+        do {
+            let count = try await pasteboards.writeRemoteItems(items)
+            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
+        } catch {
+            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
+        }
+    }
+
+    // MARK: - Pulling (the reader's side)
+
+    /// ContinuityHooks.
+    public func serves(owner: String) -> Bool { owner.hasPrefix(Self.originPrefix) }
+
+    /// ContinuityHooks: starts a pull; the pipe's read end at once, the byte count (or
+    /// `Unavailable`, `Timeout`, naming the source device) from the task.
+    public func startRemoteRead(owner: String, item: UUID, type: ContentType) throws -> (FileDescriptor, Task<UInt64, any Error>) {
+        let rest = owner.dropFirst(Self.originPrefix.count)
+        guard let slash = rest.firstIndex(of: "/"), let remoteID = UUID(uuidString: String(rest[rest.index(after: slash)...])) else {
+            throw FerryModelError(.unavailable, "bad remote owner \(owner)")
+        }
+        let source = String(rest[..<slash])
+        guard let link = state.withLock({ $0.link }), link.isConnected else {
+            throw FerryModelError(.unavailable, "the continuity engine is not reachable, so \(source) cannot serve \(type.identifier)")
+        }
+        let pipe: (read: FileDescriptor, write: FileDescriptor)
+        do {
+            pipe = try FileDescriptor.pipe(bufferSize: PromiseRelay.pipeBufferSize)
+        } catch {
+            throw FerryModelError(.unavailable, "cannot make a pipe: \(error)")
+        }
+        let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize)
+        let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
+                            sink: pipe.write)
+        let task = Task<UInt64, any Error> {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try puller.run() }) }
+            }
+        }
+        return (pipe.read, task)
+    }
+
+    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks).
+    struct Puller: Sendable {
+        let link: EngineLink
+        let seal: Seal
+        let source: String
+        var request: ChunkRequest
+        let timeout: Duration
+        let sink: FileDescriptor
+
+        func run() throws -> UInt64 {
+            defer { sink.close() }
+            var request = self.request
+            var total: UInt64 = 0
+            let subject = Subjects.chunks(of: source)
+            while true {
+                let sealed = try seal.seal([UInt8](try JSONEncoder().encode(request)), context: Subjects.request(to: source))
+                let answer: [UInt8]
+                do {
+                    answer = try link.request(subject, sealed, timeout: timeout)
+                } catch let error as EngineError {
+                    // A source that is gone answers at once (no responders); a partition after the timeout.
+                    let why = error.code == .noResponders ? "is gone (no responders)"
+                        : error.code == .timeout ? "did not answer within \(timeout)" : "cannot be reached: \(error.message)"
+                    throw FerryModelError(error.code == .timeout ? .timeout : .unavailable,
+                                          "the source device \(source) \(why) after \(total) bytes of \(request.type)")
+                }
+                let plain = try seal.open(answer, context: Subjects.reply(to: source, request))
+                guard let status = plain.first else {
+                    throw FerryModelError(.unavailable, "the source device \(source) sent an empty answer")
+                }
+                let body = plain.dropFirst()
+                if status == ChunkStatus.refused {
+                    throw FerryModelError(.unavailable, "the source device \(source) refused \(request.type): "
+                                          + String(decoding: body, as: UTF8.self))
+                }
+                do {
+                    try sink.write(all: body)
+                } catch {
+                    throw FerryModelError(.cancelled, "the reader stopped reading \(request.type) after \(total) bytes")
+                }
+                total += UInt64(body.count)
+                if status == ChunkStatus.last { return total }
+                request.offset += Int64(body.count)
+            }
+        }
+    }
+
+    // MARK: - Serving (the source's side)
+
+    enum ChunkStatus {
+        static let more: UInt8 = 0
+        static let last: UInt8 = 1
+        static let refused: UInt8 = 2
+    }
+
+    func serveChunk(_ bytes: [UInt8], reply: String?, link: EngineLink) {
+        guard let reply,
+              let plain = try? seal.open(bytes, context: Subjects.request(to: device)),
+              let request = try? JSONDecoder().decode(ChunkRequest.self, from: Data(plain)),
+              Subjects.isValidDevice(request.from), request.offset >= 0, request.length > 0
+        else { return }  // not from this user's devices: no answer at all
+        let answer: [UInt8]
+        do {
+            answer = try chunk(for: request)
+        } catch {
+            answer = [ChunkStatus.refused] + Array("\(error)".utf8)
+        }
+        guard let sealed = try? seal.seal(answer, context: Subjects.reply(to: device, request)) else { return }
+        try? link.publish(reply, sealed)
+    }
+
+    /// The status byte and bytes for `request`, checked against the live general pasteboard: the
+    /// item must still be there and still be allowed to leave.
+    func chunk(for request: ChunkRequest) throws -> [UInt8] {
+        let store = pasteboards.store
+        guard let item = try store.items(in: PasteboardName.general).first(where: { $0.id == request.item }) else {
+            throw FerryModelError(.notFound, "the item is no longer on the general pasteboard")
+        }
+        guard Self.mayLeave(item, now: Date()),
+              let representation = item.representations.first(where: { $0.contentType.identifier == request.type }),
+              Self.mayLeave(representation), let size = representation.size
+        else { throw FerryModelError(.notFound, "no such representation may leave this machine") }
+        let length = min(max(0, Int(size - request.offset)), request.length, 512 * 1024)
+        var body = [UInt8](repeating: 0, count: length)
+        switch try store.readData(item: item.id, representation: representation.contentType) {
+        case .bytes(let data):
+            let start = Int(min(request.offset, Int64(data.count)))
+            body = [UInt8](data[data.startIndex + start ..< data.startIndex + min(data.count, start + length)])
+        case .file(let raw, _):
+            defer { Glibc.close(raw) }
+            var done = 0
+            while done < length {
+                let n = body.withUnsafeMutableBytes { pread(raw, $0.baseAddress! + done, length - done, off_t(request.offset) + off_t(done)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
+            body.removeLast(length - done)
+        case .promised:
+            throw FerryModelError(.notFound, "a promised representation does not leave this machine")
+        }
+        let last = request.offset + Int64(body.count) >= size || body.isEmpty
+        return [last ? ChunkStatus.last : ChunkStatus.more] + body
+    }
+}

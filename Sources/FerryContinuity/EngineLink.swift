@@ -1,0 +1,326 @@
+import CNATS
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What went wrong talking to the engine (nats-server), by name.
+public struct EngineError: Error, Sendable, CustomStringConvertible {
+    /// Why, by name.
+    public enum Code: Sendable {
+        /// No device serves the subject (the source device is gone).
+        case noResponders
+        /// No answer within the time allowed (a partition, or a source that stopped).
+        case timeout
+        /// The engine refused or failed the operation.
+        case failed
+    }
+
+    /// Why.
+    public let code: Code
+    /// A line for a person.
+    public let message: String
+
+    /// Makes an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// The error for a libnats status, with what was being done.
+    static func status(_ status: natsStatus, _ doing: String) -> EngineError {
+        let raw = Int32(bitPattern: status.rawValue)
+        let code: Code = raw == CNATS_NO_RESPONDERS ? .noResponders : raw == CNATS_TIMEOUT ? .timeout : .failed
+        var detail = String(cString: natsStatus_GetText(status))
+        var last = natsStatus(0)
+        if let text = nats_GetLastError(&last), last.rawValue != 0 {
+            let line = String(cString: text)
+            if !line.isEmpty { detail = line }
+        }
+        return EngineError(code, "\(doing): \(detail)")
+    }
+}
+
+/// How ferryd reaches the engine: its URL, the device's nkey seed file, and the CA that signed
+/// the engine's certificate.
+public struct EngineAddress: Sendable {
+    /// `tls://host:port` (or `nats://` without TLS, which ferryd refuses unless on loopback).
+    public var url: String
+    /// The device's nkey seed file (mode 0600).
+    public var seedFile: String
+    /// The CA file that signed the engine's certificate; nil: the system's trust store.
+    public var caFile: String?
+
+    /// Makes an address.
+    public init(url: String, seedFile: String, caFile: String?) {
+        self.url = url
+        self.seedFile = seedFile
+        self.caFile = caFile
+    }
+}
+
+/// One connection to the engine through libnats: publish, request-reply, subscriptions and a
+/// JetStream key-value bucket. `SendAsap` is on (a round trip takes ~65 µs instead of ~1 ms);
+/// libnats reconnects forever with a growing wait, and `events` says when the link drops and
+/// comes back. Thread-safe: libnats serializes its own use; callbacks come on libnats' threads.
+public final class EngineLink: @unchecked Sendable {
+    /// A change of the link's state.
+    public enum Event: Sendable {
+        /// The link to the engine dropped; libnats keeps trying.
+        case disconnected
+        /// The link is back.
+        case reconnected
+    }
+
+    let connection: OpaquePointer
+    let jetStream: OpaquePointer
+    /// The subscriptions' handler boxes (retained; released on close), as addresses.
+    private let handlers: Mutex<[UInt]> = Mutex([])
+    private let eventsBox: EventsBox
+    private let closed = Mutex(false)
+
+    final class EventsBox: Sendable {
+        let handler: Mutex<(@Sendable (Event) -> Void)?> = Mutex(nil)
+    }
+
+    /// Connects (and waits for the first connection: a wrong seed, CA or URL fails here).
+    ///
+    /// - Parameters:
+    ///   - address: where and as whom.
+    ///   - name: the connection's name the engine shows (the device).
+    /// - Throws: ``EngineError``.
+    public init(address: EngineAddress, name: String) throws {
+        var options: OpaquePointer?
+        try Self.check(natsOptions_Create(&options), "cannot make the engine options")
+        defer { natsOptions_Destroy(options) }
+        try Self.check(natsOptions_SetURL(options, address.url), "bad engine URL \(address.url)")
+        try Self.check(natsOptions_SetName(options, name), "bad device name")
+        try Self.check(natsOptions_SetSendAsap(options, true), "cannot set SendAsap")
+        let publicKey = try NKey.publicKey(ofSeedFile: address.seedFile)
+        try Self.check(natsOptions_SetNKeyFromSeed(options, publicKey, address.seedFile), "cannot use \(address.seedFile)")
+        if let ca = address.caFile {
+            try Self.check(natsOptions_SetSecure(options, true), "cannot turn TLS on")
+            try Self.check(natsOptions_LoadCATrustedCertificates(options, ca), "cannot load the CA \(ca)")
+        }
+        try Self.check(natsOptions_SetMaxReconnect(options, -1), "cannot set reconnects")
+        try Self.check(natsOptions_SetReconnectWait(options, 250), "cannot set the reconnect wait")
+        try Self.check(natsOptions_SetReconnectJitter(options, 100, 250), "cannot set the reconnect jitter")
+        try Self.check(natsOptions_SetPingInterval(options, 5_000), "cannot set the ping interval")
+        let box = EventsBox()
+        eventsBox = box
+        let boxPointer = Unmanaged.passUnretained(box).toOpaque()
+        natsOptions_SetDisconnectedCB(options, { _, closure in
+            guard let closure else { return }
+            let box = Unmanaged<EventsBox>.fromOpaque(closure).takeUnretainedValue()
+            box.handler.withLock { $0 }?(.disconnected)
+        }, boxPointer)
+        natsOptions_SetReconnectedCB(options, { _, closure in
+            guard let closure else { return }
+            let box = Unmanaged<EventsBox>.fromOpaque(closure).takeUnretainedValue()
+            box.handler.withLock { $0 }?(.reconnected)
+        }, boxPointer)
+        var connection: OpaquePointer?
+        try Self.check(natsConnection_Connect(&connection, options), "cannot connect to \(address.url)")
+        var jetStream: OpaquePointer?
+        let status = natsConnection_JetStream(&jetStream, connection, nil)
+        guard status == NATS_OK, let jetStream, let connection else {
+            natsConnection_Destroy(connection)
+            throw EngineError.status(status, "cannot use JetStream on \(address.url)")
+        }
+        self.connection = connection
+        self.jetStream = jetStream
+    }
+
+    deinit { close() }
+
+    /// Sets who hears of the link dropping and coming back (on a libnats thread).
+    public func onEvent(_ handler: @escaping @Sendable (Event) -> Void) {
+        eventsBox.handler.withLock { $0 = handler }
+    }
+
+    /// Closes the link (subscriptions and watches end). Idempotent.
+    public func close() {
+        let already = closed.withLock { closed in defer { closed = true }; return closed }
+        guard !already else { return }
+        eventsBox.handler.withLock { $0 = nil }
+        natsConnection_Close(connection)
+        jsCtx_Destroy(jetStream)
+        natsConnection_Destroy(connection)
+        for address in handlers.withLock({ $0 }) {
+            if let pointer = UnsafeMutableRawPointer(bitPattern: address) { Unmanaged<Handler>.fromOpaque(pointer).release() }
+        }
+    }
+
+    /// Whether the link is up now.
+    public var isConnected: Bool {
+        Int32(bitPattern: natsConnection_Status(connection).rawValue) == CNATS_CONN_STATUS_CONNECTED
+    }
+
+    static func check(_ status: natsStatus, _ doing: @autoclosure () -> String) throws {
+        guard status == NATS_OK else { throw EngineError.status(status, doing()) }
+    }
+
+    // MARK: - Core messages
+
+    /// Publishes `bytes` on `subject` (fire and forget; libnats buffers while reconnecting).
+    public func publish(_ subject: String, _ bytes: [UInt8]) throws {
+        let status = bytes.withUnsafeBytes { natsConnection_Publish(connection, subject, $0.baseAddress, Int32($0.count)) }
+        try Self.check(status, "cannot publish on \(subject)")
+    }
+
+    /// Sends a request and waits at most `timeout` for the reply's bytes.
+    /// - Throws: ``EngineError`` `.noResponders` at once when nobody serves `subject`, `.timeout`.
+    public func request(_ subject: String, _ bytes: [UInt8], timeout: Duration) throws -> [UInt8] {
+        var reply: OpaquePointer?
+        let ms = max(1, Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let status = bytes.withUnsafeBytes {
+            natsConnection_Request(&reply, connection, subject, $0.baseAddress, Int32($0.count), ms)
+        }
+        guard status == NATS_OK, let reply else { throw EngineError.status(status, "no answer on \(subject)") }
+        defer { natsMsg_Destroy(reply) }
+        return Self.bytes(of: reply)
+    }
+
+    static func bytes(of message: OpaquePointer) -> [UInt8] {
+        let count = Int(natsMsg_GetDataLength(message))
+        guard count > 0, let data = natsMsg_GetData(message) else { return [] }
+        return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    final class Handler: Sendable {
+        let body: @Sendable (_ bytes: [UInt8], _ reply: String?) -> Void
+        init(_ body: @escaping @Sendable ([UInt8], String?) -> Void) { self.body = body }
+    }
+
+    /// Subscribes to `subject`; `handler` gets each message's bytes and its reply subject, one at
+    /// a time, on a libnats thread. Lasts as long as the link.
+    public func subscribe(_ subject: String, _ handler: @escaping @Sendable ([UInt8], String?) -> Void) throws {
+        let box = Unmanaged.passRetained(Handler(handler)).toOpaque()
+        let address = UInt(bitPattern: box)
+        handlers.withLock { $0.append(address) }
+        var subscription: OpaquePointer?
+        let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
+            guard let message, let closure else { return }
+            let handler = Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue()
+            let reply = natsMsg_GetReply(message).map { String(cString: $0) }
+            let bytes = EngineLink.bytes(of: message)
+            natsMsg_Destroy(message)
+            handler.body(bytes, reply)
+        }, box)
+        try Self.check(status, "cannot subscribe to \(subject)")
+        _ = subscription  // destroyed with the connection
+    }
+
+    /// Makes sure everything published so far reached the engine.
+    public func flush(timeout: Duration = .seconds(2)) throws {
+        try Self.check(natsConnection_FlushTimeout(connection, Int64(timeout.components.seconds * 1000)), "flush")
+    }
+
+    // MARK: - Key-value
+
+    /// Creates the bucket `name` (or binds to it when it exists with the same configuration),
+    /// keeping one value per key for at most `ttl`.
+    public func bucket(_ name: String, ttl: Duration) throws -> Bucket {
+        var config = kvConfig()
+        kvConfig_Init(&config)
+        var store: OpaquePointer?
+        let status: natsStatus = name.withCString { bucket in
+            config.Bucket = bucket
+            config.History = 1
+            config.TTL = ttl.components.seconds * 1_000_000_000 + ttl.components.attoseconds / 1_000_000_000
+            config.StorageType = js_FileStorage
+            return js_CreateKeyValue(&store, jetStream, &config)
+        }
+        if status != NATS_OK {
+            // It exists already (another device made it): bind to it.
+            let bound = js_KeyValue(&store, jetStream, name)
+            try Self.check(bound, "cannot open the bucket \(name)")
+        }
+        guard let store else { throw EngineError(.failed, "no bucket \(name)") }
+        return Bucket(store: store, name: name)
+    }
+
+    /// A JetStream key-value bucket.
+    public final class Bucket: @unchecked Sendable {
+        let store: OpaquePointer
+        /// The bucket's name.
+        public let name: String
+
+        init(store: OpaquePointer, name: String) {
+            self.store = store
+            self.name = name
+        }
+
+        deinit { kvStore_Destroy(store) }
+
+        /// Puts `bytes` under `key` (waits for the engine's acknowledgement).
+        public func put(_ key: String, _ bytes: [UInt8]) throws {
+            var revision: UInt64 = 0
+            let status = bytes.withUnsafeBytes { kvStore_Put(&revision, store, key, $0.baseAddress, Int32($0.count)) }
+            try EngineLink.check(status, "cannot put \(name).\(key)")
+        }
+
+        /// Watches every key: the latest values first, then each put as it lands. Runs `handler`
+        /// on a thread of its own until ``Watch/stop()``.
+        public func watchAll(_ handler: @escaping @Sendable (_ key: String, _ value: [UInt8]) -> Void) throws -> Watch {
+            var watcher: OpaquePointer?
+            var options = kvWatchOptions()
+            kvWatchOptions_Init(&options)
+            options.IgnoreDeletes = true
+            try EngineLink.check(kvStore_Watch(&watcher, store, ">", &options), "cannot watch \(name)")
+            guard let watcher else { throw EngineError(.failed, "no watcher on \(name)") }
+            let watch = Watch(watcher: watcher, bucket: self)
+            DispatchQueue(label: "org.ferry.continuity.watch").async { watch.run(handler) }
+            return watch
+        }
+    }
+
+    /// A running watch of a bucket.
+    public final class Watch: @unchecked Sendable {
+        let watcher: OpaquePointer
+        let bucket: Bucket
+        let stopped = Mutex(false)
+        let done = DispatchSemaphore(value: 0)
+
+        init(watcher: OpaquePointer, bucket: Bucket) {
+            self.watcher = watcher
+            self.bucket = bucket
+        }
+
+        func run(_ handler: @Sendable (String, [UInt8]) -> Void) {
+            defer { done.signal() }
+            while !stopped.withLock({ $0 }) {
+                var entry: OpaquePointer?
+                let status = kvWatcher_Next(&entry, watcher, 500)
+                if status == NATS_OK, let entry {
+                    defer { kvEntry_Destroy(entry) }
+                    guard kvEntry_Operation(entry) == kvOp_Put, let key = kvEntry_Key(entry) else { continue }
+                    let count = Int(kvEntry_ValueLen(entry))
+                    var value: [UInt8] = []
+                    if count > 0, let raw = kvEntry_Value(entry) {
+                        value = raw.withMemoryRebound(to: UInt8.self, capacity: count) {
+                            Array(UnsafeBufferPointer(start: $0, count: count))
+                        }
+                    }
+                    handler(String(cString: key), value)
+                } else if status == NATS_OK || Int32(bitPattern: status.rawValue) == CNATS_TIMEOUT {
+                    continue  // the end of the initial values (a nil entry), or nothing yet
+                } else {
+                    usleep(100_000)  // stopped, or the link is down: libnats resumes the watch
+                }
+            }
+        }
+
+        /// Stops the watch and waits for its thread.
+        public func stop() {
+            stopped.withLock { $0 = true }
+            kvWatcher_Stop(watcher)
+            done.wait()
+            kvWatcher_Destroy(watcher)
+        }
+    }
+}

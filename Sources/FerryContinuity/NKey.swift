@@ -1,0 +1,119 @@
+@preconcurrency import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// NATS nkeys for users (a device's identity on the engine): an Ed25519 key pair written as
+/// base32 text with a type prefix and a CRC-16 (`SU…` for the seed, `U…` for the public key), as
+/// the nkeys format defines it. ferryd reads the seed file to tell libnats the public key; tests
+/// and `docs/continuity.md`'s set-up make a pair with ``makeUserSeed()``.
+public enum NKey {
+    static let seedPrefix: UInt8 = 18 << 3
+    static let userPrefix: UInt8 = 20 << 3
+
+    /// A bad seed file or seed, by name.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong.
+        public let description: String
+    }
+
+    /// A new user key pair: the seed (secret: the device's creds file) and the public key (for
+    /// the engine's configuration).
+    public static func makeUserSeed() -> (seed: String, publicKey: String) {
+        let key = Curve25519.Signing.PrivateKey()
+        let raw = [UInt8](key.rawRepresentation)
+        let seed = encode([seedPrefix | (userPrefix >> 5), (userPrefix & 31) << 3] + raw)
+        return (seed, encode([userPrefix] + [UInt8](key.publicKey.rawRepresentation)))
+    }
+
+    /// The public key (`U…`) of a user seed (`SU…`).
+    public static func publicKey(ofSeed seed: String) throws -> String {
+        let bytes = try decode(seed.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard bytes.count == 34, bytes[0] & 0xF8 == seedPrefix,
+              ((bytes[0] & 7) << 5) | ((bytes[1] & 0xF8) >> 3) == userPrefix else {
+            throw Failure(description: "not an nkey user seed (SU…)")
+        }
+        let key = try Curve25519.Signing.PrivateKey(rawRepresentation: bytes[2...])
+        return encode([userPrefix] + [UInt8](key.publicKey.rawRepresentation))
+    }
+
+    /// The public key of the seed in `path`, which must be the user's own and readable by
+    /// nobody else (mode 0600 or narrower).
+    public static func publicKey(ofSeedFile path: String) throws -> String {
+        try SecretFile.check(path, what: "the creds file")
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw EngineError(.failed, "cannot read the creds file \(path)")
+        }
+        do {
+            return try publicKey(ofSeed: text)
+        } catch {
+            throw EngineError(.failed, "the creds file \(path): \(error)")
+        }
+    }
+
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+
+    static func encode(_ payload: [UInt8]) -> String {
+        let crc = crc16(payload)
+        let bytes = payload + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        var out: [UInt8] = []
+        var buffer = 0, bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | Int(byte)
+            bits += 8
+            while bits >= 5 {
+                out.append(alphabet[(buffer >> (bits - 5)) & 31])
+                bits -= 5
+            }
+        }
+        if bits > 0 { out.append(alphabet[(buffer << (5 - bits)) & 31]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = 0, bits = 0
+        for character in text.utf8 {
+            guard let value = alphabet.firstIndex(of: character) else { throw Failure(description: "not base32") }
+            buffer = ((buffer << 5) | value) & 0xFFFF
+            bits += 5
+            if bits >= 8 {
+                out.append(UInt8((buffer >> (bits - 8)) & 0xFF))
+                bits -= 8
+            }
+        }
+        guard out.count >= 3 else { throw Failure(description: "too short") }
+        let payload = Array(out.dropLast(2))
+        let crc = UInt16(out[out.count - 2]) | UInt16(out[out.count - 1]) << 8
+        guard crc16(payload) == crc else { throw Failure(description: "bad checksum") }
+        return payload
+    }
+
+    static func crc16(_ bytes: [UInt8]) -> UInt16 {
+        var crc: UInt16 = 0
+        for byte in bytes {
+            crc ^= UInt16(byte) << 8
+            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+        }
+        return crc
+    }
+}
+
+/// Files that hold secrets (the creds file, the sealing key): refused when anyone but their
+/// owner may read or write them.
+enum SecretFile {
+    static func check(_ path: String, what: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw EngineError(.failed, "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw EngineError(.failed, "\(what) \(path) is mode \(String(info.st_mode & 0o777, radix: 8)): "
+                              + "it must be readable by its owner only (chmod 600)")
+        }
+        guard info.st_uid == getuid() else {
+            throw EngineError(.failed, "\(what) \(path) belongs to uid \(info.st_uid), not to this user")
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import FerryContinuity
+import FerryTestSupport
+import Foundation
+
+/// A real `nats-server` for one test, on a free loopback port: JetStream in a temporary store
+/// directory, TLS with a CA the test makes with `openssl`, and two accounts (ALICE with the
+/// devices `laptop` and `desktop`, BOB with `phone`), each device an nkey user allowed to publish
+/// only its own announcement and its own replies. Killed by PID in ``stop()``.
+final class ContinuityEngine: @unchecked Sendable {
+    let directory: URL
+    let storeDirectory: URL
+    let port: Int
+    var url: String { "tls://127.0.0.1:\(port)" }
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    /// Seed files by device.
+    private(set) var seeds: [String: String] = [:]
+    /// Public keys by device.
+    private(set) var publicKeys: [String: String] = [:]
+    /// Sealing key files by account.
+    private(set) var keys: [String: String] = [:]
+    private(set) var server: Subprocess?
+
+    static let accounts = ["ALICE": ["laptop", "desktop"], "BOB": ["phone"]]
+
+    init() async throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ferry-continuity-\(getpid())-\(UUID().uuidString.prefix(8))")
+        storeDirectory = directory.appendingPathComponent("jetstream")
+        try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        try await makeCertificates()
+        for (account, devices) in Self.accounts {
+            let keyFile = directory.appendingPathComponent("\(account).key").path
+            try writeSecret(Seal.makeKeyText() + "\n", to: keyFile)
+            keys[account] = keyFile
+            for device in devices {
+                let pair = NKey.makeUserSeed()
+                let seedFile = directory.appendingPathComponent("\(device).nk").path
+                try writeSecret(pair.seed + "\n", to: seedFile)
+                seeds[device] = seedFile
+                publicKeys[device] = pair.publicKey
+            }
+        }
+        try start()
+    }
+
+    func writeSecret(_ text: String, to path: String) throws {
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    /// A port nobody listens on now (the kernel's pick for port 0).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw EngineSetupError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func makeCertificates() async throws {
+        let dir = directory.path
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+             "-subj", "/CN=Ferry test CA", "-keyout", "\(dir)/ca.key", "-out", "\(dir)/ca.pem"],
+            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+             "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr"],
+            ["x509", "-req", "-in", "\(dir)/server.csr", "-CA", "\(dir)/ca.pem", "-CAkey", "\(dir)/ca.key",
+             "-CAcreateserial", "-days", "2", "-extfile", "\(dir)/san.ext", "-out", "\(dir)/server.pem"],
+        ]
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: "\(dir)/san.ext", atomically: true, encoding: .utf8)
+        for step in steps {
+            let result = try await ChildProcess.run("openssl", step)
+            guard result.succeeded else { throw EngineSetupError("openssl \(step[0]): \(result.stderr)") }
+        }
+    }
+
+    /// The server configuration: each device may publish its own announcement, JetStream's API,
+    /// chunk requests to the others and replies; it may subscribe to its own chunk subject and
+    /// its inboxes.
+    var configuration: String {
+        func users(_ devices: [String]) -> String {
+            devices.map { device in
+                """
+                    { nkey: \(publicKeys[device]!), permissions: {
+                        publish: { allow: ["$KV.ferry_pb.\(device)", "$JS.API.>", "ferry.dev.*.chunk", "_INBOX.>"] }
+                        subscribe: { allow: ["ferry.dev.\(device).chunk", "_INBOX.>", "$KV.ferry_pb.>"] }
+                        allow_responses: true } }
+                """
+            }.joined(separator: ",\n")
+        }
+        let accounts = Self.accounts.keys.sorted().map { account in
+            "  \(account): { jetstream: enabled, users: [\n\(users(Self.accounts[account]!))\n  ] }"
+        }.joined(separator: "\n")
+        return """
+            listen: 127.0.0.1:\(port)
+            jetstream { store_dir: "\(storeDirectory.path)", max_memory_store: 64MB, max_file_store: 256MB }
+            tls { cert_file: "\(directory.path)/server.pem", key_file: "\(directory.path)/server.key", ca_file: "\(caFile)" }
+            max_payload: 1MB
+            accounts {
+            \(accounts)
+            }
+
+            """
+    }
+
+    /// Starts (or restarts) nats-server and waits until it accepts connections.
+    func start() throws {
+        let config = directory.appendingPathComponent("nats.conf")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        let process = try Subprocess(try ChildProcess.resolve("/usr/sbin/nats-server"), ["-c", config.path],
+                                     environment: ProcessInfo.processInfo.environment)
+        server = process
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if isListening() { return }
+            guard process.isRunning else { throw EngineSetupError("nats-server exited") }
+            usleep(20_000)
+        }
+        throw EngineSetupError("nats-server did not listen on \(port)")
+    }
+
+    func isListening() -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// Stops nats-server (by its PID); the store directory stays for a restart.
+    func stopServer() async {
+        guard let server else { return }
+        server.terminate(grace: .seconds(3))
+        _ = await server.waitForExit(timeout: .seconds(5))
+        self.server = nil
+    }
+
+    /// Stops nats-server and removes everything.
+    func stop() async {
+        await stopServer()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// ferryd's continuity arguments for `device`.
+    func arguments(for device: String) -> [String] {
+        let account = Self.accounts.first { $0.value.contains(device) }!.key
+        return ["--continuity", url, "--creds", seeds[device]!, "--continuity-key", keys[account]!,
+                "--continuity-ca", caFile, "--device", device]
+    }
+
+    /// An engine link as `device` (for a watcher or a forger in a test).
+    func link(as device: String) throws -> EngineLink {
+        try EngineLink(address: EngineAddress(url: url, seedFile: seeds[device]!, caFile: caFile), name: "test-\(device)")
+    }
+
+    /// Every file under the store directory contains none of `marker`'s bytes.
+    func storeContains(_ marker: Data) -> Bool {
+        guard let walker = FileManager.default.enumerator(at: storeDirectory, includingPropertiesForKeys: nil) else { return false }
+        for case let file as URL in walker {
+            if let data = try? Data(contentsOf: file), data.range(of: marker) != nil { return true }
+        }
+        return false
+    }
+}
+
+/// One device: a private bus and a ferryd with continuity on.
+final class Device: @unchecked Sendable {
+    let name: String
+    let bus: PrivateBus
+    let stateDir: URL
+    var daemon: ServiceProcess?
+
+    init(_ name: String, engine: ContinuityEngine, extra: [String] = []) async throws {
+        self.name = name
+        bus = try PrivateBus()
+        stateDir = engine.directory.appendingPathComponent("state-\(name)")
+        try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
+        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, engine.arguments(for: name) + extra)
+    }
+
+    /// Runs `ferry ARGS` on this device's bus.
+    func ferry(_ arguments: String..., input: Data? = nil, timeout: Duration = .seconds(30)) async throws -> ChildProcessResult {
+        try await ferry(arguments, input: input, timeout: timeout)
+    }
+
+    func ferry(_ arguments: [String], input: Data? = nil, timeout: Duration = .seconds(30)) async throws -> ChildProcessResult {
+        try await ChildProcess.run(try BuiltProducts.executable("ferry"), arguments, environment: bus.environment(),
+                                   standardInput: input, timeout: timeout)
+    }
+
+    func stop() {
+        daemon?.stop()
+        bus.stop()
+    }
+}
+
+/// Polls `condition` every 20 ms for at most `timeout`.
+func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// The test engine could not be set up.
+struct EngineSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
