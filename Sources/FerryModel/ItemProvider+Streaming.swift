@@ -28,7 +28,7 @@ extension ItemProvider {
     public mutating func registerStreamRepresentation<Chunks: AsyncSequence>(
         for type: ContentType, visibility: Visibility = .all, estimatedSize: Int64? = nil,
         chunks: @escaping @Sendable () throws -> Chunks
-    ) -> Bool where Chunks.Element: DataProtocol {
+    ) -> Bool where Chunks: SendableMetatype, Chunks.Element: DataProtocol {
         registerStreamRepresentation(for: type, visibility: visibility, estimatedSize: estimatedSize, writer: { descriptor in
             let output = ChunkWriter(descriptor)
             defer { output.close() }
