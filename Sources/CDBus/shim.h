@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <malloc.h>
-#include <sys/socket.h>
 
 /* Type codes. */
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
@@ -116,11 +115,16 @@ static inline int cdbus_get_pipe_size(int fd) { return fcntl(fd, CDBUS_F_GETPIPE
 /* fcntl(fd, F_DUPFD_CLOEXEC, 0): fcntl is variadic in Swift. */
 static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 static inline int cdbus_errno(void) { return errno; }
-/* The kernel's credentials of a unix socket's peer (SO_PEERCRED: uid and pid when it connected). */
+/* The kernel's credentials of a unix socket's peer (SO_PEERCRED: uid and pid when it connected).
+ * Linux's struct ucred, SOL_SOCKET and SO_PEERCRED are spelled out rather than taken from
+ * <sys/socket.h>: under this header's _GNU_SOURCE that would define fd_set differently from
+ * SwiftGlibc, and Clang refuses a module that sees both. getsockopt's declaration is glibc's. */
+struct cdbus_ucred { int pid; unsigned int uid; unsigned int gid; };
+extern int getsockopt(int fd, int level, int name, void *__restrict value, unsigned int *__restrict length);
 static inline int cdbus_peer_credentials(int fd, unsigned int *uid, int *pid) {
-    struct ucred cred;
-    socklen_t length = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return -1;
+    struct cdbus_ucred cred;
+    unsigned int length = sizeof cred;
+    if (getsockopt(fd, 1 /* SOL_SOCKET */, 17 /* SO_PEERCRED */, &cred, &length) != 0) return -1;
     *uid = cred.uid;
     *pid = cred.pid;
     return 0;

@@ -4,11 +4,6 @@
  * The only C the FerryContinuity module sees: Debian's libnats (nats.c 3.4.1). Status codes are
  * re-exported as plain ints so Swift compares them without the enum's raw values.
  */
-/* The same feature macros as CDBus's shim: both modules reach the system headers (fd_set, say),
- * and Clang refuses one struct defined two ways in one Swift module. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <nats/nats.h>
 #include <signal.h>
 
