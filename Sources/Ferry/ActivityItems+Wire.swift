@@ -9,80 +9,31 @@ extension ActivityItems {
     /// - Throws: `FerryError` `.invalidArgument` naming the malformed key (`info.itemTypes[1][0]`).
     static func decode(share: String, info value: DBusValue, itemProviders: [ItemProvider] = [])
         throws(FerryError) -> ActivityItems {
-        let info: [String: WireValue]
-        do { info = try [String: WireValue](dbusValue: value, keyPath: "info") } catch { throw FerryError(error) }
-        func bad(_ key: String, _ expected: String) -> FerryError {
-            FerryError(.invalidArgument, "info.\(key): expected \(expected)")
-        }
-        func text(_ key: String) throws(FerryError) -> String? {
-            guard let found = info[key] else { return nil }
-            guard case .string(let text) = found else { throw bad(key, "a string") }
-            return text.isEmpty ? nil : text
-        }
-        func types(_ identifiers: [String], at key: String) throws(FerryError) -> [ContentType] {
-            var out: [ContentType] = []
-            for (index, identifier) in identifiers.enumerated() {
-                guard ContentType.isValidIdentifier(identifier), let type = try? WireBridge.contentType(identifier) else {
-                    throw FerryError(.invalidArgument,
-                                     "info.\(key)[\(index)]: \"\(identifier.printableLine(limit: 80))\" is not a type identifier")
-                }
-                out.append(type)
+        try FerryError.bridgingSync {
+            let info = try WireReader(dbus: value, path: "info")
+            func text(_ key: String) throws -> String? { try info.string(key).flatMap { $0.isEmpty ? nil : $0 } }
+            guard let pasteboard = try text("pasteboard") else {
+                throw FerryModelError(.invalidArgument, "expected the share pasteboard's name", keyPath: info.keyPath("pasteboard"))
             }
-            return out
-        }
-        guard let pasteboard = try text("pasteboard") else { throw bad("pasteboard", "the share pasteboard's name") }
-        do { try PasteboardName.validate(pasteboard) } catch {
-            throw FerryError(.invalidArgument, "info.pasteboard: \(FerryError.converting(error).message)")
-        }
-        var count: Int?
-        if let found = info["items"] {
-            guard case .uint32(let value) = found else { throw bad("items", "an unsigned integer (u)") }
-            count = Int(value)
-        }
-        var allTypes: [ContentType] = []
-        if let found = info["types"] {
-            guard case .strings(let identifiers) = found else { throw bad("types", "strings (as)") }
-            allTypes = try types(identifiers, at: "types")
-        }
-        var itemTypes: [[ContentType]]
-        if let found = info["itemTypes"] {
-            let lists: [WireValue]
-            switch found {
-            case .array(let values): lists = values
-            case .strings(let values) where values.isEmpty: lists = []
-            default: throw bad("itemTypes", "one list of types per item (aas)")
-            }
-            itemTypes = []
-            for (index, list) in lists.enumerated() {
-                guard case .strings(let identifiers) = list else { throw bad("itemTypes[\(index)]", "strings (as)") }
-                itemTypes.append(try types(identifiers, at: "itemTypes[\(index)]"))
-            }
-        } else {
-            itemTypes = Array(repeating: allTypes, count: count ?? 0)
-        }
-        if let count, count != itemTypes.count {
-            throw FerryError(.invalidArgument, "info.items: \(count) items, but itemTypes lists \(itemTypes.count)")
-        }
-        var metadata: [ActivityItemsConfiguration.ItemMetadata] = []
-        if let found = info["metadata"] {
-            let entries: [WireValue]
-            switch found {
-            case .array(let values): entries = values
-            case .strings(let values) where values.isEmpty: entries = []
-            default: throw bad("metadata", "one dictionary per item (aa{sv})")
-            }
-            for (index, entry) in entries.enumerated() {
-                guard case .dictionary(let dictionary) = entry else { throw bad("metadata[\(index)]", "a dictionary (a{sv})") }
-                do {
-                    metadata.append(try ActivityItemsConfiguration.ItemMetadata(wireDictionary: dictionary))
-                } catch {
-                    throw FerryError(.invalidArgument, "info.metadata[\(index)]: \(FerryError.converting(error).message)")
+            try DropSession.validatePasteboard(pasteboard, keyPath: info.keyPath("pasteboard"))
+            let count = try info.uint32("items").map(Int.init)
+            let allTypes = try info.contentTypes("types") ?? []
+            var itemTypes = Array(repeating: allTypes, count: count ?? 0)
+            if let lists = try info.stringLists("itemTypes") {
+                itemTypes = try lists.enumerated().map { index, identifiers in
+                    try identifiers.enumerated().map { position, identifier in
+                        try WireReader.contentType(identifier, at: info.keyPath("itemTypes") + "[\(index)][\(position)]")
+                    }
                 }
             }
+            if let count, count != itemTypes.count {
+                throw FerryModelError(.invalidArgument, "\(count) items, but itemTypes lists \(itemTypes.count)", keyPath: info.keyPath("items"))
+            }
+            let metadata = try (info.dictionaries("metadata") ?? []).map { try $0.decodeHere(ActivityItemsConfiguration.ItemMetadata.self) }
+            return ActivityItems(share: share, itemTypes: itemTypes, title: try text("title"),
+                                 metadata: Array(metadata.prefix(itemTypes.count)), sourceApp: try text("sourceApp"),
+                                 pasteboardName: pasteboard, itemProviders: itemProviders)
         }
-        return ActivityItems(share: share, itemTypes: itemTypes, title: try text("title"),
-                             metadata: Array(metadata.prefix(itemTypes.count)), sourceApp: try text("sourceApp"),
-                             pasteboardName: pasteboard, itemProviders: itemProviders)
     }
 }
 

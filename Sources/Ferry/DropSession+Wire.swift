@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 extension DropSession {
@@ -6,60 +7,39 @@ extension DropSession {
     /// - Returns: the session and, for `PerformDrop`, the `operation` being performed.
     /// - Throws: `FerryError` `.invalidArgument` naming the malformed key (`info.location`).
     static func decode(id: String, info value: DBusValue) throws(FerryError) -> (DropSession, DropOperation?) {
-        guard let info = try? [String: DBusValue](dbusValue: value.unwrappingVariants) else {
-            throw FerryError(.invalidArgument, "info: expected a dictionary (a{sv})")
-        }
-        func bad(_ key: String, _ expected: String) -> FerryError {
-            FerryError(.invalidArgument, "info.\(key): expected \(expected)")
-        }
-        func text(_ key: String) throws(FerryError) -> String? {
-            guard let found = info[key] else { return nil }
-            guard case .string(let text) = found.unwrappingVariants else { throw bad(key, "a string") }
-            return text.isEmpty ? nil : text
-        }
-        func flag(_ key: String) throws(FerryError) -> Bool {
-            guard let found = info[key] else { return false }
-            guard case .boolean(let value) = found.unwrappingVariants else { throw bad(key, "a boolean") }
-            return value
-        }
-        var location = Point.zero
-        if let found = info["location"] {
-            guard case .structure(let fields) = found.unwrappingVariants, fields.count == 2,
-                  case .double(let x) = fields[0], case .double(let y) = fields[1], x.isFinite, y.isFinite else {
-                throw bad("location", "a finite point (dd)")
+        try FerryError.bridgingSync {
+            let entries = try WireReader.variantDictionary(value, path: "info")
+            let info = WireReader(dbus: entries, path: "info")
+            func text(_ key: String) throws -> String? { try info.string(key).flatMap { $0.isEmpty ? nil : $0 } }
+            var types: [ContentType] = []
+            for type in try info.contentTypes("types") ?? [] where !types.contains(type) { types.append(type) }
+            guard let pasteboard = try text("pasteboard") else {
+                throw FerryModelError(.invalidArgument, "expected the drag pasteboard's name", keyPath: info.keyPath("pasteboard"))
             }
-            location = Point(x: x, y: y)
-        }
-        var types: [ContentType] = []
-        if let found = info["types"] {
-            guard let identifiers = try? found.unwrappingVariants.get([String].self) else { throw bad("types", "strings") }
-            for (index, identifier) in identifiers.enumerated() {
-                guard ContentType.isValidIdentifier(identifier), let type = try? WireBridge.contentType(identifier) else {
-                    throw FerryError(.invalidArgument, "info.types[\(index)]: \"\(identifier)\" is not a type identifier")
+            try Self.validatePasteboard(pasteboard, keyPath: info.keyPath("pasteboard"))
+            var operation: DropOperation?
+            if let name = try text("operation") {
+                guard let known = DropOperation(name: name) else {
+                    throw FerryModelError(.invalidArgument, "expected cancel, forbidden, copy or move", keyPath: info.keyPath("operation"))
                 }
-                if !types.contains(type) { types.append(type) }
+                operation = known
             }
+            let isLocal = try info.bool("isLocal") ?? false
+            let session = DropSession(id: id, location: try entries.point("location", keyPath: info.keyPath("location")) ?? .zero,
+                                      types: types, numberOfItems: Int(try info.uint32("items") ?? 0),
+                                      allowsMoveOperation: try info.bool("allowsMove") ?? false, isLocal: isLocal,
+                                      sourceApp: isLocal ? try text("sourceApp") : nil,
+                                      sourceSession: isLocal ? try text("sourceSession") : nil,
+                                      pasteboardName: pasteboard)
+            return (session, operation)
         }
-        var count = 0
-        if let found = info["items"] {
-            guard case .uint32(let value) = found.unwrappingVariants else { throw bad("items", "an unsigned integer (u)") }
-            count = Int(value)
+    }
+
+    /// Checks a pasteboard name the broker sent.
+    /// - Throws: `FerryModelError` `.invalidArgument` at `keyPath`.
+    static func validatePasteboard(_ name: String, keyPath: String) throws {
+        do { try PasteboardName.validate(name) } catch {
+            throw FerryModelError(.invalidArgument, FerryError.converting(error).message, keyPath: keyPath)
         }
-        guard let pasteboard = try text("pasteboard") else { throw bad("pasteboard", "the drag pasteboard's name") }
-        do { try PasteboardName.validate(pasteboard) } catch {
-            throw FerryError(.invalidArgument, "info.pasteboard: \(FerryError.converting(error).message)")
-        }
-        var operation: DropOperation?
-        if let name = try text("operation") {
-            guard let known = DropOperation(name: name) else { throw bad("operation", "cancel, forbidden, copy or move") }
-            operation = known
-        }
-        let isLocal = try flag("isLocal")
-        let session = DropSession(id: id, location: location, types: types, numberOfItems: count,
-                                  allowsMoveOperation: try flag("allowsMove"), isLocal: isLocal,
-                                  sourceApp: isLocal ? try text("sourceApp") : nil,
-                                  sourceSession: isLocal ? try text("sourceSession") : nil,
-                                  pasteboardName: pasteboard)
-        return (session, operation)
     }
 }

@@ -103,7 +103,7 @@ public struct BrokerService: Sendable {
                 let caller = try await resolveCaller(call)
                 let (appID, manifest, clientPath, options) = try call.arguments(String.self, [UInt8].self, ObjectPath.self,
                                                                                  VariantDictionary.self)
-                let showsScenes = try BusDictionary(options, path: "options").bool("scenes") ?? false
+                let showsScenes = try WireReader(dbus: options, path: "options").bool("scenes") ?? false
                 if showsScenes && scenes == nil {
                     throw FerryModelError(.unavailable, "this broker does not serve scenes")
                 }
@@ -165,7 +165,7 @@ public struct BrokerService: Sendable {
                 let caller = try await resolveCaller(call)
                 try AppRegistry.checkSameUser(caller, ownUID: pasteboards.ownUID)
                 let (name, options) = try call.arguments(String.self, VariantDictionary.self)
-                let create = try BusDictionary(options, path: "options").bool("create") ?? true
+                let create = try WireReader(dbus: options, path: "options").bool("create") ?? true
                 return [.objectPath(try await pasteboards.pasteboardPath(named: name, caller: caller.uniqueName,
                                                                          create: create))]
             }
@@ -214,7 +214,7 @@ public struct BrokerService: Sendable {
                 guard decision == "allow" || decision == "deny" else {
                     throw FerryModelError(.invalidArgument, "decision: expected \"allow\" or \"deny\", found \"\(decision)\"")
                 }
-                let remember = try BusDictionary(options, path: "options").bool("remember") ?? false
+                let remember = try WireReader(dbus: options, path: "options").bool("remember") ?? false
                 try pasteboards.answerConsent(id, allow: decision == "allow", remember: remember)
                 return []
             }

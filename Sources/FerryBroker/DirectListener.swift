@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 import Synchronization
 #if canImport(Glibc)
@@ -214,7 +215,7 @@ public final class DirectListener: Sendable {
                 guard let self else { throw FerryModelError(.unavailable, "the broker is shutting down") }
                 do {
                     let (token, options) = try call.arguments([UInt8].self, VariantDictionary.self)
-                    let callbacks = try BusDictionary(options, path: "options").bool("callbacks") ?? false
+                    let callbacks = try WireReader(dbus: options, path: "options").bool("callbacks") ?? false
                     try bind(call.connection, token: token, callbacks: callbacks)
                 } catch {
                     log("refused a direct connection of pid \(call.connection.peerProcess.map { String($0.pid) } ?? "?"): \(error)")

@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 /// The options of `org.ferry.DragManager1.BeginDrag`, read and checked.
@@ -22,7 +23,7 @@ struct DragBeginRequest: Sendable {
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.location`).
     init(_ options: VariantDictionary) throws {
-        let dictionary = BusDictionary(options, path: "options")
+        let dictionary = WireReader(dbus: options, path: "options")
         if let value = options["location"] {
             location = try DragService.point(value, keyPath: "options.location")
         }
@@ -187,7 +188,7 @@ extension DragService {
         guard reply.count == 1, let result = try? VariantDictionary(dbusValue: reply[0].unwrappingVariants) else {
             throw FerryModelError(.unavailable, "\(source.appID) answered ProvideDragItems with \(reply.map(\.signature.rawValue).joined()) instead of a{sv}")
         }
-        let dictionary = BusDictionary(result, path: "result")
+        let dictionary = WireReader(dbus: result, path: "result")
         guard let count = try? dictionary.int64("count"), count > 0 else {
             throw FerryModelError(.notFound, "nothing to drag: \(source.appID) provided no items for scene \(source.id)")
         }

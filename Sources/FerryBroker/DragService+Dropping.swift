@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import DBus
+import FerryBus
 import FerryModel
 
 extension DragService {
@@ -94,7 +95,7 @@ extension DragService {
         }
         var ending = Ending(operation: operation, target: scene.id)
         if reply.count == 1, let result = try? VariantDictionary(dbusValue: reply[0].unwrappingVariants) {
-            ending.message = try? BusDictionary(result, path: "result").string("message")
+            ending.message = try? WireReader(dbus: result, path: "result").string("message")
             if case .array(_, let elements)? = result["types"]?.unwrappingVariants {
                 ending.types = elements.compactMap { if case .string(let type) = $0.unwrappingVariants { type } else { nil } }
             }

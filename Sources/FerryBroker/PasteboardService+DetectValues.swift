@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 extension PasteboardService {
@@ -24,7 +25,7 @@ extension PasteboardService {
         let caller = try await resolve(call)
         let isDrag = try checkTransientAccess(name, caller, .contentReader)
         let patterns = try Self.patterns(try call.argument(0, as: [String].self))
-        let options = BusDictionary(try call.argument(1, as: VariantDictionary.self), path: "options")
+        let options = WireReader(dbus: try call.argument(1, as: VariantDictionary.self), path: "options")
         let userAction = try options.bool("user-action") ?? false || isDrag
 
         let reader: PastePolicy.Reader = caller.appID.map { .app($0) } ?? .unregistered

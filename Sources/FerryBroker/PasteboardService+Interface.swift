@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import DBus
+import FerryBus
 import FerryModel
 import Synchronization
 
@@ -158,7 +159,7 @@ extension PasteboardService {
     nonisolated func setItems(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
         let isDrag = try checkTransientAccess(name, caller, .writer)
-        let options = BusDictionary(call.arguments.count > 1 ? try call.argument(1, as: VariantDictionary.self) : [:], path: "options")
+        let options = WireReader(dbus: call.arguments.count > 1 ? try call.argument(1, as: VariantDictionary.self) : [:], path: "options")
         let append = try options.bool("append") ?? false
         if append && !isDrag {
             throw FerryModelError(.invalidArgument, "append is only for a drag's or share's pasteboard while it runs",

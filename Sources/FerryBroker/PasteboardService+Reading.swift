@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import DBus
+import FerryBus
 import FerryModel
 
 extension PasteboardService {
@@ -23,7 +24,7 @@ extension PasteboardService {
         let isDrag = try checkTransientAccess(name, caller, .contentReader)
         let index = try call.argument(0, as: UInt32.self)
         let requested = try PasteboardWrite.contentType(try call.argument(1, as: String.self), keyPath: "type")
-        let options = BusDictionary(try call.argument(2, as: VariantDictionary.self), path: "options")
+        let options = WireReader(dbus: try call.argument(2, as: VariantDictionary.self), path: "options")
         // A content reader of a drag or share reads because the user dropped or chose the activity (or is the source itself).
         let userAction = try options.bool("user-action") ?? false || isDrag
         let expectedCount = try options.uint64("change-count")

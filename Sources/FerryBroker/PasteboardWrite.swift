@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import DBus
+import FerryBus
 import FerryModel
 
 /// A checked `org.ferry.Pasteboard1.SetItems` call: every item and representation validated
@@ -98,7 +99,7 @@ struct PasteboardWrite: Sendable {
         self.writer = writer
         var representations = 0, inlineBytes = 0
         self.items = try items.enumerated().map { index, entries in
-            let item = try Self.item(BusDictionary(entries, path: "items[\(index)]"), writer: writer)
+            let item = try Self.item(entries, path: "items[\(index)]", writer: writer)
             representations += item.representations.count
             guard representations <= Self.maximumRepresentationsInAll else {
                 throw FerryModelError(.tooLarge, "more than \(Self.maximumRepresentationsInAll) representations in one write",
@@ -115,8 +116,12 @@ struct PasteboardWrite: Sendable {
         }
     }
 
-    private static func item(_ item: BusDictionary, writer: PasteboardCaller) throws -> Item {
-        guard let entries = try item.dictionaries("representations") else { throw item.missing("representations") }
+    /// One item of SetItems; its representations are read from the D-Bus dictionaries themselves,
+    /// since an fd has no wire shape.
+    private static func item(_ dictionary: VariantDictionary, path: String, writer: PasteboardCaller) throws -> Item {
+        let item = WireReader(dbus: dictionary, path: path)
+        guard let list = dictionary["representations"] else { throw item.missing("representations") }
+        let entries = try WireReader.variantDictionaries(list, path: item.keyPath("representations"))
         guard !entries.isEmpty else {
             throw FerryModelError(.invalidArgument, "an item needs at least one representation",
                                   keyPath: item.keyPath("representations"))
@@ -126,11 +131,12 @@ struct PasteboardWrite: Sendable {
                                   keyPath: item.keyPath("representations"))
         }
         var seen: Set<String> = []
-        let representations = try entries.map { entry in
-            let representation = try Self.representation(entry, writer: writer)
+        let representations = try entries.enumerated().map { index, entry in
+            let entryPath = item.keyPath("representations") + "[\(index)]"
+            let representation = try Self.representation(entry, path: entryPath, writer: writer)
             guard seen.insert(representation.contentType.identifier.lowercased()).inserted else {
                 throw FerryModelError(.invalidArgument, "\(representation.contentType.identifier) appears twice in the item",
-                                      keyPath: entry.keyPath("type"))
+                                      keyPath: entryPath + ".type")
             }
             return representation
         }
@@ -146,7 +152,9 @@ struct PasteboardWrite: Sendable {
         return Item(options: options, suggestedName: try item.string("suggestedName"), representations: representations)
     }
 
-    private static func representation(_ entry: BusDictionary, writer: PasteboardCaller) throws -> Representation {
+    private static func representation(_ dictionary: VariantDictionary, path: String,
+                                       writer: PasteboardCaller) throws -> Representation {
+        let entry = WireReader(dbus: dictionary, path: path)
         guard let identifier = try entry.string("type") else { throw entry.missing("type") }
         let type = try Self.contentType(identifier, keyPath: entry.keyPath("type"))
         var visibility = ItemProvider.Visibility.all
@@ -158,7 +166,7 @@ struct PasteboardWrite: Sendable {
             visibility = known
         }
         let data = try entry.bytes("data")
-        let descriptor = try entry.descriptor("fd")
+        let descriptor = try dictionary.descriptor("fd", keyPath: entry.keyPath("fd"))
         let promised = try entry.bool("promised") ?? false
         let given = [data != nil, descriptor != nil, promised].filter { $0 }.count
         guard given == 1 else {

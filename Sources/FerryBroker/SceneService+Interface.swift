@@ -33,7 +33,7 @@ extension SceneService {
             Method("RequestDestruction", in: ["persistent_id": "s", "options": "a{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
                 let (id, options) = try call.arguments(String.self, VariantDictionary.self)
-                let animation = try BusDictionary(options, path: "options").string("animation").map { name in
+                let animation = try WireReader(dbus: options, path: "options").string("animation").map { name in
                     guard let animation = SceneDismissalAnimation(name: name) else {
                         throw FerryModelError(.invalidArgument,
                                               "unknown animation \"\(name)\" (known: standard, commit, decline)",
@@ -46,13 +46,13 @@ extension SceneService {
             }
             Method("ListSessions", in: ["options": "a{sv}"], out: ["sessions": "aa{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
-                let app = try BusDictionary(try call.argument(0, as: VariantDictionary.self), path: "options").string("app")
+                let app = try WireReader(dbus: try call.argument(0, as: VariantDictionary.self), path: "options").string("app")
                 return [.array(of: "a{sv}", try await self.listSessions(app: app))]
             }
             Method("Paste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"], out: ["result": "a{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
                 let (id, pasteboard, options) = try call.arguments(String.self, String.self, VariantDictionary.self)
-                let app = try BusDictionary(options, path: "options").string("app")
+                let app = try WireReader(dbus: options, path: "options").string("app")
                 try PasteboardName.validate(pasteboard)
                 return [try await self.paste(into: id, app: app, pasteboard: pasteboard)]
             }

@@ -100,32 +100,28 @@ extension SceneService {
             throw FerryModelError(.permissionDenied,
                                   "only the connection that registered \(session.bundleIdentifier) may update its scene \(id)")
         }
-        let dictionary = BusDictionary(changes, path: "changes")
+        let dictionary = WireReader(dbus: changes, path: "changes")
         var properties: [String: DBusValue] = [:]
         if let title = try dictionary.string("title") {
             session.title = title.isEmpty ? nil : title
             properties["Title"] = .string(title)
         }
-        if let value = changes["userInfo"] {
-            let wire = try WireValue(dbusValue: value, keyPath: "changes.userInfo")
+        if let wire = try dictionary.lookup("userInfo") {
             guard case .dictionary = wire, case .dictionary(let entries) = try PropertyListValue(wireValue: wire, keyPath: "changes.userInfo") else {
                 throw FerryModelError(.invalidArgument, "expected a dictionary (a{sv})", keyPath: "changes.userInfo")
             }
             session.userInfo = entries
             properties["UserInfo"] = try Self.userInfoValue(entries)
         }
-        if let value = changes["stateRestorationActivity"] {
-            let entries = try [String: WireValue](dbusValue: value, keyPath: "changes.stateRestorationActivity")
-            session.stateRestorationActivity = entries.isEmpty ? nil
-                : try UserActivity(dbusValue: value, keyPath: "changes.stateRestorationActivity")
+        if let activity = try dictionary.dictionary("stateRestorationActivity") {
+            session.stateRestorationActivity = activity.entries.isEmpty ? nil : try activity.decodeHere(UserActivity.self)
             properties["StateRestorationActivity"] = try Self.activityValue(session.stateRestorationActivity)
         }
-        if let value = changes["activationConditions"] {
-            session.activationConditions = try SceneActivationConditions(dbusValue: value, keyPath: "changes.activationConditions")
+        if let conditions = try dictionary.decode(SceneActivationConditions.self, "activationConditions") {
+            session.activationConditions = conditions
         }
         var frame: Rect?
-        if let value = changes["frame"] {
-            let rect = try Rect(dbusValue: value, keyPath: "changes.frame")
+        if let rect = try dictionary.decode(Rect.self, "frame") {
             let limit = Desktop.coordinateLimit
             guard [rect.minX, rect.minY].allSatisfy({ $0.isFinite && abs($0) <= limit }),
                   [rect.size.width, rect.size.height].allSatisfy({ $0.isFinite && $0 >= 1 && $0 <= limit }) else {

@@ -20,17 +20,11 @@ struct ActivationRequest: Sendable {
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.placement`).
     init(_ options: VariantDictionary) throws {
-        let dictionary = BusDictionary(options, path: "options")
-        if let value = options["userActivity"] {
-            userActivity = try UserActivity(dbusValue: value, keyPath: "options.userActivity")
-        }
-        if let value = options["urls"] {
-            guard case .array(element: .string, let elements) = value.unwrappingVariants else {
-                throw FerryModelError(.invalidArgument, "expected an array of strings (as), found \(value.unwrappingVariants.signature.rawValue)",
-                                      keyPath: "options.urls")
-            }
-            urls = try elements.enumerated().map { index, element in
-                guard case .string(let text) = element, let url = URL(string: text), url.scheme != nil else {
+        let dictionary = WireReader(dbus: options, path: "options")
+        userActivity = try dictionary.decode(UserActivity.self, "userActivity")
+        if let texts = try dictionary.strings("urls", of: "strings") {
+            urls = try texts.enumerated().map { index, text in
+                guard let url = URL(string: text), url.scheme != nil else {
                     throw FerryModelError(.invalidArgument, "not an absolute URL", keyPath: "options.urls[\(index)]")
                 }
                 return url

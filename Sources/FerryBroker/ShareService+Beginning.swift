@@ -23,7 +23,7 @@ struct ShareBeginRequest: Sendable {
     /// Reads `options`; unknown keys are ignored.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the key (`options.excludedActivityTypes[1]`).
     init(_ options: VariantDictionary) throws {
-        let dictionary = BusDictionary(options, path: "options")
+        let dictionary = WireReader(dbus: options, path: "options")
         if let scene = try dictionary.string("scene") {
             guard !scene.isEmpty else { throw FerryModelError(.invalidArgument, "must not be empty", keyPath: "options.scene") }
             self.scene = scene
@@ -40,7 +40,7 @@ struct ShareBeginRequest: Sendable {
     }
 
     /// `interactions`: only without `scene`; known names, at least one.
-    private mutating func readInteractions(_ dictionary: BusDictionary) throws {
+    private mutating func readInteractions(_ dictionary: WireReader) throws {
         guard let names = try dictionary.strings("interactions", of: "interactions") else { return }
         let keyPath = "options.interactions"
         guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the interactions", keyPath: keyPath) }
@@ -60,7 +60,7 @@ struct ShareBeginRequest: Sendable {
 
     /// `title` and `metadata`: only without `scene` (the scene's app gives them then).
     private mutating func readMetadata(_ options: VariantDictionary) throws {
-        let dictionary = BusDictionary(options, path: "options")
+        let dictionary = WireReader(dbus: options, path: "options")
         if let title = try dictionary.string("title") {
             guard scene == nil else { throw FerryModelError(.invalidArgument, "the scene's app gives the title", keyPath: "options.title") }
             guard title.utf8.count <= Self.maximumTitleLength else {
@@ -180,16 +180,17 @@ extension ShareService {
             throw FerryModelError(.unavailable, "\(source.appID) answered ProvideActivityItems with "
                                   + "\(reply.map(\.signature.rawValue).joined()) instead of a{sv}")
         }
-        let dictionary = BusDictionary(result, path: "result")
+        let dictionary = WireReader(dbus: result, path: "result")
         let nothing = FerryModelError(.notFound, "nothing to share: \(source.appID) provided no items for scene \(source.sceneID)")
         guard let count = try? dictionary.int64("count"), count > 0 else { throw nothing }
         var provided = ProvidedItems(title: try? dictionary.string("title"), interactions: .all, metadata: [])
-        if let value = result["interactions"], case .strings(let names)? = try? WireValue(dbusValue: value) {
+        if let names = try? dictionary.strings("interactions") {
             typealias Interaction = ActivityItemsConfiguration.Interaction
             provided.interactions = Interaction(names.compactMap { Interaction(name: $0) })
             guard !provided.interactions.isEmpty else { throw nothing }
         }
-        if let value = result["metadata"], case .array(let entries)? = try? WireValue(dbusValue: value) {
+        // An entry that does not decode keeps its place, empty: metadata go with items by index.
+        if case .array(let entries)? = try? dictionary.lookup("metadata") {
             provided.metadata = entries.map { entry in
                 guard case .dictionary(let wire) = entry,
                       let metadata = try? ActivityItemsConfiguration.ItemMetadata(wireDictionary: wire) else { return .init() }

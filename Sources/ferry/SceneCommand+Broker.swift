@@ -1,5 +1,6 @@
 import DBus
 import Ferry
+import FerryBus
 import FerryModel
 import FerryTerminal
 
@@ -32,7 +33,7 @@ extension SceneCommand {
         func apps() async throws -> [App] {
             let reply = try await connection.call(destination: Self.name, path: Self.brokerPath, interface: Self.brokerInterface,
                                                   member: "ListApps")
-            return try dictionaries(reply.first).map(App.init)
+            return try decodingReply { try replyReaders(reply.first, path: "apps").map(App.init) }
         }
 
         /// The app id `argument` means: an app id the broker knows, as it is; else the display
@@ -71,7 +72,7 @@ extension SceneCommand {
             var options = VariantDictionary()
             options.set("app", to: app)
             let reply = try await callScenes("ListSessions", [options.dbusValue])
-            return try dictionaries(reply.first).map(Session.init)
+            return try decodingReply { try replyReaders(reply.first, path: "sessions").map(Session.init) }
         }
 
         /// Asks for a scene: an existing session brought forward (`persistentID`), or a new one
@@ -106,7 +107,7 @@ extension SceneCommand {
             let options = persistentID == nil ? DBusValue.variantDictionary(["app": .string(app)]) : DBusValue.variantDictionary([:])
             let reply = try await callScenes("Paste", [.string(persistentID ?? ""), .string(pasteboard), options],
                                              timeout: .seconds(40))
-            return try PasteOutcome(try dictionary(reply.first))
+            return try PasteOutcome(try replyReader(reply.first, path: "result"))
         }
 
         /// The desktop's screens (left to right) and edge-zone width.
@@ -116,10 +117,10 @@ extension SceneCommand {
             let reply = try await connection.call(destination: Self.name, path: Self.scenesPath,
                                                   interface: "org.freedesktop.DBus.Properties", member: "GetAll",
                                                   body: [.string(Self.scenesInterface.rawValue)])
-            let properties = try dictionary(reply.first)
-            let screens = try dictionaries(properties["Screens"]).map(Screen.init)
-            let edgeZone = try properties.valueIfPresent(forKey: "EdgeZone", as: Double.self) ?? 0
-            return (screens, edgeZone)
+            let properties = try replyReader(reply.first, path: "properties")
+            return try decodingReply {
+                (try (properties.dictionaries("Screens") ?? []).map(Screen.init), try properties.double("EdgeZone") ?? 0)
+            }
         }
 
         private func callScenes(_ member: MemberName, _ body: [DBusValue], timeout: Duration? = nil) async throws -> [DBusValue] {
@@ -148,66 +149,37 @@ extension SceneCommand {
             self.message = message
         }
 
-        init(_ result: VariantDictionary) throws {
-            accepted = try result.valueIfPresent(forKey: "accepted", as: Bool.self) ?? false
-            configuration = try result.valueIfPresent(forKey: "configuration", as: [String].self) ?? []
-            types = try result.valueIfPresent(forKey: "types", as: [String].self) ?? []
-            reason = try result.valueIfPresent(forKey: "reason", as: String.self) ?? ""
-            message = try result.valueIfPresent(forKey: "message", as: String.self) ?? ""
+        /// Reads the reply.
+        /// - Throws: `CLIFailure` `.failure` naming a mistyped key.
+        init(_ result: WireReader) throws {
+            (accepted, configuration, types, reason, message) = try decodingReply {
+                (try result.bool("accepted") ?? false, try result.strings("configuration") ?? [], try result.strings("types") ?? [],
+                 try result.string("reason") ?? "", try result.string("message") ?? "")
+            }
         }
     }
 }
 
-/// An `a{sv}` reply value as a dictionary.
-func dictionary(_ value: DBusValue?) throws -> VariantDictionary {
+/// The broker's `a{sv}` reply value, read through the model's one `WireReader`; its errors
+/// name keys under `path`.
+/// - Throws: `CLIFailure` `.failure` for an empty reply or a value that is no dictionary.
+func replyReader(_ value: DBusValue?, path: String) throws -> WireReader {
     guard let value else { throw CLIFailure(.failure, "the broker's reply is empty") }
-    return try value.unwrappingVariants.get(VariantDictionary.self)
+    return try decodingReply { try WireReader(dbus: value, path: path) }
 }
 
-/// An `aa{sv}` reply value as dictionaries.
-func dictionaries(_ value: DBusValue?) throws -> [VariantDictionary] {
+/// Readers of the broker's `aa{sv}` reply value, one per element (`path[index]`).
+/// - Throws: `CLIFailure` `.failure` for an empty reply or a value that is no such array.
+func replyReaders(_ value: DBusValue?, path: String) throws -> [WireReader] {
     guard let value else { throw CLIFailure(.failure, "the broker's reply is empty") }
-    guard case .array(_, let elements) = value.unwrappingVariants else {
-        throw CLIFailure(.failure, "expected an array of dictionaries from the broker, found '\(value.signature.rawValue)'")
-    }
-    return try elements.map { try $0.unwrappingVariants.get(VariantDictionary.self) }
+    return try decodingReply { try WireReader.readers(dbus: value, path: path) }
 }
 
-extension Dictionary where Key == String, Value == DBusValue {
-    /// An integer of any D-Bus width under `key`, nil when absent or not an integer.
-    func integer(_ key: String) -> Int64? {
-        switch self[key]?.unwrappingVariants {
-        case .byte(let v): Int64(v)
-        case .int16(let v): Int64(v)
-        case .uint16(let v): Int64(v)
-        case .int32(let v): Int64(v)
-        case .uint32(let v): Int64(v)
-        case .int64(let v): v
-        case .uint64(let v): Int64(exactly: v)
-        default: nil
-        }
-    }
-
-    /// A string (or object path) under `key`, nil when absent or of another type.
-    func text(_ key: String) -> String? {
-        switch self[key]?.unwrappingVariants {
-        case .string(let v): v
-        case .objectPath(let v): v.rawValue
-        default: nil
-        }
-    }
-
-    /// A number of any D-Bus numeric type under `key`.
-    func number(_ key: String) -> Double? {
-        if case .double(let v)? = self[key]?.unwrappingVariants { return v }
-        return integer(key).map(Double.init)
-    }
-
-    /// A rectangle `{x, y, width, height}` under `key`, nil when absent or incomplete.
-    func rect(_ key: String) -> Rect? {
-        guard let value = self[key], let frame = try? value.unwrappingVariants.get(VariantDictionary.self),
-              let x = frame.number("x"), let y = frame.number("y"), let width = frame.number("width"),
-              let height = frame.number("height") else { return nil }
-        return Rect(x: x, y: y, width: width, height: height)
+/// Runs `body`, which reads a reply: a malformed reply (`FerryModelError`) becomes one line
+/// naming the key, `the broker's reply: sessions[2].frame.x: expected a double (d), found s`.
+func decodingReply<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as FerryModelError {
+        let key = error.keyPath.map { "\($0): " } ?? ""
+        throw CLIFailure(.failure, "the broker's reply: \(key)\(error.message)")
     }
 }

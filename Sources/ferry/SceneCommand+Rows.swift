@@ -1,4 +1,3 @@
-import DBus
 import FerryModel
 import FerryTerminal
 
@@ -15,15 +14,18 @@ extension SceneCommand {
         var showsScenes: Bool
         var supportsMultipleScenes: Bool
 
-        init(_ entry: VariantDictionary) throws {
-            guard let appID = entry.text("app-id") else { throw CLIFailure(.failure, "ListApps sent an app without app-id") }
+        /// Reads one entry of the reply.
+        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
+        ///   without `app-id`.
+        init(_ entry: WireReader) throws {
+            guard let appID = try entry.string("app-id") else { throw CLIFailure(.failure, "ListApps sent an app without app-id") }
             self.appID = appID
-            name = entry.text("name") ?? ""
-            state = entry.text("state") ?? SceneActivationState.unattached.name
-            scenes = Int(entry.integer("scenes") ?? 0)
-            pid = entry.integer("pid") ?? 0
-            showsScenes = (try? entry.valueIfPresent(forKey: "shows-scenes", as: Bool.self)) ?? false
-            supportsMultipleScenes = (try? entry.valueIfPresent(forKey: "supports-multiple-scenes", as: Bool.self)) ?? false
+            name = try entry.string("name") ?? ""
+            state = try entry.string("state") ?? SceneActivationState.unattached.name
+            scenes = Int(try entry.int32("scenes") ?? 0)
+            pid = try entry.int64("pid") ?? 0
+            showsScenes = try entry.bool("shows-scenes") ?? false
+            supportsMultipleScenes = try entry.bool("supports-multiple-scenes") ?? false
         }
     }
 
@@ -52,18 +54,21 @@ extension SceneCommand {
             self.stackIndex = stackIndex
         }
 
-        init(_ entry: VariantDictionary) throws {
-            guard let identifier = entry.text("persistentIdentifier") else {
+        /// Reads one entry of the reply.
+        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
+        ///   without `persistentIdentifier`.
+        init(_ entry: WireReader) throws {
+            guard let identifier = try entry.string("persistentIdentifier") else {
                 throw CLIFailure(.failure, "ListSessions sent a session without persistentIdentifier")
             }
             persistentIdentifier = identifier
-            app = entry.text("bundleIdentifier") ?? ""
-            configuration = entry.text("configurationName").flatMap { $0.isEmpty ? nil : $0 }
-            state = entry.integer("state").flatMap { Int32(exactly: $0) }.flatMap(SceneActivationState.init(rawValue:)) ?? .unattached
-            title = entry.text("title").flatMap { $0.isEmpty ? nil : $0 }
-            frame = entry.rect("frame")
-            screen = Int(entry.integer("screen") ?? 0)
-            stackIndex = Int(entry.integer("stackIndex") ?? 0)
+            app = try entry.string("bundleIdentifier") ?? ""
+            configuration = try entry.string("configurationName").flatMap { $0.isEmpty ? nil : $0 }
+            state = try entry.int32("state").flatMap(SceneActivationState.init(rawValue:)) ?? .unattached
+            title = try entry.string("title").flatMap { $0.isEmpty ? nil : $0 }
+            frame = try entry.decode(Rect.self, "frame")
+            screen = Int(try entry.int32("screen") ?? 0)
+            stackIndex = Int(try entry.int32("stackIndex") ?? 0)
         }
     }
 
@@ -74,13 +79,16 @@ extension SceneCommand {
         /// The external display (Scenes1 Version 2; false from an older broker).
         var isExternal: Bool
 
-        init(_ entry: VariantDictionary) throws {
-            guard let index = entry.integer("index"), let frame = entry.rect("frame") else {
+        /// Reads one entry of the property.
+        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
+        ///   without `index` or `frame`.
+        init(_ entry: WireReader) throws {
+            guard let index = try entry.int32("index"), let frame = try entry.decode(Rect.self, "frame") else {
                 throw CLIFailure(.failure, "the broker's Screens property has a screen without index or frame")
             }
             self.index = Int(index)
             self.frame = frame
-            if case .boolean(let external)? = entry["external"]?.unwrappingVariants { isExternal = external } else { isExternal = false }
+            isExternal = try entry.bool("external") ?? false
         }
     }
 

@@ -154,8 +154,8 @@ struct SceneCLIUnitTests {
         #expect("short".printableLine(limit: tableTitleLimit) == "short")
 
         // The desktop's text and the one-line paste answers stay one line per row too.
-        let screen = try SceneCommand.Screen(["index": .uint32(0), "frame": .variantDictionary(
-            ["x": .double(0), "y": .double(0), "width": .double(1920), "height": .double(1080)])])
+        let screen = try SceneCommand.Screen(WireReader(["index": .uint32(0), "frame": .dictionary(
+            ["x": .double(0), "y": .double(0), "width": .double(1920), "height": .double(1080)])]))
         let snapshot = DesktopCommand.Snapshot(
             screens: [screen], edgeZone: 24,
             sessions: [SceneCommand.Session(persistentIdentifier: "0F3A9C21", app: "org.evil", title: "a\nscreen 9: fake")])

@@ -41,6 +41,8 @@ struct PasteboardErrorTests {
         attempt("visibility", lambda: set_items(item([rep(type="public.png", visibility="everyone", data=dbus.ByteArray(b"x"))])))
         attempt("wrongvaluetype", lambda: set_items(item([rep(type=dbus.Int32(5), data=dbus.ByteArray(b"x"))])))
         attempt("noreps", lambda: set_items(item([])))
+        attempt("futurekey", lambda: set_items(item([text(b"kept")], future=dbus.Struct((1.0, 2.0), signature="dd"))))
+        attempt("structflag", lambda: set_items(item([text(b"x")], localOnly=dbus.Struct((1.0, 2.0), signature="dd"))))
         attempt("toolarge", lambda: set_items(item([rep(type="public.data", data=dbus.ByteArray(b"x" * ((1 << 20) + 1)))])))
         attempt("toomany", lambda: set_items(*[item([text(b"x")]) for _ in range(1001)]))
         attempt("writeonly", lambda: set_items(item([rep(type="public.data", fd=fd(os.open("/dev/null", os.O_WRONLY)))])))
@@ -101,6 +103,10 @@ struct PasteboardErrorTests {
         expect("visibility", invalid, "items[0].representations[0].visibility")
         expect("wrongvaluetype", invalid, "items[0].representations[0].type: expected a string (s), found i")
         expect("noreps", invalid, "at least one representation")
+        // A key the broker does not know is never looked at, even holding what has no wire shape;
+        // a known key holding it is named.
+        #expect(lines["futurekey"] == "OK", "futurekey: \(lines["futurekey"] ?? "(no line)")")
+        expect("structflag", invalid, "items[0].localOnly: expected a property-list value, found '(dd)'")
         expect("toolarge", "org.ferry.Error.TooLarge", "items[0].representations[0].data")
         expect("toomany", "org.ferry.Error.TooLarge", "1001 items")
         expect("writeonly", invalid, "items[0].representations[0].fd: the file descriptor is open for writing only")
