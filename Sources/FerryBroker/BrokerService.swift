@@ -200,7 +200,7 @@ public struct BrokerService: Sendable {
             }
             Method("PendingPasteConsents", out: ["requests": "aa{sv}"]) { call in
                 try AppRegistry.checkSameUser(try await resolveCaller(call), ownUID: pasteboards.ownUID)
-                return [.array(element: "a{sv}", elements: pasteboards.consents.pending.map(PasteboardService.describe))]
+                return [.array(element: "a{sv}", elements: try pasteboards.consents.pending.map { try $0.dbusValue() })]
             }
             Method("AnswerPasteConsent", in: ["id": "t", "decision": "s", "options": "a{sv}"]) { call in
                 let caller = try await resolveCaller(call)

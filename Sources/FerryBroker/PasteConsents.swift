@@ -14,45 +14,6 @@ import Synchronization
 /// because its reader left the bus (``withdraw(uniqueName:)``) or because the read's task was
 /// cancelled — and then ``ended`` is told.
 public final class PasteConsents: Sendable {
-    /// One read waiting for consent, as `PasteConsentRequested` and `PendingPasteConsents` show it.
-    public struct Request: Sendable, Hashable {
-        /// The request's id, unique while the broker runs (the first is 1).
-        public var id: UInt64
-        /// The reading app's id.
-        public var readerApp: String
-        /// The reader's unique bus name.
-        public var readerUniqueName: String
-        /// The reader's pid (0 when unknown).
-        public var readerPID: Int32
-        /// The reader's process name (`/proc/PID/comm`), nil when unknown.
-        public var readerProcess: String?
-        /// The app that wrote the content read, nil when it was not a registered app (the CLI).
-        public var sourceApp: String?
-        /// The pasteboard read from.
-        public var pasteboard: String
-        /// The types the read would hand over.
-        public var types: [String]
-        /// When the read asked.
-        public var asked: Date
-        /// When the request times out unless answered.
-        public var expires: Date
-
-        /// Makes a request; ``PasteConsents/ask(_:)`` sets `id`, `asked` and `expires`.
-        public init(id: UInt64, readerApp: String, readerUniqueName: String, readerPID: Int32, readerProcess: String?,
-                    sourceApp: String?, pasteboard: String, types: [String], asked: Date, expires: Date) {
-            self.id = id
-            self.readerApp = readerApp
-            self.readerUniqueName = readerUniqueName
-            self.readerPID = readerPID
-            self.readerProcess = readerProcess
-            self.sourceApp = sourceApp
-            self.pasteboard = pasteboard
-            self.types = types
-            self.asked = asked
-            self.expires = expires
-        }
-    }
-
     /// How a request ended.
     public enum Outcome: String, Sendable, Hashable {
         /// The user allowed the read.
@@ -66,7 +27,7 @@ public final class PasteConsents: Sendable {
     }
 
     private struct Pending {
-        var request: Request
+        var request: PasteConsentRequest
         var continuation: CheckedContinuation<Outcome, Never>?
         /// Set when the request ended before its reader started waiting.
         var outcome: Outcome?
@@ -79,8 +40,8 @@ public final class PasteConsents: Sendable {
 
     /// How long a request waits for an answer before it is denied.
     public let timeout: Duration
-    private let requested: @Sendable (Request) -> Void
-    private let ended: @Sendable (Request, Outcome) -> Void
+    private let requested: @Sendable (PasteConsentRequest) -> Void
+    private let ended: @Sendable (PasteConsentRequest, Outcome) -> Void
     private let state = Mutex(State())
 
     /// The default ``timeout``: 30 seconds, time to read a notification and answer it.
@@ -92,8 +53,8 @@ public final class PasteConsents: Sendable {
     ///   - requested: told of each new request (the broker emits `PasteConsentRequested`).
     ///   - ended: told once of each request's end (the broker emits `PasteConsentEnded`).
     public init(timeout: Duration = PasteConsents.defaultTimeout,
-                requested: @escaping @Sendable (Request) -> Void = { _ in },
-                ended: @escaping @Sendable (Request, Outcome) -> Void = { _, _ in }) {
+                requested: @escaping @Sendable (PasteConsentRequest) -> Void = { _ in },
+                ended: @escaping @Sendable (PasteConsentRequest, Outcome) -> Void = { _, _ in }) {
         self.timeout = timeout
         self.requested = requested
         self.ended = ended
@@ -103,7 +64,7 @@ public final class PasteConsents: Sendable {
     ///
     /// - Parameter request: what is read; its `id`, `asked` and `expires` are set here.
     /// - Returns: the request as announced, and how it ended.
-    public func ask(_ request: Request) async -> (Request, Outcome) {
+    public func ask(_ request: PasteConsentRequest) async -> (PasteConsentRequest, Outcome) {
         var request = request
         request.asked = Date()
         request.expires = request.asked.addingTimeInterval(Self.seconds(timeout))
@@ -144,7 +105,7 @@ public final class PasteConsents: Sendable {
     /// - Returns: the request answered.
     /// - Throws: `FerryModelError` `.notFound` when no request has that id (any more).
     @discardableResult
-    public func answer(_ id: UInt64, allow: Bool) throws -> Request {
+    public func answer(_ id: UInt64, allow: Bool) throws -> PasteConsentRequest {
         guard let request = end(id, allow ? .allowed : .denied) else {
             throw FerryModelError(.notFound, "there is no pending paste consent request \(id) (answered, timed out or withdrawn)")
         }
@@ -160,7 +121,7 @@ public final class PasteConsents: Sendable {
     }
 
     /// The requests waiting for an answer, oldest first.
-    public var pending: [Request] {
+    public var pending: [PasteConsentRequest] {
         state.withLock { state in
             state.pending.values.filter { $0.outcome == nil }.map(\.request).sorted { $0.id < $1.id }
         }
@@ -168,8 +129,8 @@ public final class PasteConsents: Sendable {
 
     /// Ends request `id` with `outcome` unless it has ended already; returns it when this ended it.
     @discardableResult
-    private func end(_ id: UInt64, _ outcome: Outcome) -> Request? {
-        let (request, continuation) = state.withLock { state -> (Request?, CheckedContinuation<Outcome, Never>?) in
+    private func end(_ id: UInt64, _ outcome: Outcome) -> PasteConsentRequest? {
+        let (request, continuation) = state.withLock { state -> (PasteConsentRequest?, CheckedContinuation<Outcome, Never>?) in
             guard var pending = state.pending[id], pending.outcome == nil else { return (nil, nil) }
             if let continuation = pending.continuation {
                 state.pending[id] = nil

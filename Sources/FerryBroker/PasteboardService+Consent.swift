@@ -42,7 +42,7 @@ extension PasteboardService {
         guard let app = caller.appID else { throw FerryModelError(.permissionDenied, reason) }
         let sources = Set(items.compactMap(\.sourceAppID)).sorted()
         let process = PasteRecord.processName(pid: caller.caller.pid)
-        let request = PasteConsents.Request(id: 0, readerApp: app, readerUniqueName: caller.uniqueName,
+        let request = PasteConsentRequest(id: 0, readerApp: app, readerUniqueName: caller.uniqueName,
                                             readerPID: Int32(truncatingIfNeeded: caller.caller.pid ?? 0),
                                             readerProcess: process,
                                             sourceApp: sources.isEmpty ? nil : sources.joined(separator: ", "),
@@ -79,7 +79,7 @@ extension PasteboardService {
     }
 
     /// Announces a new consent request: `org.ferry.Broker1.PasteConsentRequested`.
-    static func announceConsentRequest(_ request: PasteConsents.Request, on connection: Connection) {
+    static func announceConsentRequest(_ request: PasteConsentRequest, on connection: Connection) {
         try? connection.emit(path: BrokerService.path, interface: BrokerService.interfaceName, member: "PasteConsentRequested",
                              body: [.uint64(request.id), .string(request.readerApp), .string(request.readerProcess ?? ""),
                                     .string(request.sourceApp ?? ""), .string(request.pasteboard),
@@ -87,7 +87,7 @@ extension PasteboardService {
     }
 
     /// Announces a consent request's end: `org.ferry.Broker1.PasteConsentEnded`.
-    static func announceConsentEnd(_ request: PasteConsents.Request, _ outcome: PasteConsents.Outcome,
+    static func announceConsentEnd(_ request: PasteConsentRequest, _ outcome: PasteConsents.Outcome,
                                    on connection: Connection) {
         try? connection.emit(path: BrokerService.path, interface: BrokerService.interfaceName, member: "PasteConsentEnded",
                              body: [.uint64(request.id), .string(outcome.rawValue)])
@@ -109,22 +109,5 @@ extension PasteboardService {
         }
         try consents.answer(id, allow: allow)
         log("paste consent: request \(id) \(allow ? "allowed" : "denied") (\(request.readerApp))")
-    }
-
-    /// One pending request as `PendingPasteConsents` describes it.
-    static func describe(_ request: PasteConsents.Request) -> DBusValue {
-        var entries: VariantDictionary = [
-            "id": .uint64(request.id),
-            "reader-app": .string(request.readerApp),
-            "reader-unique-name": .string(request.readerUniqueName),
-            "reader-pid": .int32(request.readerPID),
-            "pasteboard": .string(request.pasteboard),
-            "types": .array(of: "s", request.types.map(DBusValue.string)),
-            "asked": .int64(PasteboardMetadata.microseconds(request.asked)),
-            "expires": .int64(PasteboardMetadata.microseconds(request.expires)),
-        ]
-        if let process = request.readerProcess { entries["reader-process"] = .string(process) }
-        if let source = request.sourceApp { entries["source-app"] = .string(source) }
-        return entries.dbusValue
     }
 }

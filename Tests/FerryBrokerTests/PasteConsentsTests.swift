@@ -7,8 +7,8 @@ import Testing
 /// The consent requests without a bus: each ends once, however it ends, and ``PastePolicyFile``
 /// remembers a decision as a line of its own.
 @Suite struct PasteConsentsTests {
-    static func request(_ reader: String = ":1.7") -> PasteConsents.Request {
-        PasteConsents.Request(id: 0, readerApp: "org.example.Viewer", readerUniqueName: reader, readerPID: 7,
+    static func request(_ reader: String = ":1.7") -> PasteConsentRequest {
+        PasteConsentRequest(id: 0, readerApp: "org.example.Viewer", readerUniqueName: reader, readerPID: 7,
                               readerProcess: nil, sourceApp: "org.example.Notes", pasteboard: "general",
                               types: ["public.utf8-plain-text"], asked: Date(), expires: Date())
     }
