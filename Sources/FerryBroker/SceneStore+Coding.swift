@@ -6,7 +6,8 @@ import Foundation
 import FerryModel
 import GRDB
 
-/// How a stored session maps onto a `sceneSession` row.
+/// How a stored session maps onto a ``SceneSessionRecord`` (a `sceneSession` row), and the
+/// validation that turns a fetched record back into a session.
 ///
 /// Plain fields are columns; the frame is four nullable reals; activation conditions are their
 /// two NSPredicate format strings. `userInfo` (NULL when empty), `stateRestorationActivity` and
@@ -15,16 +16,9 @@ import GRDB
 /// dates keep microseconds). Everything is validated when read back, by the same readers that
 /// check values arriving from the bus.
 extension SceneStore {
-    static let upsertSQL = """
-        INSERT OR REPLACE INTO sceneSession (persistentIdentifier, appID, role, configurationName, title,
-            frameX, frameY, frameWidth, frameHeight, screen, stackOrder, userInfo, stateRestorationActivity,
-            canActivateFor, prefersToActivateFor, pendingOptions)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// The row's values for ``upsertSQL``.
+    /// The row for a session.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the field that cannot be stored.
-    static func encode(_ stored: StoredSceneSession) throws -> StatementArguments {
+    static func record(_ stored: StoredSceneSession) throws -> SceneSessionRecord {
         let session = stored.session
         try validate(session)
         guard stored.screen >= 0 else {
@@ -51,13 +45,13 @@ extension SceneStore {
             options = try stored.pendingOptions.map { try WireArchive.encode(validated: .dictionary(try $0.wireDictionary())) }
         } catch let error as FerryModelError { throw error.nested(under: "pendingOptions") }
         let conditions = session.activationConditions
-        let values: [(any DatabaseValueConvertible)?] = [
-            session.persistentIdentifier, session.bundleIdentifier, session.role.rawValue, session.configurationName,
-            session.title, frame[0], frame[1], frame[2], frame[3], stored.screen, stored.stackOrder, userInfo, activity,
-            conditions.canActivateForTargetContentIdentifierPredicate.predicateFormat,
-            conditions.prefersToActivateForTargetContentIdentifierPredicate.predicateFormat, options,
-        ]
-        return StatementArguments(values)
+        return SceneSessionRecord(
+            persistentIdentifier: session.persistentIdentifier, appID: session.bundleIdentifier, role: session.role.rawValue,
+            configurationName: session.configurationName, title: session.title, frame: frame, screen: Int64(stored.screen),
+            stackOrder: stored.stackOrder, userInfo: userInfo, stateRestorationActivity: activity,
+            canActivateFor: conditions.canActivateForTargetContentIdentifierPredicate.predicateFormat,
+            prefersToActivateFor: conditions.prefersToActivateForTargetContentIdentifierPredicate.predicateFormat,
+            pendingOptions: options)
     }
 
     /// Checks what a row's decoding will check, so that nothing stored fails to load.
@@ -81,77 +75,40 @@ extension SceneStore {
         }
     }
 
-    /// Reads a row back.
+    /// Validates a fetched row and makes its session.
     /// - Throws: `FerryModelError` `.invalidArgument` naming the column that does not decode.
-    static func decode(_ row: Row) throws -> StoredSceneSession {
-        func text(_ column: String) throws -> String {
-            guard let value = try optionalText(column) else {
-                throw FerryModelError(.invalidArgument, "missing", keyPath: column)
-            }
-            return value
-        }
-        func optionalText(_ column: String) throws -> String? {
-            let value: DatabaseValue = row[column]
-            switch value.storage {
-            case .null: return nil
-            case .string(let string): return string
-            default: throw FerryModelError(.invalidArgument, "expected text, found \(value)", keyPath: column)
-            }
-        }
-        func optionalBlob(_ column: String) throws -> Data? {
-            let value: DatabaseValue = row[column]
-            switch value.storage {
-            case .null: return nil
-            case .blob(let data): return data
-            default: throw FerryModelError(.invalidArgument, "expected a blob, found \(value)", keyPath: column)
-            }
-        }
-        func integer(_ column: String) throws -> Int64 {
-            let value: DatabaseValue = row[column]
-            guard case .int64(let number) = value.storage else {
-                throw FerryModelError(.invalidArgument, "expected an integer, found \(value)", keyPath: column)
-            }
-            return number
-        }
-        func real(_ column: String) throws -> Double? {
-            let value: DatabaseValue = row[column]
-            switch value.storage {
-            case .null: return nil
-            case .double(let number) where number.isFinite: return number
-            case .int64(let number): return Double(number)
-            default: throw FerryModelError(.invalidArgument, "expected a finite real, found \(value)", keyPath: column)
-            }
-        }
-
-        let identifier = try text("persistentIdentifier")
+    static func session(_ record: SceneSessionRecord) throws -> StoredSceneSession {
+        let identifier = record.persistentIdentifier
         let count = identifier.utf8.count
         guard count > 0, count <= 255, !identifier.utf8.contains(0) else {
             throw FerryModelError(.invalidArgument, "a persistent identifier must be 1-255 bytes without NUL",
                                   keyPath: "persistentIdentifier")
         }
-        let appID = try text("appID")
+        let appID = record.appID
         guard AppManifest.isValidBundleIdentifier(appID) else {
             throw FerryModelError(.invalidArgument, "\"\(appID)\" is not a bundle identifier", keyPath: "appID")
         }
-        let role = try text("role")
+        let role = record.role
         guard !role.isEmpty else { throw FerryModelError(.invalidArgument, "must not be empty", keyPath: "role") }
 
         var frame: Rect?
-        let edges = try ["frameX", "frameY", "frameWidth", "frameHeight"].map(real)
+        let edges = [record.frameX, record.frameY, record.frameWidth, record.frameHeight]
+        for (column, edge) in zip(["frameX", "frameY", "frameWidth", "frameHeight"], edges) where edge?.isFinite == false {
+            throw FerryModelError(.invalidArgument, "expected a finite real, found \(edge!)", keyPath: column)
+        }
         if let x = edges[0], let y = edges[1], let width = edges[2], let height = edges[3] {
             frame = Rect(x: x, y: y, width: width, height: height)
         } else if edges.contains(where: { $0 != nil }) {
             throw FerryModelError(.invalidArgument, "a frame needs all four values or none", keyPath: "frame")
         }
 
-        let screen = try integer("screen")
+        let screen = record.screen
         guard let screenIndex = Int(exactly: screen), screenIndex >= 0 else {
             throw FerryModelError(.invalidArgument, "\(screen) is not a screen index", keyPath: "screen")
         }
-        let stackOrder = try integer("stackOrder")
 
         var userInfo: [String: PropertyListValue] = [:]
-        if let data = try optionalBlob("userInfo") {
+        if let data = record.userInfo {
             userInfo = try decoding("userInfo") {
                 let wire = try WireArchive.decode(data)
                 guard case .dictionary = wire, case .dictionary(let entries) = try PropertyListValue(wireValue: wire) else {
@@ -160,21 +117,20 @@ extension SceneStore {
                 return entries
             }
         }
-        let activity = try optionalBlob("stateRestorationActivity").map { data in
+        let activity = try record.stateRestorationActivity.map { data in
             try decoding("stateRestorationActivity") { try UserActivity(wireDictionary: try dictionary(data)) }
         }
         let conditions = try decoding("activationConditions") {
-            try activationConditions(canActivateFor: try text("canActivateFor"),
-                                     prefersToActivateFor: try text("prefersToActivateFor"))
+            try activationConditions(canActivateFor: record.canActivateFor, prefersToActivateFor: record.prefersToActivateFor)
         }
-        let options = try optionalBlob("pendingOptions").map { data in
+        let options = try record.pendingOptions.map { data in
             try decoding("pendingOptions") { try SceneConnectionOptions(wireDictionary: try dictionary(data)) }
         }
         let session = try SceneSession(
             persistentIdentifier: identifier, bundleIdentifier: appID, role: SceneRole(rawValue: role),
-            configurationName: try optionalText("configurationName"), title: try optionalText("title"), frame: frame,
+            configurationName: record.configurationName, title: record.title, frame: frame,
             stateRestorationActivity: activity, userInfo: userInfo, activationConditions: conditions)
-        return StoredSceneSession(session: session, screen: screenIndex, stackOrder: stackOrder, pendingOptions: options)
+        return StoredSceneSession(session: session, screen: screenIndex, stackOrder: record.stackOrder, pendingOptions: options)
     }
 
     /// A text value, nil for anything else (no GRDB conversion, which traps on a mismatch).

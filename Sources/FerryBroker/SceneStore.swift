@@ -121,7 +121,7 @@ public final class SceneStore: Sendable {
         out.reserveCapacity(rows.count)
         for row in rows {
             do {
-                out.append(try SceneStore.decode(row))
+                out.append(try SceneStore.session(try SceneSessionRecord(row: row)))
             } catch {
                 let stored: DatabaseValue = row["persistentIdentifier"]
                 let identifier = SceneStore.text(stored) ?? stored.description
@@ -136,15 +136,14 @@ public final class SceneStore: Sendable {
     /// - Throws: `FerryModelError` `.invalidArgument` (nothing is written) for a session that
     ///   cannot be stored, with its index in the key path (`[2].userInfo`); `.storageFailed`.
     public func save(_ sessions: [StoredSceneSession]) throws {
-        let rows = try sessions.enumerated().map { index, stored in
-            do { return try SceneStore.encode(stored) } catch let error as FerryModelError {
+        let records = try sessions.enumerated().map { index, stored in
+            do { return try SceneStore.record(stored) } catch let error as FerryModelError {
                 throw error.nested(under: "[\(index)]")
             }
         }
-        guard !rows.isEmpty else { return }
+        guard !records.isEmpty else { return }
         try writing { db in
-            let statement = try db.cachedStatement(sql: SceneStore.upsertSQL)
-            for arguments in rows { try statement.execute(arguments: arguments) }
+            for record in records { try record.insert(db, onConflict: .replace) }
         }
     }
 

@@ -235,6 +235,36 @@ struct SceneStoreTests {
         #expect(try store.sessions().count == 3)
     }
 
+    @Test("a column of another storage class is damage GRDB's own conversions would have hidden")
+    func storageClassesAreStrict() throws {
+        do {
+            let store = try open()
+            try store.save([try fullSession(), try bareSession("real-screen"), try bareSession("blob-title"),
+                            try bareSession("text-frame"), try bareSession("inf-frame")])
+            store.close()
+        }
+        let raw = try DatabaseQueue(path: fixture.directory + "/scenes.sqlite")
+        try raw.write { db in
+            // GRDB would read 1.9 as screen 1 and a UTF-8 blob as text; SQLite keeps both as written.
+            try db.execute(sql: "UPDATE sceneSession SET screen = 1.9 WHERE persistentIdentifier = 'real-screen'")
+            try db.execute(sql: "UPDATE sceneSession SET title = X'6869' WHERE persistentIdentifier = 'blob-title'")
+            try db.execute(sql: "UPDATE sceneSession SET frameX = 'five', frameY = 0, frameWidth = 10, frameHeight = 10 WHERE persistentIdentifier = 'text-frame'")
+            try db.execute(sql: "UPDATE sceneSession SET frameX = 9e999, frameY = 0, frameWidth = 10, frameHeight = 10 WHERE persistentIdentifier = 'inf-frame'")
+        }
+        try raw.close()
+        let store = try open()
+        var corrupt: [SceneStore.CorruptSession] = []
+        let sessions = try store.sessions(corrupt: &corrupt)
+        #expect(sessions.map(\.session.persistentIdentifier) == ["7D1E-é-session"])
+        let byID = Dictionary(uniqueKeysWithValues: corrupt.map { ($0.persistentIdentifier, $0.error) })
+        #expect(byID["real-screen"]?.keyPath == "screen")
+        #expect(byID["real-screen"]?.message.hasPrefix("expected an integer") == true)
+        #expect(byID["blob-title"]?.keyPath == "title")
+        #expect(byID["text-frame"]?.keyPath == "frameX")
+        #expect(byID["inf-frame"]?.keyPath == "frameX")
+        #expect(try sessions.first == fullSession(), "the good row reads back field for field")
+    }
+
     @Test func archivesAreExactAndDamageIsAnErrorNotACrash() throws {
         let value = WireValue.dictionary([
             "b": .bool(true), "i": .int32(-5), "x": .int64(.min), "u": .uint32(.max), "t": .uint64(.max),
