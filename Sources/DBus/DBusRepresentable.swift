@@ -26,8 +26,7 @@ public protocol DBusRepresentable: DBusSignatureProviding, Sendable {
 
 /// A type whose values all have one D-Bus type, known without a value.
 ///
-/// `DBusRepresentable` types provide it; a `Codable` type may declare it too so that
-/// `DBusEncoder` gives an empty array of it the right element type (otherwise `av`).
+/// `DBusRepresentable` types provide it, and arrays and dictionaries of them.
 public protocol DBusSignatureProviding {
     /// The D-Bus type of every value of this type (one complete type).
     static var dbusSignature: Signature { get }

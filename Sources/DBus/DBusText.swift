@@ -4,8 +4,8 @@
 /// A conforming type supplies the checking `init(_:) throws`; the rest comes from here: a
 /// failable `init?(rawValue:)`, string literals (a literal that breaks the rule is a programmer
 /// error and traps), `description`, ordering by text, and `Codable` as a plain string that is
-/// validated on decode. (`DBusEncoder`/`DBusDecoder` write paths and signatures as the D-Bus
-/// types `o` and `g` instead, through `DBusRepresentable`.)
+/// validated on decode. (As D-Bus values, paths and signatures are the types `o` and `g`,
+/// through `DBusRepresentable`.)
 ///
 /// With a string *literal* argument, `Type("…")` is a literal (it uses `init(stringLiteral:)`)
 /// and traps when invalid; pass a `String` value to get the thrown error.
