@@ -75,8 +75,7 @@ public final class ProgressBar {
     }
 
     private func emit(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        StandardError.write(text, descriptor: output)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -29,8 +29,7 @@ struct FrontFailure: Error, Equatable {
 
     /// Writes `ferry: MESSAGE` to standard error in one write and returns the status.
     func report() -> Int32 {
-        let line = Array(("ferry: " + PrintableText.line(message) + "\n").utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        StandardError.report(message)
         return status
     }
 }

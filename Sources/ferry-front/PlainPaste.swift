@@ -5,8 +5,13 @@ import Glibc
 
 /// `ferry paste` in the plain forms the front handles itself: `paste` followed by `-t`/`--type`,
 /// `-i`/`--item`, `-p`/`--pasteboard`, `--timeout` and `--bus`, each at most once and with its
-/// value as the next argument, and `--primary` (the pasteboard `primary`; not with `-p`) — the forms the full CLI's `FastPaste` accepts, less `-o` (the
-/// atomic file write stays in one place) — writing to standard output.
+/// value as the next argument, and `--primary` (the pasteboard `primary`; not with `-p`) —
+/// writing to standard output.
+///
+/// The front cannot link ArgumentParser (its start-up is what the front saves), so this is the
+/// one hand parser of `paste`; the full CLI's is `PasteCommand`, through ArgumentParser alone.
+/// Whatever this accepts, `PasteCommand` must accept with the same meaning: `PasteParsersTests`
+/// runs one table of argument lists through both (and through both executables).
 ///
 /// Standard output a terminal is left to the full CLI too (`run` hands over before reading): it
 /// refuses to write an image there without `--force`.

@@ -25,18 +25,16 @@ struct AppsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let apps = try await SceneCommand.Broker.connect(bus).apps()
-            if json {
-                return try printJSON(Report(apps: apps))
-            }
-            if apps.isEmpty { return }
-            let rows = [["APP", "NAME", "STATE", "SCENES", "PID"]]
-                + apps.map {
-                    [$0.appID, $0.name.isEmpty ? "-" : $0.name.printableLine(limit: tableTitleLimit), $0.state, String($0.scenes),
-                     String($0.pid)]
-                }
-            try writeOut(formatTable(rows))
+        let apps = try await SceneCommand.Broker.connect(bus).apps()
+        if json {
+            return try printJSON(Report(apps: apps))
         }
+        if apps.isEmpty { return }
+        let rows = [["APP", "NAME", "STATE", "SCENES", "PID"]]
+            + apps.map {
+                [$0.appID, $0.name.isEmpty ? "-" : $0.name.printableLine(limit: tableTitleLimit), $0.state, String($0.scenes),
+                 String($0.pid)]
+            }
+        try writeOut(formatTable(rows))
     }
 }

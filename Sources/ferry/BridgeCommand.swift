@@ -41,14 +41,12 @@ struct BridgeStatusCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            let client = try await bus.connect()
-            guard let status = try await BridgeStatus.fetch(over: client.connection) else {
-                throw CLIFailure(.noBroker, "no ferry-bridge runs on this bus (start it in the graphical session: ferry-bridge)")
-            }
-            if json { return try printJSON(Report(status)) }
-            try writeOut(Self.text(status))
+        let client = try await bus.connect()
+        guard let status = try await BridgeStatus.fetch(over: client.connection) else {
+            throw CLIFailure(.noBroker, "no ferry-bridge runs on this bus (start it in the graphical session: ferry-bridge)")
         }
+        if json { return try printJSON(Report(status)) }
+        try writeOut(Self.text(status))
     }
 
     static func text(_ status: BridgeStatus) -> String {

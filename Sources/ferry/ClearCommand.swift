@@ -20,12 +20,10 @@ struct ClearCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            try pasteboard.check()
-            let client = try await bus.connect()
-            let board = try await pasteboard.resolve(on: client)
-            let count = try await board.clear()
-            if json { try printJSON(CopyCommand.CopyReport(pasteboard: board.name, changeCount: count)) }
-        }
+        try pasteboard.check()
+        let client = try await bus.connect()
+        let board = try await pasteboard.resolve(on: client)
+        let count = try await board.clear()
+        if json { try printJSON(CopyCommand.CopyReport(pasteboard: board.name, changeCount: count)) }
     }
 }

@@ -107,50 +107,48 @@ struct CopyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            try pasteboard.check()
-            for argument in [type].compactMap({ $0 }) + representations.map({ String($0.prefix { $0 != "=" }) }) where !argument.isEmpty {
-                _ = try? await AppTypes.resolving(bus: bus.bus, { try WrittenType(argument: argument) },
-                                                  isDynamic: { $0.exact?.isDynamic ?? false })
+        try pasteboard.check()
+        for argument in [type].compactMap({ $0 }) + representations.map({ String($0.prefix { $0 != "=" }) }) where !argument.isEmpty {
+            _ = try? await AppTypes.resolving(bus: bus.bus, { try WrittenType(argument: argument) },
+                                              isDynamic: { $0.exact?.isDynamic ?? false })
+        }
+        let items = try readItems()
+        let expiration = expires.map { Date.now.addingTimeInterval($0) }
+        let client = try await bus.connect()
+        // Past 16 large representations the bus runs out of descriptors: the rest are
+        // promised by this process and handed over (flushed) before it exits.
+        let overflow = items.reduce(0) { $0 + $1.descriptorCount } > CopyItem.descriptorLimit
+        if pasteOnce { return try await copyForOnePaste(items, client: client) }
+        if lazy || overflow { try await client.registerCommandLineTool() }
+        // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
+        if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
+        let board = primary ? try await client.pasteboard(named: PasteboardName.primary) : try await pasteboard.resolve(on: client)
+        let progress = lazy || overflow ? nil : Self.progress(for: items)
+        let providers = try items.map { try $0.provider(lazy: lazy) }
+        let changes = lazy ? try await board.changes() : nil
+        let owners = lazy ? try await client.brokerOwnerChanges() : nil
+        let report: (@Sendable (UInt64) -> Void)? = progress.map { bar in { @Sendable read in bar.show(read) } }
+        let count: UInt64
+        do {
+            defer { progress?.finish() }
+            count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
+                                                     sensitive: sensitive, progress: report)
+        }
+        if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
+        if verbose {
+            let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
+            StandardError.write("copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
+        }
+        if let changes, let owners {
+            if try await Self.waitForReplacement(changes, count: count, brokerChanges: owners) {
+                if verbose { StandardError.write("the pasteboard changed; no longer serving\n") }
+            } else {
+                // A promise lives in the broker that took it: a broker that went away (or was
+                // replaced) has dropped it, and nothing is left to serve.
+                throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
             }
-            let items = try readItems()
-            let expiration = expires.map { Date.now.addingTimeInterval($0) }
-            let client = try await bus.connect()
-            // Past 16 large representations the bus runs out of descriptors: the rest are
-            // promised by this process and handed over (flushed) before it exits.
-            let overflow = items.reduce(0) { $0 + $1.descriptorCount } > CopyItem.descriptorLimit
-            if pasteOnce { return try await copyForOnePaste(items, client: client) }
-            if lazy || overflow { try await client.registerCommandLineTool() }
-            // From here a SIGINT or SIGTERM hands promised data to the broker before exiting.
-            if lazy { client.flushOnTermination(exitStatus: Self.statusAfterHandingOver) }
-            let board = primary ? try await client.pasteboard(named: PasteboardName.primary) : try await pasteboard.resolve(on: client)
-            let progress = lazy || overflow ? nil : Self.progress(for: items)
-            let providers = try items.map { try $0.provider(lazy: lazy) }
-            let changes = lazy ? try await board.changes() : nil
-            let owners = lazy ? try await client.brokerOwnerChanges() : nil
-            let report: (@Sendable (UInt64) -> Void)? = progress.map { bar in { @Sendable read in bar.show(read) } }
-            let count: UInt64
-            do {
-                defer { progress?.finish() }
-                count = try await board.setItemProviders(providers, localOnly: localOnly, expirationDate: expiration,
-                                                         sensitive: sensitive, progress: report)
-            }
-            if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
-            if verbose {
-                let list = items.enumerated().map { "  item \($0.offset): \($0.element.summary)\n" }.joined()
-                printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name), change count \(count)\n\(list)")
-            }
-            if let changes, let owners {
-                if try await Self.waitForReplacement(changes, count: count, brokerChanges: owners) {
-                    if verbose { printLine(stderr: "the pasteboard changed; no longer serving\n") }
-                } else {
-                    // A promise lives in the broker that took it: a broker that went away (or was
-                    // replaced) has dropped it, and nothing is left to serve.
-                    throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
-                }
-            } else if overflow {
-                try await client.flush()
-            }
+        } else if overflow {
+            try await client.flush()
         }
     }
 
@@ -167,7 +165,7 @@ struct CopyCommand: AsyncParsableCommand {
                                                      sensitive: sensitive)
         if json { try printJSON(CopyReport(pasteboard: board.name, changeCount: count)) }
         if verbose {
-            printLine(stderr: "copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name) for one paste, change count \(count)\n")
+            StandardError.write("copied \(items.count) item\(items.count == 1 ? "" : "s") to \(board.name) for one paste, change count \(count)\n")
         }
         let outcome = try await withThrowingTaskGroup(of: OnePasteOutcome.self) { group in
             group.addTask {
@@ -194,9 +192,9 @@ struct CopyCommand: AsyncParsableCommand {
         await client.close()
         switch outcome {
         case .pasted:
-            if verbose { printLine(stderr: "pasted once; the items are gone\n") }
+            if verbose { StandardError.write("pasted once; the items are gone\n") }
         case .replaced:
-            if verbose { printLine(stderr: "the pasteboard changed before any paste; no longer serving\n") }
+            if verbose { StandardError.write("the pasteboard changed before any paste; no longer serving\n") }
         case .brokerGone:
             throw CLIFailure(.noBroker, "the Ferry broker went away: what this copy promised is no longer on the pasteboard")
         }
@@ -279,10 +277,4 @@ struct CopyCommand: AsyncParsableCommand {
         }
         return try CopyItem.items(files: files, text: text, type: explicit)
     }
-}
-
-/// Writes `text` to standard error as it is.
-func printLine(stderr text: String) {
-    let bytes = Array(text.utf8)
-    try? OutputFile(fd: 2, name: "standard error").write(bytes)
 }

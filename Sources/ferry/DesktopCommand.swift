@@ -223,31 +223,29 @@ struct DesktopCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let client = try await bus.connect()
-            let broker = SceneCommand.Broker(connection: client.connection)
-            let (screens, edgeZone) = try await broker.desktop()
-            // A broker without the drag service (an older ferryd) simply has no last drag.
-            let snapshot = Snapshot(screens: screens, edgeZone: edgeZone, sessions: try await broker.sessions(),
-                                    lastDrag: (try? await client.lastDrag()) ?? nil)
-            if svg != nil || png != nil {
-                var names: [String: String] = [:]
-                for app in try await broker.apps() where !app.name.isEmpty { names[app.appID] = app.name }
-                let picture = snapshot.picture(appNames: names)
-                if let svg { try Self.write(Array(picture.svg().utf8), to: svg) }
-                if let png { try Self.write(try picture.png(), to: png) }
-                if !json { return }
-            }
-            if json {
-                let report = Report(edgeZone: edgeZone, screens: screens.map { screen in
-                    ScreenJSON(index: screen.index, frame: FrameJSON(screen.frame), external: screen.isExternal, scenes: snapshot.scenes(on: screen.index).map {
-                        SceneJSON(app: $0.app, persistentIdentifier: $0.persistentIdentifier, configuration: $0.configuration,
-                                  state: $0.state.name, title: $0.title, frame: FrameJSON($0.frame), stackIndex: $0.stackIndex)
-                    })
-                }, lastDrag: snapshot.lastDrag.map(DragJSON.init))
-                return try printJSON(report)
-            }
-            try writeOut(snapshot.text())
+        let client = try await bus.connect()
+        let broker = SceneCommand.Broker(connection: client.connection)
+        let (screens, edgeZone) = try await broker.desktop()
+        // A broker without the drag service (an older ferryd) simply has no last drag.
+        let snapshot = Snapshot(screens: screens, edgeZone: edgeZone, sessions: try await broker.sessions(),
+                                lastDrag: (try? await client.lastDrag()) ?? nil)
+        if svg != nil || png != nil {
+            var names: [String: String] = [:]
+            for app in try await broker.apps() where !app.name.isEmpty { names[app.appID] = app.name }
+            let picture = snapshot.picture(appNames: names)
+            if let svg { try Self.write(Array(picture.svg().utf8), to: svg) }
+            if let png { try Self.write(try picture.png(), to: png) }
+            if !json { return }
         }
+        if json {
+            let report = Report(edgeZone: edgeZone, screens: screens.map { screen in
+                ScreenJSON(index: screen.index, frame: FrameJSON(screen.frame), external: screen.isExternal, scenes: snapshot.scenes(on: screen.index).map {
+                    SceneJSON(app: $0.app, persistentIdentifier: $0.persistentIdentifier, configuration: $0.configuration,
+                              state: $0.state.name, title: $0.title, frame: FrameJSON($0.frame), stackIndex: $0.stackIndex)
+                })
+            }, lastDrag: snapshot.lastDrag.map(DragJSON.init))
+            return try printJSON(report)
+        }
+        try writeOut(snapshot.text())
     }
 }

@@ -48,20 +48,18 @@ struct DetectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            try pasteboard.check()
-            let asked = patterns.isEmpty ? Set(DetectionPattern.allCases) : Set(patterns.compactMap(DetectionPattern.init(rawValue:)))
-            let client = try await bus.connect()
-            let board = try await pasteboard.resolve(on: client)
-            if values {
-                let found = try await board.detectValues(asked, userAction: true)
-                if json { return try printJSON(ValuesReport(pasteboard: board.name, found)) }
-                try writeOut(Self.valueLines(found))
-            } else {
-                let found = try await board.detectPatterns(asked)
-                if json { return try printJSON(PatternsReport(pasteboard: board.name, found)) }
-                try writeOut(Self.patternLines(found))
-            }
+        try pasteboard.check()
+        let asked = patterns.isEmpty ? Set(DetectionPattern.allCases) : Set(patterns.compactMap(DetectionPattern.init(rawValue:)))
+        let client = try await bus.connect()
+        let board = try await pasteboard.resolve(on: client)
+        if values {
+            let found = try await board.detectValues(asked, userAction: true)
+            if json { return try printJSON(ValuesReport(pasteboard: board.name, found)) }
+            try writeOut(Self.valueLines(found))
+        } else {
+            let found = try await board.detectPatterns(asked)
+            if json { return try printJSON(PatternsReport(pasteboard: board.name, found)) }
+            try writeOut(Self.patternLines(found))
         }
     }
 

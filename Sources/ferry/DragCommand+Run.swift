@@ -18,15 +18,15 @@ struct DragRun {
     /// - Returns: how the drop ended.
     /// - Throws: `CLIFailure` for an unknown or unconnected scene or screen; `FerryError` from the
     ///   broker (nothing to drag, the source app's timeout, …).
-    func drag(from: String, to destination: DragCommand.Destination, screen: Int?, via: [Point],
+    func drag(from: SceneTarget, to destination: DragCommand.Destination, screen: Int?, via: [Point],
               options: DragOptions) async throws -> DragOutcome {
         let sessions = try await broker.sessions()
-        let source = try Self.scene(try await broker.sceneArgument(from, option: "--from"), among: sessions)
+        let source = try Self.scene(try await broker.resolve(from), among: sessions)
         let start = try Self.visiblePoint(of: source, among: sessions)
         let end: Point
         switch destination {
-        case .scene(let text):
-            let target = try Self.scene(try await broker.sceneArgument(text, option: "--to"), among: sessions,
+        case .scene(let to):
+            let target = try Self.scene(try await broker.resolve(to), among: sessions,
                                         avoiding: source.persistentIdentifier)
             end = try Self.visiblePoint(of: target, among: sessions)
         case .point(let point):
@@ -114,7 +114,7 @@ struct DragRun {
     /// (a drag between two scenes of one app).
     /// - Throws: `CLIFailure`: `.notFound` for an app with no scenes or an unknown session,
     ///   `.usage` for a short or ambiguous prefix, `.unavailable` for a scene that is not connected.
-    static func scene(_ argument: (app: String, session: String?), among sessions: [SceneCommand.Session],
+    static func scene(_ argument: SceneTarget, among sessions: [SceneCommand.Session],
                       avoiding: String? = nil) throws -> SceneCommand.Session {
         let own = sessions.filter { $0.app == argument.app }
         guard !own.isEmpty else {

@@ -60,7 +60,7 @@ struct DragCommand: AsyncParsableCommand {
             """)
 
     @Option(name: .long, help: ArgumentHelp("The source scene: an app, or APP/SESSION.", valueName: "app[/session]"))
-    var from: String?
+    var from: SceneTarget?
 
     @Option(name: .long, help: ArgumentHelp("Drag this app's icon (only with --edge).", valueName: "app"))
     var app: String?
@@ -75,16 +75,16 @@ struct DragCommand: AsyncParsableCommand {
     var file: String?
 
     @Option(name: .long, help: ArgumentHelp("Drop on this scene's centre.", valueName: "app[/session]"))
-    var to: String?
+    var to: SceneTarget?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Drop at this point (desktop coordinates).", valueName: "x,y"))
-    var at: String?
+    var at: Point?
 
-    @Option(name: .long, help: ArgumentHelp("Drop in the middle of this edge zone: left or right.", valueName: "edge"))
-    var edge: String?
+    @Option(name: .long, help: ArgumentHelp("Drop in the middle of this edge zone.", valueName: "edge"))
+    var edge: ScenePlacement?
 
     @Option(name: .long, parsing: .unconditionalSingleValue, help: ArgumentHelp("Pass through this point on the way (repeatable, in order).", valueName: "x,y"))
-    var via: [String] = []
+    var via: [Point] = []
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The screen whose edge --edge means (default: the source's; 0 for --app).",
                                             valueName: "n"))
@@ -103,7 +103,7 @@ struct DragCommand: AsyncParsableCommand {
 
     /// Where the drag goes.
     enum Destination: Equatable {
-        case scene(String)
+        case scene(SceneTarget)
         case point(Point)
         case edge(ScenePlacement)
     }
@@ -114,12 +114,9 @@ struct DragCommand: AsyncParsableCommand {
         case (.some, .some): throw ValidationError("--from and --app cannot be combined: --app drags an app's icon.")
         default: break
         }
-        if let from { _ = try Self.sceneArgument(from, option: "--from") }
-        if let to { _ = try Self.sceneArgument(to, option: "--to") }
         if let app, app.isEmpty { throw ValidationError("--app needs an app id.") }
         let destinations = [to.map { _ in "--to" }, at.map { _ in "--at" }, edge.map { _ in "--edge" }].compactMap { $0 }
         if destinations.count > 1 { throw ValidationError("\(destinations.joined(separator: " and ")) cannot be combined: give one destination.") }
-        if let edge, ScenePlacement(rawValue: edge) == nil { throw ValidationError("--edge must be left or right, not '\(edge)'.") }
         if app != nil {
             guard edge != nil else { throw ValidationError("--app needs --edge left|right: an app's icon does something only at an edge.") }
             for (name, given) in [("--item", item != nil), ("--text", text != nil), ("--file", file != nil), ("--move", move),
@@ -135,68 +132,37 @@ struct DragCommand: AsyncParsableCommand {
         if let screen, screen < 0 { throw ValidationError("--screen must be 0 or more, not \(screen).") }
         if screen != nil, edge == nil { throw ValidationError("--screen applies only with --edge.") }
         if let file, file.isEmpty { throw ValidationError("--file needs a path.") }
-        if let at { _ = try Self.point(at, option: "--at") }
-        for point in via { _ = try Self.point(point, option: "--via") }
     }
 
     /// The destination the arguments name (after ``validate()``).
     var destination: Destination? {
         if let to { return .scene(to) }
-        if let at, let point = try? Self.point(at, option: "--at") { return .point(point) }
-        if let edge, let placement = ScenePlacement(rawValue: edge) { return .edge(placement) }
+        if let at { return .point(at) }
+        if let edge { return .edge(edge) }
         return nil
-    }
-
-    /// `X,Y` as a point: two numbers within ±``coordinateLimit`` separated by a comma (spaces
-    /// around them allowed).
-    /// - Throws: `ValidationError` naming `option`.
-    static func point(_ text: String, option: String) throws -> Point {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { part in
-            String(part.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        }
-        guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
-            throw ValidationError("\(option) needs X,Y (two numbers, e.g. 640,360), not '\(text)'.")
-        }
-        guard abs(x) <= coordinateLimit, abs(y) <= coordinateLimit else {
-            throw ValidationError("\(option) is beyond the desktop: coordinates go from -10000000 to 10000000, not '\(text)'.")
-        }
-        return Point(x: x, y: y)
     }
 
     /// The largest coordinate the broker takes for a drag's location (`DragManager1`'s ±10,000,000).
     static let coordinateLimit = 10_000_000.0
 
-    /// `APP[/SESSION]` split as `paste --into` splits it, the error naming `option`.
-    /// - Throws: `ValidationError` for an empty app or session.
-    static func sceneArgument(_ text: String, option: String) throws -> (app: String, session: String?) {
-        do {
-            return try PasteIntoScene.parse(text)
-        } catch {
-            throw ValidationError("\(option) needs APP or APP/SESSION, not '\(text)'.")
-        }
-    }
-
     func run() async throws {
-        try await reportingFailures {
-            let items = try readItems()
-            let via = try via.map { try Self.point($0, option: "--via") }
-            let client = try await bus.connect()
-            let run = DragRun(client: client, json: json)
-            let outcome: DragOutcome
-            if let app, let edge, let placement = ScenePlacement(rawValue: edge) {
-                outcome = try await run.iconDrag(app: app, edge: placement, screen: screen ?? 0, via: via)
-            } else if let from, let destination {
-                // Items over 1 MiB are promised: ferry serves them itself, as a registered tool.
-                if items.contains(where: \.needsPromises) { try await client.registerCommandLineTool() }
-                let options = DragOptions(allowsMove: move, restrictedToApp: restricted, item: item,
-                                          providers: items.isEmpty ? nil : try items.map { try $0.provider(lazy: false) })
-                outcome = try await run.drag(from: from, to: destination, screen: screen, via: via, options: options)
-            } else {
-                throw CLIFailure(.usage, "give --from APP[/SESSION] and a destination, or --app APP --edge left|right")
-            }
-            // A drop that transferred nothing: its outcome line said why; the status says so too.
-            if !(outcome.operation.transfersItems || outcome.newSession != nil) { throw ExitCode(ExitStatus.failure.rawValue) }
+        let items = try readItems()
+        let client = try await bus.connect()
+        let run = DragRun(client: client, json: json)
+        let outcome: DragOutcome
+        if let app, let edge {
+            outcome = try await run.iconDrag(app: app, edge: edge, screen: screen ?? 0, via: via)
+        } else if let from, let destination {
+            // Items over 1 MiB are promised: ferry serves them itself, as a registered tool.
+            if items.contains(where: \.needsPromises) { try await client.registerCommandLineTool() }
+            let options = DragOptions(allowsMove: move, restrictedToApp: restricted, item: item,
+                                      providers: items.isEmpty ? nil : try items.map { try $0.provider(lazy: false) })
+            outcome = try await run.drag(from: from, to: destination, screen: screen, via: via, options: options)
+        } else {
+            throw CLIFailure(.usage, "give --from APP[/SESSION] and a destination, or --app APP --edge left|right")
         }
+        // A drop that transferred nothing: its outcome line said why; the status says so too.
+        if !(outcome.operation.transfersItems || outcome.newSession != nil) { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 
     /// The item `--text` or `--file` gives (none: the source app provides).

@@ -56,34 +56,22 @@ struct Ferry: AsyncParsableCommand {
         print(FerryVersion.line(for: "ferry"))
     }
 
-    /// Runs `ferry paste` without ArgumentParser when its arguments are plain (see `FastPaste`),
-    /// everything else through ArgumentParser, with usage errors on one line (`UsageError`).
+    /// Parses the command line, runs the command, and reports what it threw
+    /// (``exit(reporting:arguments:)``): commands throw, the root alone prints errors and picks
+    /// the exit status.
     static func main() async {
         // Arguments that are not UTF-8 keep their bytes (file names are bytes): see RawArguments.
-        let arguments = RawArguments.load()
-        if let request = FastPaste.request(arguments.dropFirst()) {
-            do {
-                try await request.run()
-            } catch {
-                exit(withError: error)
-            }
-            exit()
-        }
-        let rest = Array(arguments.dropFirst())
+        let arguments = Array(RawArguments.load().dropFirst())
         do {
-            try UsageError.checkHelpTopic(rest)
-            var command = try parseAsRoot(rest)
+            try UsageError.checkHelpTopic(arguments)
+            var command = try parseAsRoot(arguments)
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
                 try command.run()
             }
         } catch {
-            if let line = UsageError.line(for: error, arguments: rest) {
-                printError(line)
-                exit(withError: ExitCode.validationFailure)
-            }
-            exit(withError: error)
+            exit(reporting: error, arguments: arguments)
         }
     }
 }

@@ -92,23 +92,21 @@ struct HistoryListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let entries = try await bus.connect().general.history()
-            if json {
-                return try printJSON(Report(entries: entries.enumerated().map { index, entry in
-                    Entry(index: index, changeCount: entry.changeCount, replacedAt: timestamp(entry.replacedAt),
-                          items: entry.items.enumerated().map { HistoryItemReport($0.element, index: $0.offset) })
-                }))
-            }
-            var text = ""
-            for (index, entry) in entries.enumerated() {
-                let types = typeSummary(entry.items)
-                text += "\(index)  \(entry.changeCount)  \(timestamp(entry.replacedAt))  \(types.isEmpty ? "(empty)" : types)"
-                if let preview = Self.preview(entry.items) { text += "  " + preview }
-                text += "\n"
-            }
-            try writeOut(text)
+        let entries = try await bus.connect().general.history()
+        if json {
+            return try printJSON(Report(entries: entries.enumerated().map { index, entry in
+                Entry(index: index, changeCount: entry.changeCount, replacedAt: timestamp(entry.replacedAt),
+                      items: entry.items.enumerated().map { HistoryItemReport($0.element, index: $0.offset) })
+            }))
         }
+        var text = ""
+        for (index, entry) in entries.enumerated() {
+            let types = typeSummary(entry.items)
+            text += "\(index)  \(entry.changeCount)  \(timestamp(entry.replacedAt))  \(types.isEmpty ? "(empty)" : types)"
+            if let preview = Self.preview(entry.items) { text += "  " + preview }
+            text += "\n"
+        }
+        try writeOut(text)
     }
 }
 
@@ -136,14 +134,12 @@ struct HistoryRestoreCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            do {
-                let general = try await bus.connect().general
-                let count = try await general.restoreHistory(index)
-                if json { try printJSON(CopyCommand.CopyReport(pasteboard: general.name, changeCount: count)) }
-            } catch let error as FerryError where error.code == .notFound {
-                throw CLIFailure("no history entry \(index)")
-            }
+        do {
+            let general = try await bus.connect().general
+            let count = try await general.restoreHistory(index)
+            if json { try printJSON(CopyCommand.CopyReport(pasteboard: general.name, changeCount: count)) }
+        } catch let error as FerryError where error.code == .notFound {
+            throw CLIFailure("no history entry \(index)")
         }
     }
 }
@@ -170,9 +166,7 @@ struct HistoryDeleteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            try await bus.connect().general.deleteHistory(indexes)
-        }
+        try await bus.connect().general.deleteHistory(indexes)
     }
 }
 
@@ -185,8 +179,6 @@ struct HistoryClearCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            try await bus.connect().general.clearHistory()
-        }
+        try await bus.connect().general.clearHistory()
     }
 }

@@ -49,10 +49,7 @@ struct HistoryShowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var entry = index
-        if entry == nil {
-            try reportingFailures { entry = try Self.indexFromStandardInput() }
-        }
+        let entry = try index ?? Self.indexFromStandardInput()
         try await PasteRequest(type: type, item: item, pasteboard: PasteboardName.general, output: output,
                                timeout: timeout, bus: bus.bus, force: force, historyEntry: entry).run()
     }

@@ -86,26 +86,24 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let log = try await bus.connect().pasteLog(limit: limit)
-            let times = log.map { localTime($0.timestamp) }
-            let entries = log.map {
-                Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
-                      pid: $0.pid, process: $0.process, writerProcess: $0.writerProcess, historyEntry: $0.historyEntry,
-                      pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type), consent: $0.consent)
-            }
-            if json { return try printJSON(Report(entries: entries)) }
-            var text = ""
-            for (record, time) in zip(log, times) {
-                let who = record.appID ?? "pid \(record.pid)"
-                let source = record.historyEntry.map { "history \($0)" } ?? record.pasteboard
-                var line = "\(time)  \(source)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")  "
-                    + (record.writerProcess ?? "-")
-                if let consent = record.consent { line += "  asked: \(consent)" }
-                text += line.printableLine() + "\n"
-            }
-            try writeOut(text)
+        let log = try await bus.connect().pasteLog(limit: limit)
+        let times = log.map { localTime($0.timestamp) }
+        let entries = log.map {
+            Entry(timestamp: timestamp($0.timestamp), appID: $0.appID, uniqueName: $0.uniqueName, uid: $0.uid,
+                  pid: $0.pid, process: $0.process, writerProcess: $0.writerProcess, historyEntry: $0.historyEntry,
+                  pasteboard: $0.pasteboard, item: $0.item, type: TypeReport($0.type), consent: $0.consent)
         }
+        if json { return try printJSON(Report(entries: entries)) }
+        var text = ""
+        for (record, time) in zip(log, times) {
+            let who = record.appID ?? "pid \(record.pid)"
+            let source = record.historyEntry.map { "history \($0)" } ?? record.pasteboard
+            var line = "\(time)  \(source)  \(record.item)  \(typeName(record.type))  \(who)  \(record.process ?? "-")  "
+                + (record.writerProcess ?? "-")
+            if let consent = record.consent { line += "  asked: \(consent)" }
+            text += line.printableLine() + "\n"
+        }
+        try writeOut(text)
     }
 }
 

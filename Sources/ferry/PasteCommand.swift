@@ -73,7 +73,7 @@ struct PasteCommand: AsyncParsableCommand {
     var timeout = 60
 
     @Option(name: .long, help: ArgumentHelp("Paste into an app's scene instead (see above).", valueName: "app[/session]"))
-    var into: String?
+    var into: SceneTarget?
 
     @Flag(name: .long, help: "Write data that is not text to a terminal too.")
     var force = false
@@ -96,7 +96,7 @@ struct PasteCommand: AsyncParsableCommand {
     }
 
     /// The pasteboard pasted from.
-    private var board: String { primary ? PasteboardName.primary : pasteboard.pasteboard }
+    var board: String { primary ? PasteboardName.primary : pasteboard.pasteboard }
 
     func run() async throws {
         if listTypes { return try await listMIMETypes() }
@@ -109,17 +109,14 @@ struct PasteCommand: AsyncParsableCommand {
 
     /// `--list-types`: the item's types as MIME types, one per line (not a paste).
     private func listMIMETypes() async throws {
-        try await reportingFailures {
-            try PasteboardName.validate(board)
-            let client = try await bus.connect()
-            let board = try await ExistingPasteboardOption.existing(board, on: client)
-            let items = try await board.items
-            guard !items.isEmpty else { return }
-            guard item < items.count else {
-                throw CLIFailure("no item \(item): the pasteboard has \(items.count) item\(items.count == 1 ? "" : "s")")
-            }
-            try writeOut(Self.mimeLines(items[item].contentTypes))
+        try PasteboardName.validate(board)
+        let client = try await bus.connect()
+        let items = try await ExistingPasteboardOption.existing(board, on: client).items
+        guard !items.isEmpty else { return }
+        guard item < items.count else {
+            throw CLIFailure("no item \(item): the pasteboard has \(items.count) item\(items.count == 1 ? "" : "s")")
         }
+        try writeOut(Self.mimeLines(items[item].contentTypes))
     }
 
     /// One line per type, its preferred MIME type (its identifier when it has none), each MIME

@@ -6,20 +6,9 @@ import FerryTerminal
 /// the app's `paste(itemProviders:)` reads the pasteboard.
 struct PasteIntoScene {
     /// `APP[/SESSION]` as given.
-    var target: String
+    var target: SceneTarget
     var pasteboard = PasteboardName.general
     var bus: String?
-
-    /// Splits `APP[/SESSION]` into the app id and the session (an identifier or a prefix; nil
-    /// for the app's front-most connected scene).
-    /// - Throws: `CLIFailure` `.usage` for an empty app or an empty session after the slash.
-    static func parse(_ target: String) throws -> (app: String, session: String?) {
-        let parts = target.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let first = parts.first, !first.isEmpty, parts.count == 1 || !parts[1].isEmpty else {
-            throw CLIFailure(.usage, "--into needs APP or APP/SESSION, not '\(target)'")
-        }
-        return (String(first), parts.count == 2 ? String(parts[1]) : nil)
-    }
 
     /// The line printed for an accepted paste: `accepted: TYPES — MESSAGE`, one line whatever
     /// the app answered (`String.printableLine(limit:)`).
@@ -37,21 +26,18 @@ struct PasteIntoScene {
         return CLIFailure(.failure, "declined: \(reason)".printableLine())
     }
 
-    /// Pastes, turning errors into one stderr line and the documented exit status.
+    /// Pastes into the scene; errors are thrown for the root command to report.
     func run() async throws {
-        try await reportingFailures {
-            var (app, session) = try Self.parse(target)
-            try PasteboardName.validate(pasteboard)
-            let broker = try await SceneCommand.Broker.connect(address: bus)
-            app = try await broker.appID(app)
-            var persistentID: String?
-            if let session {
-                let target = try SceneCommand.resolve(session, among: try await broker.sessions(app: app))
-                persistentID = target.persistentIdentifier
-            }
-            let outcome = try await broker.paste(persistentID: persistentID, app: app, pasteboard: pasteboard)
-            guard outcome.accepted else { throw Self.declined(outcome) }
-            try writeOut(Self.acceptedLine(outcome))
+        try PasteboardName.validate(pasteboard)
+        let broker = try await SceneCommand.Broker.connect(address: bus)
+        let app = try await broker.appID(target.app)
+        var persistentID: String?
+        if let session = target.session {
+            let target = try SceneCommand.resolve(session, among: try await broker.sessions(app: app))
+            persistentID = target.persistentIdentifier
         }
+        let outcome = try await broker.paste(persistentID: persistentID, app: app, pasteboard: pasteboard)
+        guard outcome.accepted else { throw Self.declined(outcome) }
+        try writeOut(Self.acceptedLine(outcome))
     }
 }

@@ -3,8 +3,8 @@ import Ferry
 import FerryModel
 import FerryTerminal
 
-/// What `ferry paste` does, apart from parsing: built by `PasteCommand`, or straight from the
-/// command line by `FastPaste` (which skips ArgumentParser on the hot path).
+/// What `ferry paste` does, apart from parsing: built by `PasteCommand` (the full CLI's one
+/// parser of `paste`) and by `HistoryShowCommand`.
 struct PasteRequest {
     var type: String?
     var item = 0
@@ -18,44 +18,50 @@ struct PasteRequest {
     /// current items (`ferry history show`).
     var historyEntry: Int?
 
-    /// Pastes, turning errors into one stderr line and the documented exit status.
+    /// Pastes; errors are thrown for the root command to report.
     func run() async throws {
-        try await reportingFailures {
-            try PasteboardName.validate(pasteboard)
-            var wanted = ContentType.item
-            if let type { wanted = try await AppTypes.resolving(bus: bus) { try resolveTypeArgument(type) } }
-            let client = try await BusOptions.connect(bus)
-            let board: Pasteboard
-            do {
-                board = try await ExistingPasteboardOption.existing(pasteboard, on: client)
-            } catch is CLIFailure where pasteboard == PasteboardName.primary {
-                // ferry-bridge creates it on the first selection: none yet is an empty selection.
-                throw CLIFailure("nothing to paste: the primary selection is empty")
+        try PasteboardName.validate(pasteboard)
+        var wanted = ContentType.item
+        if let type { wanted = try await AppTypes.resolving(bus: bus) { try resolveTypeArgument(type) } }
+        let board = try await existingPasteboard(on: try await BusOptions.connect(bus))
+        // An output that cannot be written fails before anything is pasted.
+        let file = try output.map { try OutputPath(path: PathArgument($0)) }
+        if !force, output == nil, LinuxCalls.isTerminal(1) {
+            try await refuseNonText(on: board, wanted: wanted)
+        }
+        do {
+            let (read, converting) = try await self.read(wanted, on: board)
+            try await write(read, to: file?.output ?? .standardOutput, convertingUTF16: converting)
+            try file?.commit()
+        } catch {
+            file?.discard()
+            throw error
+        }
+    }
+
+    /// The pasteboard pasted from, which must exist.
+    /// - Throws: `CLIFailure` (status 2) for a named pasteboard that does not exist, worded as an
+    ///   empty selection for `primary`.
+    private func existingPasteboard(on client: FerryClient) async throws -> Pasteboard {
+        do {
+            return try await ExistingPasteboardOption.existing(pasteboard, on: client)
+        } catch is CLIFailure where pasteboard == PasteboardName.primary {
+            // ferry-bridge creates it on the first selection: none yet is an empty selection.
+            throw CLIFailure("nothing to paste: the primary selection is empty")
+        }
+    }
+
+    /// Reads `wanted` from the item; when UTF-8 text is asked for and the item holds its text
+    /// only as UTF-16, reads that (the flag says to convert it on the way out).
+    /// - Throws: a NotFound made specific (``explain(_:on:wanted:)``), or the broker's error.
+    private func read(_ wanted: ContentType, on board: Pasteboard) async throws -> (PasteboardRead, converting: Bool) {
+        do {
+            return (try await board.read(item: item, type: wanted, historyEntry: historyEntry), false)
+        } catch let error as FerryError where error.code == .notFound {
+            guard wanted == .utf8PlainText, let utf16 = await utf16Text(on: board) else {
+                throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
             }
-            // An output that cannot be written fails before anything is pasted.
-            let file = try output.map { try OutputPath(path: PathArgument($0)) }
-            if !force, output == nil, LinuxCalls.isTerminal(1) {
-                try await refuseNonText(on: board, wanted: wanted)
-            }
-            do {
-                var read: PasteboardRead
-                var converting = false
-                do {
-                    read = try await board.read(item: item, type: wanted, historyEntry: historyEntry)
-                } catch let error as FerryError where error.code == .notFound {
-                    // UTF-8 asked for, UTF-16 held: read that and convert it on the way out.
-                    guard wanted == .utf8PlainText, let utf16 = await utf16Text(on: board) else {
-                        throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
-                    }
-                    read = try await board.read(item: item, type: utf16, historyEntry: historyEntry)
-                    converting = true
-                }
-                try await write(read, to: file?.output ?? .standardOutput, convertingUTF16: converting)
-                try file?.commit()
-            } catch {
-                file?.discard()
-                throw error
-            }
+            return (try await board.read(item: item, type: utf16, historyEntry: historyEntry), true)
         }
     }
 

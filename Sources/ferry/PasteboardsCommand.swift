@@ -33,11 +33,9 @@ struct PasteboardsListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let names = try await bus.connect().pasteboardNames()
-            if json { return try printJSON(Report(pasteboards: names)) }
-            try writeOut(names.map { $0 + "\n" }.joined())
-        }
+        let names = try await bus.connect().pasteboardNames()
+        if json { return try printJSON(Report(pasteboards: names)) }
+        try writeOut(names.map { $0 + "\n" }.joined())
     }
 }
 
@@ -54,14 +52,12 @@ struct PasteboardsRemoveCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            try PasteboardName.validate(name)
-            if name == PasteboardName.general { throw CLIFailure(.usage, "the general pasteboard cannot be removed") }
-            do {
-                try await bus.connect().removePasteboard(named: name)
-            } catch let error as FerryError where error.code == .notFound {
-                throw CLIFailure("no pasteboard named '\(name)'")
-            }
+        try PasteboardName.validate(name)
+        if name == PasteboardName.general { throw CLIFailure(.usage, "the general pasteboard cannot be removed") }
+        do {
+            try await bus.connect().removePasteboard(named: name)
+        } catch let error as FerryError where error.code == .notFound {
+            throw CLIFailure("no pasteboard named '\(name)'")
         }
     }
 }

@@ -79,25 +79,23 @@ struct PolicyPendingCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let requests = try await bus.connect().pendingPasteConsents()
-            if json {
-                return try printJSON(Report(requests: requests.map {
-                    Entry(id: $0.id, readerApp: $0.readerApp, readerUniqueName: $0.readerUniqueName, readerPID: $0.readerPID,
-                          readerProcess: $0.readerProcess, sourceApp: $0.sourceApp, pasteboard: $0.pasteboard,
-                          types: $0.types, asked: timestamp($0.asked), expires: timestamp($0.expires))
-                }))
-            }
-            let now = Date()
-            var text = ""
-            for request in requests {
-                let left = max(0, Int(request.expires.timeIntervalSince(now).rounded(.up)))
-                let line = "\(request.id)  \(request.readerApp)  \(request.readerProcess ?? "-")  \(request.sourceApp ?? "-")  "
-                    + "\(request.pasteboard)  \(request.types.isEmpty ? "-" : request.types.joined(separator: ","))  \(left)s"
-                text += line.printableLine() + "\n"
-            }
-            try writeOut(text)
+        let requests = try await bus.connect().pendingPasteConsents()
+        if json {
+            return try printJSON(Report(requests: requests.map {
+                Entry(id: $0.id, readerApp: $0.readerApp, readerUniqueName: $0.readerUniqueName, readerPID: $0.readerPID,
+                      readerProcess: $0.readerProcess, sourceApp: $0.sourceApp, pasteboard: $0.pasteboard,
+                      types: $0.types, asked: timestamp($0.asked), expires: timestamp($0.expires))
+            }))
         }
+        let now = Date()
+        var text = ""
+        for request in requests {
+            let left = max(0, Int(request.expires.timeIntervalSince(now).rounded(.up)))
+            let line = "\(request.id)  \(request.readerApp)  \(request.readerProcess ?? "-")  \(request.sourceApp ?? "-")  "
+                + "\(request.pasteboard)  \(request.types.isEmpty ? "-" : request.types.joined(separator: ","))  \(left)s"
+            text += line.printableLine() + "\n"
+        }
+        try writeOut(text)
     }
 }
 
@@ -112,12 +110,10 @@ struct PolicyAnswer: ParsableArguments {
     @OptionGroup var bus: BusOptions
 
     func answer(allow: Bool) async throws {
-        try await reportingFailures {
-            do {
-                try await bus.connect().answerPasteConsent(id, allow: allow, remember: remember)
-            } catch let error as FerryError where error.code == .notFound {
-                throw CLIFailure("no paste is waiting for consent with id \(id) (answered, timed out or withdrawn)")
-            }
+        do {
+            try await bus.connect().answerPasteConsent(id, allow: allow, remember: remember)
+        } catch let error as FerryError where error.code == .notFound {
+            throw CLIFailure("no paste is waiting for consent with id \(id) (answered, timed out or withdrawn)")
         }
     }
 }

@@ -53,12 +53,12 @@ extension SceneCommand {
             return named.first?.appID ?? argument
         }
 
-        /// `APP[/SESSION]` (`--from`, `--to`, `--into`) split as `PasteIntoScene.parse` splits it,
-        /// APP taken by id or display name (`appID`), errors naming `option`.
-        func sceneArgument(_ text: String, option: String) async throws -> (app: String, session: String?) {
-            var argument = try DragCommand.sceneArgument(text, option: option)
-            argument.app = try await appID(argument.app)
-            return argument
+        /// `target` (`--from`, `--to`, `--into`) with its app taken by id or display name
+        /// (``appID(_:)``).
+        func resolve(_ target: SceneTarget) async throws -> SceneTarget {
+            var target = target
+            target.app = try await appID(target.app)
+            return target
         }
 
         private static func asciiLowercased(_ text: String) -> String {

@@ -18,11 +18,9 @@ struct SceneActivateCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            let target = try SceneCommand.resolve(session, among: try await broker.sessions())
-            _ = try await broker.requestActivation(app: target.app, persistentID: target.persistentIdentifier, options: [:])
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        let target = try SceneCommand.resolve(session, among: try await broker.sessions())
+        _ = try await broker.requestActivation(app: target.app, persistentID: target.persistentIdentifier, options: [:])
     }
 }
 
@@ -39,11 +37,9 @@ struct SceneRefreshCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            let target = try SceneCommand.resolve(session, among: try await broker.sessions())
-            try await broker.requestRefresh(target.persistentIdentifier)
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        let target = try SceneCommand.resolve(session, among: try await broker.sessions())
+        try await broker.requestRefresh(target.persistentIdentifier)
     }
 }
 
@@ -61,22 +57,14 @@ struct SceneCloseCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The session: a persistent identifier or a unique prefix (4+ characters).", valueName: "session"))
     var session: String
 
-    @Option(name: .long, help: ArgumentHelp("How the window goes: standard (the default), commit or decline.", valueName: "animation"))
-    var animation = "standard"
+    @Option(name: .long, help: ArgumentHelp("How the window goes.", valueName: "animation"))
+    var animation = DismissalAnimationArgument.standard
 
     @OptionGroup var bus: BusOptions
 
-    func validate() throws {
-        guard SceneDismissalAnimation(name: animation) != nil else {
-            throw ValidationError("--animation must be standard, commit or decline, not '\(animation)'.")
-        }
-    }
-
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            let target = try SceneCommand.resolve(session, among: try await broker.sessions())
-            try await broker.requestDestruction(target.persistentIdentifier, animation: SceneDismissalAnimation(name: animation) ?? .standard)
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        let target = try SceneCommand.resolve(session, among: try await broker.sessions())
+        try await broker.requestDestruction(target.persistentIdentifier, animation: animation.animation)
     }
 }

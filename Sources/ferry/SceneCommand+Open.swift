@@ -54,8 +54,8 @@ struct SceneOpenCommand: AsyncParsableCommand {
     @Option(name: .customLong("target-content"), help: ArgumentHelp("The activity's targetContentIdentifier.", valueName: "id"))
     var targetContent: String?
 
-    @Option(name: .long, help: ArgumentHelp("Put the new scene in that half of its screen: left or right.", valueName: "side"))
-    var placement: String?
+    @Option(name: .long, help: ArgumentHelp("Put the new scene in that half of its screen.", valueName: "side"))
+    var placement: ScenePlacement?
 
     @Option(name: .long, help: ArgumentHelp("A URL for the scene to open (repeatable).", valueName: "url"))
     var url: [String] = []
@@ -63,13 +63,8 @@ struct SceneOpenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The scene that asks: the new one opens on its screen.", valueName: "session"))
     var requesting: String?
 
-    @Option(name: .long, help: ArgumentHelp("The new scene's role: application or external-display.", valueName: "role"))
-    var role: String?
-
-    /// The session roles `--role` names.
-    static let roles: [String: SceneRole] = [
-        "application": .windowApplication, "external-display": .windowExternalDisplayNonInteractive,
-    ]
+    @Option(name: .long, help: ArgumentHelp("The new scene's role.", valueName: "role"))
+    var role: SceneRoleArgument?
 
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
     var json = false
@@ -78,12 +73,6 @@ struct SceneOpenCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !app.isEmpty else { throw ValidationError("APP must not be empty.") }
-        if let placement, ScenePlacement(rawValue: placement) == nil {
-            throw ValidationError("--placement must be left or right, not '\(placement)'.")
-        }
-        if let role, Self.roles[role] == nil {
-            throw ValidationError("--role must be application or external-display, not '\(role)'.")
-        }
         if activity == nil, !info.isEmpty || targetContent != nil {
             throw ValidationError("--info and --target-content need --activity.")
         }
@@ -138,8 +127,8 @@ struct SceneOpenCommand: AsyncParsableCommand {
         if let activity = try userActivity() { options["userActivity"] = activity.dbusValue }
         if !url.isEmpty { options["urls"] = .array(of: .string, url.map { .string(RawArguments.lossy($0)) }) }
         if let requesting { options["requestingScene"] = .string(requesting) }
-        if let placement { options["placement"] = .string(placement) }
-        if let role = role.flatMap({ Self.roles[$0] }) { options["role"] = .string(role.rawValue) }
+        if let placement { options["placement"] = .string(placement.rawValue) }
+        if let role { options["role"] = .string(role.role.rawValue) }
         return options
     }
 
@@ -165,39 +154,37 @@ struct SceneOpenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            let app = try await broker.appID(self.app)
-            let before = try await broker.sessions(app: app)
-            var requestingID: String?
-            if let requesting {
-                requestingID = try SceneCommand.resolve(requesting, among: try await broker.sessions()).persistentIdentifier
-            }
-            let identifier: String
-            do {
-                identifier = try await broker.requestActivation(app: app, persistentID: "", options: try requestOptions(requesting: requestingID))
-            } catch where SceneCommand.isBrokerError(error, "MultipleScenesNotSupported") {
-                let existing = before.first.map { ": 'ferry scene activate \($0.persistentIdentifier)' brings it forward" } ?? ""
-                throw CLIFailure(.failure, "\(app) supports only one scene and already has it\(existing)")
-            } catch where SceneCommand.isBrokerError(error, "Unavailable") {
-                throw CLIFailure(.unavailable, "\(app) is running but does not show scenes (it registered without them)")
-            }
-            let session = try await broker.sessions(app: app).first { $0.persistentIdentifier == identifier }
-            let isNew = !before.contains { $0.persistentIdentifier == identifier }
-            let connected = (session?.state ?? .unattached) != .unattached
-            if json {
-                return try printJSON(Report(persistentIdentifier: identifier, app: app, new: isNew, connected: connected,
-                                            configuration: session?.configuration, state: (session?.state ?? .unattached).name))
-            }
-            let shown = [session?.configuration, session.map { $0.state.name }].compactMap { $0 }.joined(separator: ", ").printableLine()
-            let outcome = if !connected {
-                "waiting: \(app) is not running; the scene connects when it next registers"
-            } else if isNew {
-                "connected (\(shown))"
-            } else {
-                "continued in an existing scene (\(shown))"
-            }
-            try writeOut("\(identifier)  \(outcome)\n")
+        let broker = try await SceneCommand.Broker.connect(bus)
+        let app = try await broker.appID(self.app)
+        let before = try await broker.sessions(app: app)
+        var requestingID: String?
+        if let requesting {
+            requestingID = try SceneCommand.resolve(requesting, among: try await broker.sessions()).persistentIdentifier
         }
+        let identifier: String
+        do {
+            identifier = try await broker.requestActivation(app: app, persistentID: "", options: try requestOptions(requesting: requestingID))
+        } catch where SceneCommand.isBrokerError(error, "MultipleScenesNotSupported") {
+            let existing = before.first.map { ": 'ferry scene activate \($0.persistentIdentifier)' brings it forward" } ?? ""
+            throw CLIFailure(.failure, "\(app) supports only one scene and already has it\(existing)")
+        } catch where SceneCommand.isBrokerError(error, "Unavailable") {
+            throw CLIFailure(.unavailable, "\(app) is running but does not show scenes (it registered without them)")
+        }
+        let session = try await broker.sessions(app: app).first { $0.persistentIdentifier == identifier }
+        let isNew = !before.contains { $0.persistentIdentifier == identifier }
+        let connected = (session?.state ?? .unattached) != .unattached
+        if json {
+            return try printJSON(Report(persistentIdentifier: identifier, app: app, new: isNew, connected: connected,
+                                        configuration: session?.configuration, state: (session?.state ?? .unattached).name))
+        }
+        let shown = [session?.configuration, session.map { $0.state.name }].compactMap { $0 }.joined(separator: ", ").printableLine()
+        let outcome = if !connected {
+            "waiting: \(app) is not running; the scene connects when it next registers"
+        } else if isNew {
+            "connected (\(shown))"
+        } else {
+            "continued in an existing scene (\(shown))"
+        }
+        try writeOut("\(identifier)  \(outcome)\n")
     }
 }

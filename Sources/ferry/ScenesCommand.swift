@@ -72,18 +72,16 @@ struct ScenesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            var app = self.app
-            if let name = app { app = try await broker.appID(name) }
-            let sessions = try await broker.sessions(app: app)
-            if json { return try printJSON(Report(scenes: sessions.map(Entry.init))) }
-            if sessions.isEmpty { return }
-            let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]
-                + sessions.map {
-                    [$0.app, $0.persistentIdentifier, $0.configuration ?? "-", $0.state.name, $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-", formatFrame($0.frame)]
-                }
-            try writeOut(formatTable(rows))
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        var app = self.app
+        if let name = app { app = try await broker.appID(name) }
+        let sessions = try await broker.sessions(app: app)
+        if json { return try printJSON(Report(scenes: sessions.map(Entry.init))) }
+        if sessions.isEmpty { return }
+        let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]
+            + sessions.map {
+                [$0.app, $0.persistentIdentifier, $0.configuration ?? "-", $0.state.name, $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-", formatFrame($0.frame)]
+            }
+        try writeOut(formatTable(rows))
     }
 }

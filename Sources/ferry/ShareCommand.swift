@@ -64,7 +64,7 @@ struct ShareCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Share this scene's activity items (its app provides them).",
                                             valueName: "app[/session]"))
-    var from: String?
+    var from: SceneTarget?
 
     @Flag(name: .long, help: "List the activities that can perform with the items.")
     var list = false
@@ -90,8 +90,7 @@ struct ShareCommand: AsyncParsableCommand {
         case (false, nil): throw ValidationError("Give --list, or --activity TYPE to perform one.")
         default: break
         }
-        if let from {
-            _ = try DragCommand.sceneArgument(from, option: "--from")
+        if from != nil {
             for (name, given) in [("FILE", !files.isEmpty), ("--text", text != nil), ("--type", type != nil)] where given {
                 throw ValidationError("\(name) cannot be combined with --from: the scene's app provides the items.")
             }

@@ -44,12 +44,12 @@ struct TypeConformsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var conforms = false
-        try await reportingFailures {
-            let a = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(type) }
-            let b = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(supertype) }
-            conforms = a.conforms(to: b)
-            if output.json { return try printJSON(Report(type: TypeReport(a), supertype: TypeReport(b), conforms: conforms)) }
+        let a = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(type) }
+        let b = try await AppTypes.resolving(bus: nil) { try resolveTypeArgument(supertype) }
+        let conforms = a.conforms(to: b)
+        if output.json {
+            try printJSON(Report(type: TypeReport(a), supertype: TypeReport(b), conforms: conforms))
+        } else {
             print("\(typeName(a)) \(conforms ? "conforms" : "does not conform") to \(typeName(b))")
         }
         if !conforms { throw ExitCode(1) }

@@ -35,19 +35,17 @@ struct TypeInfoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let type = try await AppTypes.resolving(bus: nil) { try resolveType() }
-            let info = ContentTypeInfo(type)
-            if output.json { return try printJSON(info) }
-            print("identifier:  \(info.identifier)")
-            let kind = [info.declared ? "declared" : nil, info.dynamic ? "dynamic" : nil, info.public ? "public" : nil]
-            print("kind:        \(kind.compactMap { $0 }.joined(separator: ", "))")
-            print("description: \(info.description ?? "-")")
-            print("parents:     \(list(info.parents))")
-            print("supertypes:  \(list(info.supertypes))")
-            print("extensions:  \(list(info.filenameExtensions))")
-            print("MIME types:  \(list(info.mimeTypes))")
-        }
+        let type = try await AppTypes.resolving(bus: nil) { try resolveType() }
+        let info = ContentTypeInfo(type)
+        if output.json { return try printJSON(info) }
+        print("identifier:  \(info.identifier)")
+        let kind = [info.declared ? "declared" : nil, info.dynamic ? "dynamic" : nil, info.public ? "public" : nil]
+        print("kind:        \(kind.compactMap { $0 }.joined(separator: ", "))")
+        print("description: \(info.description ?? "-")")
+        print("parents:     \(list(info.parents))")
+        print("supertypes:  \(list(info.supertypes))")
+        print("extensions:  \(list(info.filenameExtensions))")
+        print("MIME types:  \(list(info.mimeTypes))")
     }
 
     private func resolveType() throws -> ContentType {

@@ -55,23 +55,26 @@ struct TypeOfCommand: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            // A name that is not UTF-8 is read by its exact bytes and shown with U+FFFD.
-            let path = PathArgument(file), shown = path.display
-            guard let system = path.systemPath() else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
-            let result: SniffResult
-            do {
-                result = try TypeDatabase.shared.sniff(fileAtPath: system, filename: shown)
-            } catch let error as SniffError {
-                throw CLIFailure(error.description)
-            }
-            let report = Report(file: shown, byName: result.byName.map(TypeReport.init), byContent: result.byContent.map(TypeReport.init),
-                                contentCertain: result.isContentCertain, type: TypeReport(result.type), rule: result.rule.rawValue)
-            if output.json { return try printJSON(report) }
-            print("file:       \(shown)")
-            print("by name:    \(result.byName.map(typeName) ?? "-")")
-            print("by content: \(result.byContent.map { "\(typeName($0)) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
-            print("type:       \(typeName(result.type)) (\(report.rule))")
+        // A name that is not UTF-8 is read by its exact bytes and shown with U+FFFD.
+        let path = PathArgument(file), shown = path.display
+        guard let system = path.systemPath() else { throw CLIFailure("cannot read '\(shown)': \(LinuxCalls.reason(errno))") }
+        let result = try Self.sniff(system, shown: shown)
+        let report = Report(file: shown, byName: result.byName.map(TypeReport.init), byContent: result.byContent.map(TypeReport.init),
+                            contentCertain: result.isContentCertain, type: TypeReport(result.type), rule: result.rule.rawValue)
+        if output.json { return try printJSON(report) }
+        print("file:       \(shown)")
+        print("by name:    \(result.byName.map(typeName) ?? "-")")
+        print("by content: \(result.byContent.map { "\(typeName($0)) (\(report.contentCertain ? "certain" : "uncertain"))" } ?? "-")")
+        print("type:       \(typeName(result.type)) (\(report.rule))")
+    }
+
+    /// The file's type by name and content.
+    /// - Throws: `CLIFailure` (status 2) when it cannot be read.
+    private static func sniff(_ path: String, shown: String) throws -> SniffResult {
+        do {
+            return try TypeDatabase.shared.sniff(fileAtPath: path, filename: shown)
+        } catch let error as SniffError {
+            throw CLIFailure(error.description)
         }
     }
 }

@@ -40,25 +40,23 @@ struct TypesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            try pasteboard.check()
-            let client = try await bus.connect()
-            let board = try await pasteboard.resolve(on: client)
-            let changeCount = json ? try await board.changeCount : 0
-            var listed = Array(try await board.items.enumerated())
-            if let item {
-                guard item < listed.count else {
-                    throw CLIFailure("no item \(item): the pasteboard has \(listed.count) item\(listed.count == 1 ? "" : "s")")
-                }
-                listed = [listed[item]]
+        try pasteboard.check()
+        let client = try await bus.connect()
+        let board = try await pasteboard.resolve(on: client)
+        let changeCount = json ? try await board.changeCount : 0
+        var listed = Array(try await board.items.enumerated())
+        if let item {
+            guard item < listed.count else {
+                throw CLIFailure("no item \(item): the pasteboard has \(listed.count) item\(listed.count == 1 ? "" : "s")")
             }
-            if json {
-                let report = PasteboardReport(pasteboard: board.name, changeCount: changeCount,
-                                              items: listed.map { ItemReport($0.element, index: $0.offset) })
-                return try printJSON(report)
-            }
-            try writeOut(Self.table(listed))
+            listed = [listed[item]]
         }
+        if json {
+            let report = PasteboardReport(pasteboard: board.name, changeCount: changeCount,
+                                          items: listed.map { ItemReport($0.element, index: $0.offset) })
+            return try printJSON(report)
+        }
+        try writeOut(Self.table(listed))
     }
 
     /// `0  public.png  image/png  12.1 KiB` lines, types and MIME types padded to columns.

@@ -57,43 +57,41 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            try pasteboard.check()
-            let exec = try command.isEmpty ? nil : WatchExec(command: command, type: type.map(resolveTypeArgument) ?? .item)
-            let client = try await bus.connect()
-            var board = try await pasteboard.resolve(on: client)
-            for sig in [SIGINT, SIGTERM] { signal(sig) { _ in _exit(0) } }
-            let owners = try await client.brokerOwnerChanges()
-            let changes = try await board.changes()  // the rule names org.ferry.Broker: it follows a new owner
-            var owner = try await client.brokerOwner()
-            var last = try await board.changeCount
-            try await report(board, changeCount: last, exec: exec)
-            let (events, sink) = AsyncStream<Event>.makeStream()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do { for try await count in changes { sink.yield(.changed(count)) } } catch {}
-                    sink.yield(.closed)
-                }
-                group.addTask {
-                    do { for try await owner in owners { sink.yield(.brokerChanged(owner)) } } catch {}
-                    sink.yield(.closed)
-                }
-                defer { group.cancelAll() }
-                for await event in events {
-                    switch event {
-                    case .changed(let count):
-                        guard count > last else { continue }
-                        last = count
-                        try await report(board, changeCount: count, exec: exec)
-                    case .brokerChanged(let newOwner):
-                        guard newOwner == nil || newOwner != owner else { continue }
-                        // Gone: asking for the state starts a broker if the bus can. New: its
-                        // state, change counts included, is its own.
-                        (board, last, owner) = try await follow(client)
-                        try await report(board, changeCount: last, exec: exec)
-                    case .closed:
-                        throw CLIFailure(.noBroker, "the connection to the broker closed")
-                    }
+        try pasteboard.check()
+        let exec = try command.isEmpty ? nil : WatchExec(command: command, type: type.map(resolveTypeArgument) ?? .item)
+        let client = try await bus.connect()
+        var board = try await pasteboard.resolve(on: client)
+        for sig in [SIGINT, SIGTERM] { signal(sig) { _ in _exit(0) } }
+        let owners = try await client.brokerOwnerChanges()
+        let changes = try await board.changes()  // the rule names org.ferry.Broker: it follows a new owner
+        var owner = try await client.brokerOwner()
+        var last = try await board.changeCount
+        try await report(board, changeCount: last, exec: exec)
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do { for try await count in changes { sink.yield(.changed(count)) } } catch {}
+                sink.yield(.closed)
+            }
+            group.addTask {
+                do { for try await owner in owners { sink.yield(.brokerChanged(owner)) } } catch {}
+                sink.yield(.closed)
+            }
+            defer { group.cancelAll() }
+            for await event in events {
+                switch event {
+                case .changed(let count):
+                    guard count > last else { continue }
+                    last = count
+                    try await report(board, changeCount: count, exec: exec)
+                case .brokerChanged(let newOwner):
+                    guard newOwner == nil || newOwner != owner else { continue }
+                    // Gone: asking for the state starts a broker if the bus can. New: its
+                    // state, change counts included, is its own.
+                    (board, last, owner) = try await follow(client)
+                    try await report(board, changeCount: last, exec: exec)
+                case .closed:
+                    throw CLIFailure(.noBroker, "the connection to the broker closed")
                 }
             }
         }

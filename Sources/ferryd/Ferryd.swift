@@ -82,11 +82,11 @@ struct Ferryd: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A screen of the desktop, left to right; repeat for more (default: one 1920x1080).",
                                valueName: "WIDTHxHEIGHT"))
-    var screen: [String] = []
+    var screen: [Size] = []
 
     @Option(help: ArgumentHelp("An external display right of the screens, where external-display scenes go (non-interactive).",
                                valueName: "WIDTHxHEIGHT"))
-    var externalDisplay: String?
+    var externalDisplay: Size?
 
     @Option(help: ArgumentHelp("The width of the zones along each screen's left and right edges where a drop opens a new scene.",
                                valueName: "px"))
@@ -126,7 +126,7 @@ struct Ferryd: AsyncParsableCommand {
             throw ValidationError("--consent-timeout must be between 0 and 86400 seconds")
         }
         do {
-            try Desktop.validate(screenSizes: try screenSizes() + (try externalDisplaySize().map { [$0] } ?? []), edgeZone: edgeZone)
+            try Desktop.validate(screenSizes: screenSizes + (externalDisplay.map { [$0] } ?? []), edgeZone: edgeZone)
         } catch let error as FerryModelError {
             throw ValidationError(error.message)
         }
@@ -189,7 +189,7 @@ extension Ferryd {
         options.historyBytes = historyBytes.bytes
         options.diskBudget = diskBudget.bytes
         options.memory = MemoryBudget(total: Int(memoryBudget.bytes), perCaller: Int(callerMemoryBudget.bytes))
-        options.desktop = Desktop(screenSizes: try screenSizes(), edgeZone: edgeZone, externalDisplay: try externalDisplaySize())
+        options.desktop = Desktop(screenSizes: screenSizes, edgeZone: edgeZone, externalDisplay: externalDisplay)
         options.consentTimeout = .milliseconds(Int64(consentTimeout * 1000))
         options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
         let continuity = continuity
@@ -203,27 +203,8 @@ extension Ferryd {
         return options
     }
 
-    /// The `--screen` sizes (`1920x1080`); none means the default screen.
-    func screenSizes() throws -> [Size] {
-        guard !screen.isEmpty else { return [Desktop.defaultScreenSize] }
-        return try screen.map { text in
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]) else {
-                throw ValidationError("--screen \(text): expected WIDTHxHEIGHT, e.g. 1920x1080")
-            }
-            return Size(width: width, height: height)
-        }
-    }
-
-    /// The `--external-display` size (`1920x1080`), nil without one.
-    func externalDisplaySize() throws -> Size? {
-        guard let externalDisplay else { return nil }
-        let parts = externalDisplay.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]) else {
-            throw ValidationError("--external-display \(externalDisplay): expected WIDTHxHEIGHT, e.g. 1920x1080")
-        }
-        return Size(width: width, height: height)
-    }
+    /// The `--screen` sizes; none means the default screen.
+    var screenSizes: [Size] { screen.isEmpty ? [Desktop.defaultScreenSize] : screen }
 }
 
 /// Prints one error line and exits with status 1.
@@ -235,4 +216,16 @@ func fail(_ line: String) -> Never {
 /// `--disk-budget 512M` and the other byte options.
 extension ByteCount: ExpressibleByArgument {
     public init?(argument text: String) { self.init(text) }
+}
+
+/// `--screen 1920x1080`, `--external-display 1280X800`: WIDTHxHEIGHT, two numbers joined by `x`
+/// (either case). Whether the size can be a screen (positive, not too large) is
+/// `Desktop.validate`'s to say, in `validate()`.
+extension Size: ExpressibleByArgument {
+    /// The size `argument` names, nil for anything else.
+    public init?(argument text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]) else { return nil }
+        self.init(width: width, height: height)
+    }
 }

@@ -22,21 +22,21 @@ struct DragCLIUnitTests {
             (["drag", "--from", "a", "--at", "1,2", "--text", "x", "--file", "/etc/hostname"], "--text and --file cannot be combined"),
             (["drag", "--from", "a", "--at", "1,2", "--item", "1", "--text", "x"], "--item picks what the source app provides"),
             (["drag", "--from", "a", "--at", "1,2", "--item=-1"], "--item must be 0 or more"),
-            (["drag", "--from", "a", "--at", "12"], "--at needs X,Y (two numbers, e.g. 640,360), not '12'"),
-            (["drag", "--from", "a", "--at", "x,y"], "--at needs X,Y"),
-            (["drag", "--from", "a", "--at", "1,2,3"], "--at needs X,Y"),
-            (["drag", "--from", "a", "--at", "nan,2"], "--at needs X,Y"),
-            (["drag", "--from", "a", "--at", "1,inf"], "--at needs X,Y"),
-            (["drag", "--from", "a", "--at", "1e300,1"], "--at is beyond the desktop: coordinates go from -10000000 to 10000000, not '1e300,1'"),
-            (["drag", "--from", "a", "--at=-10000001,0"], "--at is beyond the desktop"),
-            (["drag", "--from", "a", "--at", "1,2", "--via", "0,1.7e308"], "--via is beyond the desktop"),
-            (["drag", "--from", "a", "--at", "1,2", "--via", "3;4"], "--via needs X,Y"),
-            (["drag", "--from", "a", "--edge", "top"], "--edge must be left or right, not 'top'"),
+            (["drag", "--from", "a", "--at", "12"], "The value '12' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "x,y"], "The value 'x,y' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "1,2,3"], "The value '1,2,3' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "nan,2"], "The value 'nan,2' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "1,inf"], "The value '1,inf' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "1e300,1"], "The value '1e300,1' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at=-10000001,0"], "The value '-10000001,0' is invalid for '--at <x,y>'"),
+            (["drag", "--from", "a", "--at", "1,2", "--via", "0,1.7e308"], "The value '0,1.7e308' is invalid for '--via <x,y>'"),
+            (["drag", "--from", "a", "--at", "1,2", "--via", "3;4"], "The value '3;4' is invalid for '--via <x,y>'"),
+            (["drag", "--from", "a", "--edge", "top"], "The value 'top' is invalid for '--edge <edge>'. Please provide one of 'left' and 'right'."),
             (["drag", "--from", "a", "--at", "1,2", "--screen", "1"], "--screen applies only with --edge"),
             (["drag", "--from", "a", "--edge", "left", "--screen=-2"], "--screen must be 0 or more"),
-            (["drag", "--from", "", "--at", "1,2"], "--from needs APP or APP/SESSION, not ''"),
-            (["drag", "--from", "org.ferry.notes/", "--at", "1,2"], "--from needs APP or APP/SESSION"),
-            (["drag", "--from", "a", "--to", "/1234"], "--to needs APP or APP/SESSION, not '/1234'"),
+            (["drag", "--from", "", "--at", "1,2"], "The value '' is invalid for '--from <app[/session]>'"),
+            (["drag", "--from", "org.ferry.notes/", "--at", "1,2"], "The value 'org.ferry.notes/' is invalid for '--from <app[/session]>'"),
+            (["drag", "--from", "a", "--to", "/1234"], "The value '/1234' is invalid for '--to <app[/session]>'"),
             (["drag", "--app", "org.ferry.notes"], "--app needs --edge left|right"),
             (["drag", "--app", "org.ferry.notes", "--at", "1,2"], "--app needs --edge"),
             (["drag", "--app", "org.ferry.notes", "--edge", "left", "--text", "x"], "--text does not apply to --app"),
@@ -47,6 +47,8 @@ struct DragCLIUnitTests {
             let result = try FerryCLI.runArray(arguments + noBus)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasSuffix(" (see 'ferry drag --help')\n") && result.stderr.split(separator: "\n").count == 1,
+                    "\(arguments): \(result.stderr)")
         }
     }
 
@@ -62,14 +64,17 @@ struct DragCLIUnitTests {
 
     @Test("X,Y accepts spaces, signs and exponents; the parsed command keeps every option")
     func parsing() throws {
-        #expect(try DragCommand.point(" 10 , 20.5 ", option: "--at") == Point(x: 10, y: 20.5))
-        #expect(try DragCommand.point("-12,1e3", option: "--at") == Point(x: -12, y: 1000))
-        #expect(try DragCommand.point("-1e7,10000000", option: "--at") == Point(x: -10_000_000, y: 10_000_000), "the limits themselves")
+        #expect(Point(argument: " 10 , 20.5 ") == Point(x: 10, y: 20.5))
+        #expect(Point(argument: "-12,1e3") == Point(x: -12, y: 1000))
+        #expect(Point(argument: "-1e7,10000000") == Point(x: -10_000_000, y: 10_000_000), "the limits themselves")
+        for bad in ["", ",", "1,", ",2", "1 2", "1,2,3", "1,2 ,", "nan,0", "0,-inf", "10000000.5,0", "-1e8,0"] {
+            #expect(Point(argument: bad) == nil, "\(bad)")
+        }
         let command = try DragCommand.parse(["--from", "org.ferry.notes/ABCD", "--via", "10,10", "--via", "20,20",
                                              "--at=-5,7", "--move", "--restricted", "--item", "3", "--json"])
         #expect(command.destination == .point(Point(x: -5, y: 7)))
-        #expect(command.via == ["10,10", "20,20"] && command.move && command.restricted && command.item == 3 && command.json)
-        #expect(try DragCommand.parse(["--from", "a", "--to", "b/1234"]).destination == .scene("b/1234"))
+        #expect(command.via == [Point(x: 10, y: 10), Point(x: 20, y: 20)] && command.move && command.restricted && command.item == 3 && command.json)
+        #expect(try DragCommand.parse(["--from", "a", "--to", "b/1234"]).destination == .scene(SceneTarget(app: "b", session: "1234")))
         #expect(try DragCommand.parse(["--app", "a", "--edge", "right", "--screen", "1"]).destination == .edge(.right))
         #expect(throws: (any Error).self) { try DragCommand.parse(["--from", "a", "--edge", "middle"]) }
     }
@@ -132,9 +137,9 @@ struct DragCLIUnitTests {
             SceneCommand.Session(persistentIdentifier: "CCCC3333", app: "org.ferry.notes", state: .background),
             SceneCommand.Session(persistentIdentifier: "DDDD4444", app: "org.ferry.gallery", state: .unattached),
         ]
-        #expect(try DragRun.scene(("org.ferry.notes", nil), among: sessions).persistentIdentifier == "BBBB2222")
-        #expect(try DragRun.scene(("org.ferry.notes", nil), among: sessions, avoiding: "BBBB2222").persistentIdentifier == "CCCC3333")
-        #expect(try DragRun.scene(("org.ferry.notes", "cccc"), among: sessions).persistentIdentifier == "CCCC3333")
+        #expect(try DragRun.scene(SceneTarget(app: "org.ferry.notes"), among: sessions).persistentIdentifier == "BBBB2222")
+        #expect(try DragRun.scene(SceneTarget(app: "org.ferry.notes"), among: sessions, avoiding: "BBBB2222").persistentIdentifier == "CCCC3333")
+        #expect(try DragRun.scene(SceneTarget(app: "org.ferry.notes", session: "cccc"), among: sessions).persistentIdentifier == "CCCC3333")
         #expect(try DragRun.centre(of: sessions[1]) == Point(x: 50, y: 25))
         let failures: [((String, String?), FerryTerminal.ExitStatus, String)] = [
             (("org.example.none", nil), .notFound, "no scene of 'org.example.none'"),
@@ -147,7 +152,7 @@ struct DragCLIUnitTests {
         ]
         for (argument, status, message) in failures {
             do {
-                _ = try DragRun.scene(argument, among: sessions)
+                _ = try DragRun.scene(SceneTarget(app: argument.0, session: argument.1), among: sessions)
                 Issue.record("\(argument) resolved")
             } catch let failure as CLIFailure {
                 #expect(failure.status == status, "\(argument)")

@@ -4,23 +4,8 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("ferry internals: fast paste parsing, exit statuses, byte copying")
+@Suite("ferry internals: exit statuses, byte copying")
 struct FerryCLIUnitTests {
-    @Test("plain paste arguments skip ArgumentParser; anything unusual falls back to it")
-    func fastPaste() throws {
-        let plain = try #require(FastPaste.request(["paste"]))
-        #expect(plain.type == nil && plain.item == 0 && plain.pasteboard == "general" && plain.timeout == 60)
-        let full = try #require(FastPaste.request(["paste", "-t", "public.png", "--item", "2", "-p", "notes", "-o", "x.png",
-                                                   "--timeout", "5", "--bus", "unix:path=/tmp/b"]))
-        #expect(full.type == "public.png" && full.item == 2 && full.pasteboard == "notes" && full.output == "x.png")
-        #expect(full.timeout == 5 && full.bus == "unix:path=/tmp/b")
-        for arguments in [["copy"], ["paste", "--help"], ["paste", "-h"], ["paste", "--type=public.png"], ["paste", "-t"],
-                          ["paste", "-i", "-1"], ["paste", "-i", "x"], ["paste", "-t", "a", "-t", "b"], ["paste", "--timeout", "0"],
-                          ["paste", "-o", "--bus"], ["paste", "extra"], []] {
-            #expect(FastPaste.request(arguments[...]) == nil, "\(arguments)")
-        }
-    }
-
     @Test("every org.ferry.Error code and the bus's own errors map to the documented status")
     func exitStatuses() {
         #expect(FerryTerminal.ExitStatus.of(errorName: "org.ferry.Error.NotFound") == .notFound)

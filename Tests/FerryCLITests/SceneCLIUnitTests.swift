@@ -10,9 +10,14 @@ struct SceneCLIUnitTests {
     @Test("bad --placement, --animation, --info, --activity and --url are usage errors (64) naming the problem")
     func badArguments() throws {
         let cases: [([String], String)] = [
-            (["scene", "open", "org.ferry.notes", "--placement", "up"], "--placement must be left or right, not 'up'"),
-            (["scene", "open", "org.ferry.notes", "--role", "tv"], "--role must be application or external-display, not 'tv'"),
-            (["scene", "close", "ABCD1234", "--animation", "fly"], "--animation must be standard, commit or decline, not 'fly'"),
+            (["scene", "open", "org.ferry.notes", "--placement", "up"],
+             "The value 'up' is invalid for '--placement <side>'. Please provide one of 'left' and 'right'."),
+            (["scene", "open", "org.ferry.notes", "--role", "tv"],
+             "The value 'tv' is invalid for '--role <role>'. Please provide one of 'application' and 'external-display'."),
+            (["scene", "close", "ABCD1234", "--animation", "fly"],
+             "The value 'fly' is invalid for '--animation <animation>'. Please provide one of 'standard', 'commit' or 'decline'."),
+            (["scene", "close", "ABCD1234", "--animation", "1"], "The value '1' is invalid for '--animation <animation>'"),
+            (["paste", "--into", "org.ferry.notes/"], "The value 'org.ferry.notes/' is invalid for '--into <app[/session]>'"),
             (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "novalue"], "--info needs KEY=VALUE, not 'novalue'"),
             (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "=x"], "--info needs KEY=VALUE, not '=x'"),
             (["scene", "open", "org.ferry.notes", "--activity", "a.b", "--info", "k=1", "--info", "k=2"], "--info k is given twice"),
@@ -34,7 +39,7 @@ struct SceneCLIUnitTests {
         #expect(throws: (any Error).self) { try SceneOpenCommand.parse(["org.ferry.notes", "--placement", "middle"]) }
         let fine = try SceneOpenCommand.parse(["org.ferry.notes", "--placement", "left", "--activity", "org.ferry.notes.open-note",
                                                "--info", "noteID=groceries", "--info", "count=12"])
-        #expect(fine.placement == "left" && fine.info.count == 2)
+        #expect(fine.placement == .left && fine.info.count == 2)
     }
 
     @Test("--info values: plain decimal integers become integers, everything else strings; '=' may appear in a value")
@@ -108,11 +113,18 @@ struct SceneCLIUnitTests {
 
     @Test("--into takes APP or APP/SESSION; accepted and declined pastes read as documented")
     func pasteInto() throws {
-        #expect(try PasteIntoScene.parse("org.ferry.notes") == ("org.ferry.notes", nil))
-        #expect(try PasteIntoScene.parse("org.ferry.notes/0F3A") == ("org.ferry.notes", "0F3A"))
+        #expect(SceneTarget(argument: "org.ferry.notes") == SceneTarget(app: "org.ferry.notes"))
+        #expect(SceneTarget(argument: "org.ferry.notes/0F3A") == SceneTarget(app: "org.ferry.notes", session: "0F3A"))
+        #expect(SceneTarget(argument: "Notes/0F3A/x") == SceneTarget(app: "Notes", session: "0F3A/x"), "the session is the rest")
         for bad in ["", "/0F3A", "org.ferry.notes/"] {
-            #expect(throws: CLIFailure.self, "\(bad)") { try PasteIntoScene.parse(bad) }
+            #expect(SceneTarget(argument: bad) == nil, "\(bad)")
         }
+        #expect(try PasteCommand.parse(["--into", "org.ferry.notes/0F3A"]).into == SceneTarget(app: "org.ferry.notes", session: "0F3A"))
+        #expect(try SceneOpenCommand.parse(["a", "--role", "external-display", "--placement", "right"]).role == .externalDisplay)
+        #expect(try SceneCloseCommand.parse(["ABCD", "--animation", "decline"]).animation.animation == .decline)
+        #expect(try SceneCloseCommand.parse(["ABCD"]).animation.animation == .standard)
+        #expect(DismissalAnimationArgument.allCases.map(\.animation.name) == SceneDismissalAnimation.allCases.map(\.name),
+                "every animation by its name")
         var outcome = SceneCommand.PasteOutcome()
         #expect(!outcome.accepted)
         outcome.accepted = true

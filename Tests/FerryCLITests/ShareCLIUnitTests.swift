@@ -19,8 +19,8 @@ struct ShareCLIUnitTests {
             (["share", "--from", "org.ferry.notes", "a.png", "--list"], "FILE cannot be combined with --from"),
             (["share", "--from", "org.ferry.notes", "--text", "x", "--list"], "--text cannot be combined with --from"),
             (["share", "--from", "org.ferry.notes", "--type", "public.png", "--list"], "--type cannot be combined with --from"),
-            (["share", "--from", "", "--list"], "--from needs APP or APP/SESSION, not ''"),
-            (["share", "--from", "org.ferry.notes/", "--list"], "--from needs APP or APP/SESSION"),
+            (["share", "--from", "", "--list"], "The value '' is invalid for '--from <app[/session]>'"),
+            (["share", "--from", "org.ferry.notes/", "--list"], "The value 'org.ferry.notes/' is invalid for '--from <app[/session]>'"),
             (["share", "a.png", "--text", "x", "--list"], "--text cannot be combined with files."),
             (["share", "-", "-", "--list"], "Standard input ('-') can be shared only once."),
             (["share", "", "--list"], "A FILE cannot be an empty path."),
@@ -86,7 +86,7 @@ struct ShareCLIUnitTests {
                                               "--exclude", "org.example.send", "--json"])
         #expect(command.files == ["a.png", "b.txt"] && command.to == "out" && command.json && !command.list)
         #expect(command.exclude == ["copy", "org.example.send"])
-        #expect(try ShareCommand.parse(["--from", "org.ferry.gallery/ABCD", "--list"]).from == "org.ferry.gallery/ABCD")
+        #expect(try ShareCommand.parse(["--from", "org.ferry.gallery/ABCD", "--list"]).from == SceneTarget(app: "org.ferry.gallery", session: "ABCD"))
     }
 
     @Test("--to: absolute as given; relative taken from the current directory, its folders resolved but not its last part")

@@ -34,7 +34,7 @@ struct UsageLineTests {
         try Self.expectUsageLine(["paste", "--item", "-1"] + Self.noBus, "--item must be 0 or more")
         try Self.expectUsageLine(["paste", "--timeout", "-5"] + Self.noBus, "--timeout must be at least 1")
         try Self.expectUsageLine(["log", "--limit", "-3"] + Self.noBus, "--limit")
-        try Self.expectUsageLine(["drag", "--from", "a", "--at", "-20000000,0"] + Self.noBus, "--at is beyond the desktop")
+        try Self.expectUsageLine(["drag", "--from", "a", "--at", "-20000000,0"] + Self.noBus, "The value '-20000000,0' is invalid for '--at <x,y>'")
         // In range: parsed and valid, so it gets as far as the (missing) bus.
         let drag = try FerryCLI.runArray(["drag", "--from", "a", "--at", "-5,10", "--via", "-1,-2"] + Self.noBus)
         #expect(drag.status == 69, "\(drag.stderr)")

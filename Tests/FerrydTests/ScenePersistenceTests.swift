@@ -163,6 +163,9 @@ struct ScenePersistenceTests {
         await cli.close()
 
         let bad = try await fixture.run(["--screen", "wide"], stateDir: fixture.stateDir.appendingPathComponent("other"))
-        #expect(bad.status == 64 && bad.stderr.contains("--screen"))
+        #expect(bad.status == 64 && bad.stderr.contains("The value 'wide' is invalid for '--screen <WIDTHxHEIGHT>'"), "\(bad.stderr)")
+        let external = try await fixture.run(["--external-display", "1280x"], stateDir: fixture.stateDir.appendingPathComponent("other"))
+        #expect(external.status == 64 && external.stderr.contains("The value '1280x' is invalid for '--external-display <WIDTHxHEIGHT>'"),
+                "\(external.stderr)")
     }
 }
