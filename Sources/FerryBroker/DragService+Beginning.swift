@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerrySystem
 
 /// The options of `org.ferry.DragManager1.BeginDrag`, read and checked.
 struct DragBeginRequest: Sendable {
