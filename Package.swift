@@ -57,7 +57,7 @@ let package = Package(
         // printable lines (the `ferry` front links this and nothing else of Ferry's).
         .target(name: "FerryTerminal", swiftSettings: strictness),
 
-        .target(name: "FerryModel", dependencies: ["FerryTerminal", "CZlib"], swiftSettings: strictness),
+        .target(name: "FerryModel", dependencies: ["FerryTerminal", "CZlib", "FerrySystem"], swiftSettings: strictness),
 
         // The desktop's clipboards as ferry-bridge sees them: selections, offers, events, and the
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
@@ -79,7 +79,7 @@ let package = Package(
         // `Broker` assembles them into one swift-service-lifecycle Service (ferryd runs it).
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "DBus", "FerryBus", "FerryLogging", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["FerryModel", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
         // The client library for apps and the CLI: connect, register, pasteboards, promises, scenes.
-        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus"], swiftSettings: strictness),
+        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerrySystem"], swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
@@ -172,7 +172,7 @@ let package = Package(
         // ferry-bridge (issue #17): the desktop's CLIPBOARD and PRIMARY joined to Ferry's
         // pasteboards. FerryBridge drives any DesktopClipboardBackend and imports no C; the
         // executable picks the backend. Its tests run the real ferryd, Xvfb and headless sway.
-        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus",
+        .target(name: "FerryBridge", dependencies: ["DesktopClipboard", "DesktopPortal", "Ferry", "FerryModel", "DBus", "FerrySystem",
                                                     .product(name: "Logging", package: "swift-log")], swiftSettings: strictness),
         .executableTarget(
             name: "ferry-bridge",
@@ -211,7 +211,7 @@ let package = Package(
         // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .target(name: "FerryContinuity",
-                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
                     dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "FerryTestSupport",
@@ -225,5 +225,11 @@ let package = Package(
         .target(name: "DesktopPortal", dependencies: ["DBus"], swiftSettings: strictness),
         .testTarget(name: "DesktopPortalTests", dependencies: ["DesktopPortal", "DBus", "FerryTestSupport"],
                     swiftSettings: strictness),
+
+        // Blocking work and waiting on descriptors (#19 item 5), below everything that does I/O:
+        // one pool of threads for work that blocks, one wake-up for tasks and polling threads,
+        // one watcher that waits on many descriptors with one thread. No Ferry types, no D-Bus.
+        .target(name: "FerrySystem", swiftSettings: strictness),
+        .testTarget(name: "FerrySystemTests", dependencies: ["FerrySystem"], swiftSettings: strictness),
     ]
 )

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerrySystem
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -7,8 +8,9 @@ import Musl
 #endif
 
 /// Runs the work that serves a promised representation into a pipe, and cancels it as soon as the
-/// pipe's reader leaves (the reader's task was cancelled, or it quit): a thread waits in `poll` on
-/// a duplicate of the pipe's write end, which reports an error once no reader is left. The work's
+/// pipe's reader leaves (the reader's task was cancelled, or it quit): the process's
+/// `DescriptorWatcher` polls a duplicate of the pipe's write end, which reports an error once no
+/// reader is left, beside every other watched descriptor (no thread per transfer). The work's
 /// task is then cancelled, so a loader sees `Task.isCancelled` (and its progress `isCancelled`)
 /// instead of producing bytes nobody will read.
 enum HangUpWatch {
@@ -21,25 +23,30 @@ enum HangUpWatch {
     ///   stopped without an error of its own.
     static func cancellingOnHangUp<T: Sendable>(of fd: FileDescriptor,
                                                 _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let watched = try? fd.duplicate(), let wake = try? WakePipe() else { return try await body() }
-        defer {
-            watched.close()
-            wake.close()
-        }
+        guard let watched = try? fd.duplicate(), let raw = watched.rawValue else { return try await body() }
+        defer { watched.close() }
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                defer { wake.signal() }  // the watch ends with the body, however it ends
-                return try await body()
-            }
+            group.addTask { try await body() }
             group.addTask {
                 // nil either way: the reader left (the body is then cancelled), or the body ended
-                // and woke the watch (cancelling it then changes nothing).
-                _ = try? await BlockingIO.run { try watched.withRawValue { raw in try wake.waitUntilReadable(raw, events: 0) } }
+                // and cancelled the watch.
+                try? await DescriptorWatcher.shared.waitForHangUp(raw)
                 return nil
             }
             var hungUp = false
-            while let next = try await group.next() {
-                if let value = next { return value }
+            while true {
+                let next: T??
+                do {
+                    next = try await group.next()
+                } catch {
+                    group.cancelAll()  // the body failed: the watch ends with it
+                    throw error
+                }
+                guard let next else { break }
+                if let value = next {
+                    group.cancelAll()  // the body ended: the watch ends with it
+                    return value
+                }
                 if !hungUp {
                     hungUp = true
                     group.cancelAll()

@@ -2,6 +2,7 @@ import DBus
 import DesktopClipboard
 import Ferry
 import FerryModel
+import FerrySystem
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,9 +97,8 @@ extension Bridge {
         async let written: UInt64? = try? Self.stream(imported, of: offer, from: backend, into: write,
                                                       limit: UInt64(Self.inlineURIListLimit), idleTimeout: .seconds(1),
                                                       cancellation: DescriptorPump.Cancellation())
-        let bytes = await Task.detached {
-            Self.readSmall(read, limit: Self.inlineURIListLimit + 1, timeoutMilliseconds: 1000)
-        }.value
+        // On the blocking pool: the read waits up to a second in poll, which a task must not.
+        let bytes = await BlockingIO.run { Self.readSmall(read, limit: Self.inlineURIListLimit + 1, timeoutMilliseconds: 1000) }
         guard let count = await written, !bytes.isEmpty, UInt64(bytes.count) == count else {
             log.event("\(offer.selection): \(imported.sourceName) not read first, it stays a promise")
             return nil
@@ -110,7 +110,7 @@ extension Bridge {
     func isSecret(_ offer: DesktopOffer, hint: String?) async -> Bool {
         guard let hint, let (read, write) = try? DescriptorPump.makePipe() else { return false }
         async let received: Void = { _ = try? await backend.receive(hint, from: offer, into: write, timeout: .seconds(1)) }()
-        let bytes = await Task.detached { Self.readSmall(read, limit: 64, timeoutMilliseconds: 1000) }.value
+        let bytes = await BlockingIO.run { Self.readSmall(read, limit: 64, timeoutMilliseconds: 1000) }
         await received
         let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
         // An unreadable hint is treated as secret: never store what may be a password.

@@ -1,12 +1,12 @@
-import Dispatch
-import Synchronization
+import FerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
-/// Copies bytes from one descriptor to another on a thread of its own, never on a task's: the
+/// Copies bytes from one descriptor to another on a thread of the blocking pool (`BlockingIO`),
+/// never on a task's: the
 /// bridge's only way of moving bytes (desktop owner → Ferry, Ferry → desktop reader, owner →
 /// scratch file). Converts on the way (``ByteConverter``), stops at a byte limit, gives up on a
 /// source silent for the idle timeout or a reader that takes nothing for the stall timeout
@@ -31,9 +31,6 @@ public enum DescriptorPump {
 
     /// The size of one read.
     static let chunkSize = 256 * 1024
-    /// How often a waiting pump looks at its cancellation.
-    static let pollSlice: Int32 = 200
-
     /// Copies `source` into `destination` until end of file and closes both.
     /// - Parameters:
     ///   - limit: the most bytes the source may deliver (before conversion); nil: no limit.
@@ -44,30 +41,28 @@ public enum DescriptorPump {
                             limit: UInt64? = nil, idleTimeout: Duration, stallTimeout: Duration = .seconds(5),
                             cancellation: Cancellation = Cancellation()) async -> Outcome {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                DispatchQueue(label: "org.ferry.bridge.pump").async {
-                    let outcome = run(source: source, destination: destination, conversion: conversion, limit: limit,
-                                      idle: milliseconds(idleTimeout), stall: milliseconds(stallTimeout),
-                                      cancellation: cancellation)
-                    close(source)
-                    close(destination)
-                    continuation.resume(returning: outcome)
-                }
+            await BlockingIO.run {
+                let outcome = run(source: source, destination: destination, conversion: conversion, limit: limit,
+                                  idle: idleTimeout, stall: stallTimeout, cancellation: cancellation)
+                close(source)
+                close(destination)
+                return outcome
             }
         } onCancel: {
             cancellation.cancel()
         }
     }
 
-    /// A switch that stops a running copy.
+    /// A switch that stops a running copy: a pump waiting for its source or its destination
+    /// polls this switch's wake beside the descriptor, so it stops at once.
     public final class Cancellation: Sendable {
-        private let flag = Atomic<Bool>(false)
+        fileprivate let wake = Wake()
         /// A switch that is off.
         public init() {}
         /// Stops the copies using this switch.
-        public func cancel() { flag.store(true, ordering: .relaxed) }
+        public func cancel() { wake.signal() }
         /// Whether ``cancel()`` was called.
-        public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+        public var isCancelled: Bool { wake.isSignalled }
     }
 
     /// Makes a pipe: (read end, write end), both close-on-exec.
@@ -85,7 +80,7 @@ public enum DescriptorPump {
     }
 
     private static func run(source: Int32, destination: Int32, conversion: ByteConversion, limit: UInt64?,
-                            idle: Int, stall: Int, cancellation: Cancellation) -> Outcome {
+                            idle: Duration, stall: Duration, cancellation: Cancellation) -> Outcome {
         _ = fcntl(source, F_SETFL, fcntl(source, F_GETFL) | O_NONBLOCK)
         _ = fcntl(destination, F_SETFL, fcntl(destination, F_GETFL) | O_NONBLOCK)
         var converter = ByteConverter(conversion)
@@ -122,8 +117,8 @@ public enum DescriptorPump {
         }
     }
 
-    /// Writes all of `bytes`, waiting at most `stall` ms each time the destination is full.
-    private static func write(_ bytes: ArraySlice<UInt8>, to destination: Int32, stall: Int,
+    /// Writes all of `bytes`, waiting at most `stall` each time the destination is full.
+    private static func write(_ bytes: ArraySlice<UInt8>, to destination: Int32, stall: Duration,
                               cancellation: Cancellation) -> Outcome? {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
@@ -145,19 +140,13 @@ public enum DescriptorPump {
         return nil
     }
 
-    /// Waits until `descriptor` is ready (or has hung up), at most `timeout` ms; false on timeout
+    /// Waits until `descriptor` is ready (or has hung up), at most `timeout`; false on timeout
     /// or cancellation.
-    private static func wait(for descriptor: Int32, events: Int16, timeout: Int, cancellation: Cancellation) -> Bool {
-        var waited = 0
-        while !cancellation.isCancelled {
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let slice = Int32(min(Int(pollSlice), max(0, timeout - waited)))
-            let ready = poll(&entry, 1, slice)
-            if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { return true }  // the read or write reports the error
-            waited += Int(slice)
-            if waited >= timeout { return false }
+    private static func wait(for descriptor: Int32, events: Int16, timeout: Duration, cancellation: Cancellation) -> Bool {
+        do {
+            return try cancellation.wake.poll(descriptor, events: events, until: .now + timeout) == .ready
+        } catch {
+            return !cancellation.isCancelled  // poll itself failed: the read or write reports the error
         }
-        return false
     }
 }

@@ -1,22 +1,18 @@
 import DBus
-import Dispatch
+import FerryModel
+import FerrySystem
 import Synchronization
 
 /// Runs work that may block a thread for long (copying a 1 GiB descriptor into a blob, waiting
-/// up to the descriptor timeout on a pipe that stalls) on a thread of its own, so it occupies neither
-/// a connection's thread nor one of the few threads of Swift's cooperative pool, and other calls
-/// keep being served meanwhile.
+/// up to the descriptor timeout on a pipe that stalls) on a thread of the blocking pool
+/// (`BlockingIO`), so it occupies neither a connection's thread nor one of the few threads of
+/// Swift's cooperative pool, and other calls keep being served meanwhile.
 ///
 /// Work that reads a caller's descriptors first waits, without a thread, until the first of them
-/// has something to read (see ``DescriptorWatcher``), and each caller runs at most
+/// has something to read (the process's `DescriptorWatcher`), and each caller runs at most
 /// ``perCallerLimit`` such pieces of work at a time: a caller handing over descriptors that never
 /// deliver holds no thread, one whose descriptors stall after some bytes holds at most that many.
 enum BlockingWork {
-    /// A private concurrent queue: like every queue created by label, it targets the overcommit
-    /// root queue, which starts another thread whenever its threads are blocked (unlike the
-    /// width-limited global queue that Swift's executor shares on Linux).
-    private static let queue = DispatchQueue(label: "org.ferry.broker.blocking", attributes: .concurrent)
-
     /// How many descriptor reads one caller (unique bus name) may run at once.
     static let perCallerLimit = 4
 
@@ -27,17 +23,13 @@ enum BlockingWork {
 
     private static let slots = Mutex(Slots())
 
-    /// Runs `body` on a thread of the blocking queue and returns its result.
+    /// Runs `body` on a thread of the blocking pool and returns its result.
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try body() })
-            }
-        }
+        try await BlockingIO.run(body)
     }
 
     /// Runs `body`, which reads `descriptors` handed over by `caller`, on a thread of the blocking
-    /// queue once the first of them can be read and `caller` has fewer than ``perCallerLimit``
+    /// pool once the first of them can be read and `caller` has fewer than ``perCallerLimit``
     /// reads running.
     /// - Throws: `FerryModelError` `.timeout` when the first descriptor delivers nothing for
     ///   `timeout`; what `body` throws.
@@ -46,7 +38,9 @@ enum BlockingWork {
         if let first = descriptors.lazy.compactMap(\.rawValue).first {
             // The descriptors stay open across the wait: they are used after it.
             defer { withExtendedLifetime(descriptors) {} }
-            try await DescriptorWatcher.shared.waitUntilReadable(first, timeout: timeout)
+            guard try await DescriptorWatcher.shared.waitUntilReadable(first, timeout: timeout) else {
+                throw FerryModelError(.timeout, "the file descriptor delivered no data for \(timeout)")
+            }
         }
         guard !descriptors.isEmpty else { return try await run(body) }
         await acquire(for: caller)

@@ -1,6 +1,7 @@
 import DBus
 import FerryBus
 import FerryModel
+import FerrySystem
 
 /// The options of `org.ferry.DragManager1.BeginDrag`, read and checked.
 struct DragBeginRequest: Sendable {

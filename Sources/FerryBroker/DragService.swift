@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerrySystem
 import Synchronization
 
 /// Drag and drop between scenes of different processes: `org.ferry.DragManager1` at
@@ -53,7 +54,7 @@ public actor DragService {
     /// Callers' credentials, asked of the bus once per connection.
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a drag begins.
-    nonisolated let idleWake = WakeSignal()
+    nonisolated let idleWake = Wake()
 
     /// The running drags, by number.
     var sessions: [Int: DragSession] = [:]

@@ -6,6 +6,7 @@ import Foundation
 import DBus
 import Dispatch
 import FerryModel
+import FerrySystem
 import Synchronization
 
 /// The pasteboards on the bus: one `org.ferry.Pasteboard1` object per pasteboard at
@@ -44,7 +45,7 @@ public actor PasteboardService {
     /// What the transient pasteboards and the sensitive writes may hold in memory, in all and per caller.
     public nonisolated let memory: MemoryBudget
     nonisolated let log: @Sendable (String) -> Void
-    nonisolated let expiryWake = WakeSignal()
+    nonisolated let expiryWake = Wake()
     /// Where paste records are written, in order, off the reader's path.
     nonisolated let pasteLogQueue = DispatchQueue(label: "org.ferry.broker.paste-log")
     /// The current items of each pasteboard, so reads need not query the store each time.

@@ -4,8 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import DBus
-import Dispatch
 import FerryModel
+import FerrySystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -140,9 +140,11 @@ final class HandOff<Value: Sendable>: Sendable {
     func take() -> Value? { value.withLock { v in defer { v = nil }; return v } }
 }
 
-/// Drains a pipe with a deadline on a Dispatch worker thread (never on a connection's thread or
-/// the cooperative pool, which a silent source would otherwise block), once the pipe has
-/// something to read: until then it waits on ``DescriptorWatcher``, without a thread.
+/// Drains a pipe with a deadline on a thread of the blocking pool (never on a connection's thread
+/// or the cooperative pool, which a silent source would otherwise block), once the pipe has
+/// something to read: until then it waits on the process's `DescriptorWatcher`, without a thread.
+/// Each read waits in `poll` on the pipe and on the task's cancellation (a `Wake`), so a cancelled
+/// transfer (a share cancelled, the broker shutting down) stops at once instead of at its deadline.
 enum PipeReader {
     /// How a drain ended.
     enum Outcome: Sendable {
@@ -152,47 +154,41 @@ enum PipeReader {
         case stopped(String?)
         /// The sink threw.
         case sinkFailed(any Error)
+        /// The task was cancelled.
+        case cancelled
     }
 
-    /// Everything up to end of file, handed to `sink` chunk by chunk (on the worker thread: it may
-    /// block, as a file's `write` does).
+    /// Everything up to end of file, handed to `sink` chunk by chunk (on the blocking pool's
+    /// thread: it may block, as a file's `write` does).
     static func drain(_ fd: FileDescriptor, deadline: ContinuousClock.Instant,
                       into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async -> Outcome {
         if let raw = fd.rawValue {
             do {
                 defer { withExtendedLifetime(fd) {} }
-                try await DescriptorWatcher.shared.waitUntilReadable(raw, timeout: max(deadline - ContinuousClock.now, Duration.zero))
-            } catch let error as FerryModelError where error.code == .timeout {
-                return .stopped(nil)
+                guard try await DescriptorWatcher.shared.waitUntilReadable(raw, timeout: max(deadline - .now, .zero)) else {
+                    return .stopped(nil)
+                }
+            } catch is CancellationError {
+                return .cancelled
             } catch {
                 return .stopped("\(error)")
             }
         }
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: drainBlocking(fd, deadline: deadline, sink: sink))
-            }
-        }
+        return await BlockingIO.run(cancellable: { wake in drainBlocking(fd, deadline: deadline, wake: wake, sink: sink) })
     }
 
-    private static func drainBlocking(_ fd: FileDescriptor, deadline: ContinuousClock.Instant,
+    private static func drainBlocking(_ fd: FileDescriptor, deadline: ContinuousClock.Instant, wake: Wake,
                                       sink: (UnsafeRawBufferPointer) throws -> Void) -> Outcome {
         do {
             return try fd.withRawValue { raw -> Outcome in
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
                 var total: UInt64 = 0
                 while true {
-                    let remaining = deadline - ContinuousClock.now
-                    guard remaining > .zero else { return .stopped(nil) }
-                    let ms = Int32(clamping: remaining.components.seconds * 1000
-                        + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
-                    var poller = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-                    let ready = poll(&poller, 1, ms)
-                    if ready < 0 {
-                        if errno == EINTR { continue }
-                        return .stopped(String(cString: strerror(errno)))
+                    switch try wake.poll(raw, until: deadline) {
+                    case .woken: return .cancelled
+                    case .timedOut: return .stopped(nil)
+                    case .ready: break
                     }
-                    if ready == 0 { continue }
                     let n = chunk.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, $0.count) }
                     if n < 0 {
                         if errno == EINTR || errno == EAGAIN { continue }

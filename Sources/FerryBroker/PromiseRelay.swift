@@ -208,7 +208,7 @@ public final class PromiseRelay: Sendable {
     ///     ends the copy and is rethrown.
     /// - Returns: the number of bytes copied.
     /// - Throws: what `sink` throws; `FerryModelError` `.unavailable` (the source failed, went
-    ///   away or miscounted), `.timeout`, as `finish`.
+    ///   away or miscounted), `.timeout`, as `finish`; `.cancelled` when the task is cancelled.
     public func stream(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration? = nil,
                        paste: Bool = true,
                        into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
@@ -231,6 +231,9 @@ public final class PromiseRelay: Sendable {
         case .sinkFailed(let error):
             task.cancel()
             throw error
+        case .cancelled:
+            task.cancel()
+            throw Self.transferError(CancellationError(), owner: owner, type: type, timeout: timeout, elapsed: .zero)
         }
     }
 

@@ -1,6 +1,7 @@
 import DBus
 import FerryBus
 import FerryModel
+import FerrySystem
 
 /// The options of `org.ferry.Sharing1.BeginShare`, read and checked.
 struct ShareBeginRequest: Sendable {

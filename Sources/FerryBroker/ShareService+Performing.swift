@@ -1,6 +1,7 @@
 import DBus
 import FerryBus
 import FerryModel
+import FerrySystem
 
 extension ShareService {
     /// `Perform`: the activity performs with the share's items (a built-in inside ferryd, an

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerrySystem
 import Synchronization
 
 /// The share sheet as a desktop service: `org.ferry.Sharing1` at `/org/ferry/Sharing`
@@ -49,7 +50,7 @@ public actor ShareService {
     /// Callers' credentials, asked of the bus once per connection.
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a share begins.
-    nonisolated let idleWake = WakeSignal()
+    nonisolated let idleWake = Wake()
 
     /// The running shares, by number.
     var shares: [Int: Share] = [:]

@@ -3,6 +3,7 @@ import DBus
 import Dispatch
 import FerryBroker
 import FerryModel
+import FerrySystem
 import Synchronization
 import CNATS
 #if canImport(Glibc)
@@ -325,11 +326,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize)
         let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
                             sink: pipe.write)
-        let task = Task<UInt64, any Error> {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(with: Result { try puller.run() }) }
-            }
-        }
+        let task = Task<UInt64, any Error> { try await BlockingIO.run { try puller.run() } }
         return (pipe.read, task)
     }
 

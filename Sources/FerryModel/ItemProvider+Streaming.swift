@@ -1,4 +1,4 @@
-import Dispatch
+import FerrySystem
 import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -65,7 +65,7 @@ extension ItemProvider {
             guard input >= 0 else { throw FerryModelError(.unavailable, "no descriptor to read \(type.identifier) from") }
             defer { _ = Glibc.close(input) }
             while true {
-                let chunk = try await ChunkWriter.onOwnThread { try ChunkWriter.readChunk(from: input) }
+                let chunk = try await BlockingIO.run { try ChunkWriter.readChunk(from: input) }
                 guard !chunk.isEmpty else { break }
                 try await output.write(chunk)
             }
@@ -97,7 +97,7 @@ final class ChunkWriter: Sendable {
         try Task.checkCancellation()
         guard !bytes.isEmpty else { return }
         let descriptor = descriptor
-        try await Self.onOwnThread {
+        try await BlockingIO.run {
             var offset = 0
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
@@ -132,15 +132,6 @@ final class ChunkWriter: Sendable {
             }
             chunk.removeSubrange(n...)
             return chunk
-        }
-    }
-
-    /// Runs `body` on a fresh serial queue and returns its result.
-    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue(label: "org.ferry.stream-chunk").async {
-                continuation.resume(with: Result { try body() })
-            }
         }
     }
 }

@@ -1,4 +1,4 @@
-import Dispatch
+import FerrySystem
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,7 +12,7 @@ import Musl
 
 /// Loads a ``ItemProvider/Source/stream(_:)`` representation into memory, for the callers that
 /// want `Data` (``ItemProvider/loadData(for:progress:)``): the writer gets a pipe's write end
-/// while a thread of its own reads the other end.
+/// while a thread of the blocking pool (`BlockingIO`) reads the other end.
 enum StreamCollector {
     /// Runs `writer` into a pipe and returns everything it wrote.
     /// - Throws: `FerryModelError` `.unavailable` when the pipe cannot be made, the writer fails,
@@ -25,11 +25,7 @@ enum StreamCollector {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (readEnd, writeEnd) = (ends[0], ends[1])
-        async let collected: Data = withCheckedContinuation { continuation in
-            DispatchQueue(label: "org.ferry.stream-collector").async {
-                continuation.resume(returning: drain(readEnd))
-            }
-        }
+        async let collected: Data = BlockingIO.run { drain(readEnd) }
         let said: UInt64
         do {
             said = try await writer(writeEnd)

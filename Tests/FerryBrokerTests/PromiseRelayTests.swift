@@ -21,6 +21,9 @@ private final class Source: Sendable {
         case quit(after: Int)
         /// Never writes, never replies (for a while).
         case hang
+        /// Writes `count` bytes, then holds the pipe open without writing for `seconds` before
+        /// closing it and replying with the count.
+        case stall(after: Int, seconds: Int)
     }
 
     static let path: ObjectPath = "/org/ferry/Client"
@@ -77,6 +80,11 @@ private final class Source: Sendable {
         case .hang:
             try await Task.sleep(for: .seconds(2))
             throw DBusError(.failed, "hung")
+        case .stall(let count, let seconds):
+            try await Self.offThread { try Self.writePattern(fd, count: count) }
+            try await Task.sleep(for: .seconds(seconds))
+            fd.close()
+            return [.uint64(UInt64(count))]
         }
     }
 
@@ -351,6 +359,50 @@ struct PromiseRelayTests {
             _ = try await relay.stream(owner: owner, clientPath: Source.path, itemID: failing, type: .data) { _ in }
         }
         #expect(await relay.count == 0, "streams are not transfers")
+        await broker.close()
+        await source.connection.close()
+    }
+
+    /// A stream whose task is cancelled ends at once as cancelled, whether it is still waiting
+    /// for the source's first byte or reading a pipe that stalls mid-transfer: it neither holds
+    /// a thread until the timeout (60 s here) nor waits for the source to close the pipe.
+    @Test func aCancelledStreamEndsAtOnceWhileTheSourceStalls() async throws {
+        let source = try await Source(bus: bus)
+        let (relay, broker) = try await relay()
+        let owner = source.connection.uniqueName
+        let silent = UUID(), stalling = UUID()
+        source.promise(silent, .hang)
+        source.promise(stalling, .stall(after: 100_000, seconds: 6))
+
+        let clock = ContinuousClock()
+        // Still waiting for the first byte: cancelled 300 ms in.
+        let waiting = Task {
+            try await relay.stream(owner: owner, clientPath: Source.path, itemID: silent, type: .data) { _ in }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        var cancelledAt = clock.now
+        waiting.cancel()
+        await expectError(.cancelled, containing: "was cancelled") { _ = try await waiting.value }
+        #expect(clock.now - cancelledAt < .seconds(1), "waited \(clock.now - cancelledAt) after the cancellation")
+
+        // Reading: cancelled once the first 100 000 bytes arrived and the source went quiet.
+        let received = Mutex(0)
+        let (firstBytes, arrived) = AsyncStream<Void>.makeStream()
+        let reading = Task {
+            try await relay.stream(owner: owner, clientPath: Source.path, itemID: stalling, type: .data) { chunk in
+                let total = received.withLock { count in
+                    count += chunk.count
+                    return count
+                }
+                if total == 100_000 { arrived.yield() }
+            }
+        }
+        for await _ in firstBytes { break }
+        #expect(received.withLock { $0 } == 100_000)
+        cancelledAt = clock.now
+        reading.cancel()
+        await expectError(.cancelled, containing: "was cancelled") { _ = try await reading.value }
+        #expect(clock.now - cancelledAt < .seconds(1), "waited \(clock.now - cancelledAt) after the cancellation")
         await broker.close()
         await source.connection.close()
     }
