@@ -75,12 +75,15 @@ demo: deps
 	$(SWIFT) build
 	bash scripts/demo.sh
 
-# Every benchmark of the project, side by side with its anchor, as one table.
+# Every benchmark of the project, side by side with its anchor, as one table. The benchmarks are
+# a package of their own (Benchmarks/), so that `swift build` and CI here never build them; they
+# start ferryd and ferry from this package's release folder (FERRY_BENCH_BIN).
 bench: deps
 	$(SWIFT) build -c release
+	$(SWIFT) build -c release --package-path Benchmarks
 	bash scripts/bench.sh
 	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
-	$(CURDIR)/.build/release/continuity-bench | python3 scripts/bench-table.py
+	FERRY_BENCH_BIN=$(CURDIR)/.build/release $(CURDIR)/Benchmarks/.build/release/continuity-bench | python3 scripts/bench-table.py
 
 # The release build, and from its executables' own help the man pages (swift-argument-parser's
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.
