@@ -10,7 +10,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev \
                 nats-server libnats-dev openssl
 
-.PHONY: all deps build test demo bench clean release programs install uninstall deb
+.PHONY: all deps build test demo bench clean release programs install uninstall deb lint
 
 # --- Installing (README, "Install") ------------------------------------------------------------
 # The executables `make install` and `make deb` install, release builds each linked with the Swift
@@ -65,17 +65,25 @@ test: deps
 	$(MAKE) --no-print-directory release
 	FERRY_REQUIRE_RELEASE=1 $(SWIFT) test --skip-build --no-parallel
 
+# The swift-format rules that .swift-format turns on, over every Swift file (scripts/lint.sh says
+# which rules and why the formatter's layout findings are left out). CI runs it before the tests.
+lint:
+	SWIFT=$(SWIFT) bash scripts/lint.sh
+
 # The main job: a private bus if there is no session bus, then the story told by scripts/demo.sh.
 demo: deps
 	$(SWIFT) build
 	bash scripts/demo.sh
 
-# Every benchmark of the project, side by side with its anchor, as one table.
+# Every benchmark of the project, side by side with its anchor, as one table. The benchmarks are
+# a package of their own (Benchmarks/), so that `swift build` and CI here never build them; they
+# start ferryd and ferry from this package's release folder (FERRY_BENCH_BIN).
 bench: deps
 	$(SWIFT) build -c release
+	$(SWIFT) build -c release --package-path Benchmarks
 	bash scripts/bench.sh
 	BIN=$(CURDIR)/.build/release bash scripts/bridge-bench.sh
-	$(CURDIR)/.build/release/continuity-bench | python3 scripts/bench-table.py
+	FERRY_BENCH_BIN=$(CURDIR)/.build/release $(CURDIR)/Benchmarks/.build/release/continuity-bench | python3 scripts/bench-table.py
 
 # The release build, and from its executables' own help the man pages (swift-argument-parser's
 # generate-manual plugin, dated by the last commit) and the completion scripts, in .build/install.

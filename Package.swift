@@ -31,6 +31,8 @@ let package = Package(
         // hands to `ferry-cli`, the full CLI beside it (module `ferry`). See Sources/ferry-front.
         .executable(name: "ferry", targets: ["ferry-front"]),
         .executable(name: "ferry-cli", targets: ["ferry"]),
+        // For the benchmarks' package (Benchmarks/): continuity-bench drives the engine link.
+        .library(name: "FerryContinuity", targets: ["FerryContinuity"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,9 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
     ],
     targets: [
-        // C quarantine: libdbus-1 and GIO, each behind one header-only shim.
+        // C quarantine: libdbus-1 behind one header-only shim. (GIO's shim is the benchmarks': type-bench's anchor.)
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The system zlib (issue #19): DEFLATE for PNG, CRC-32 for PNG chunks, zip entries and
         // dbus-peer, instead of hand-written copies.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -133,15 +134,8 @@ let package = Package(
             dependencies: ["DBus", "CZlib", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness),
 
-        // Benchmarks: executables run by `make bench`, each beside its anchor.
-        .target(name: "CDBusBench", dependencies: ["CDBus"], path: "Sources/CDBusBench"),
-        .target(name: "BenchReport", dependencies: ["DBus", "CDBusBench"], swiftSettings: strictness),
-        .executableTarget(name: "dbus-bench", dependencies: ["DBus", "CDBusBench", "BenchReport"], swiftSettings: strictness),
-        .executableTarget(name: "type-bench", dependencies: ["FerryModel", "CGIO", "BenchReport"], swiftSettings: strictness),
-        .executableTarget(name: "paste-bench", dependencies: ["Ferry", "FerryModel", "DBus", "CDBusBench", "BenchReport"],
-                          swiftSettings: strictness),
-        .executableTarget(name: "scene-bench", dependencies: ["DBus", "BenchReport"], swiftSettings: strictness),
-        .executableTarget(name: "drag-bench", dependencies: ["DBus", "CDBusBench", "BenchReport"], swiftSettings: strictness),
+        // The benchmarks are a package of their own, Benchmarks/ (`make bench`), which `swift build`
+        // here does not build.
 
         // The demo apps (Fixtures/Apps/Notes, Fixtures/Apps/Gallery) on the client library's scene API.
         .executableTarget(
@@ -217,8 +211,6 @@ let package = Package(
                     dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "FerryTestSupport",
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictness),
-        .executableTarget(name: "continuity-bench", dependencies: ["FerryContinuity", "Ferry", "FerryModel", "DBus", "BenchReport"],
-                          swiftSettings: strictness),
 
         // ferry-bridge's edges (#17): the xdg-desktop-portal FileTransfer client through which
         // copied files reach sandboxed apps. D-Bus only; tested against the real document portal.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the project (release build) on a private bus and prints one table.
-# Usage: scripts/bench.sh            (after `swift build -c release`; `make bench` does both)
+# Usage: scripts/bench.sh            (after `swift build -c release` here and in Benchmarks/, the
+#                                     benchmarks' own package; `make bench` does all three)
 #
 # Besides the private dbus-daemon it starts, for paste-bench: ferryd on that bus with a temporary
 # --state-dir, and a private Xvfb display (for the xclip anchors) when Xvfb is installed;
@@ -9,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --show-bin-path)
+benchbin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+# The benchmarks start ferryd and ferry from the root's release folder (BenchReport's Spawn.ferryFolder).
+export FERRY_BENCH_BIN="$bin"
 . scripts/private-bus.sh
 start_private_bus
 
@@ -25,13 +29,16 @@ trap cleanup EXIT
 
 started=$(date +%s)
 echo "Ferry benchmarks — $(date -u +%Y-%m-%d) — $(nproc) cores — $(uname -m)" >&2
-for bench in dbus-bench type-bench paste-bench scene-bench ferryd ferry ferry-cli; do
-  [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (build failed?)" >&2; exit 1; }
+for bench in dbus-bench type-bench paste-bench scene-bench drag-bench; do
+  [ -x "$benchbin/$bench" ] || { echo "missing $benchbin/$bench (swift build -c release --package-path Benchmarks)" >&2; exit 1; }
+done
+for program in ferryd ferry ferry-cli; do
+  [ -x "$bin/$program" ] || { echo "missing $bin/$program (swift build -c release)" >&2; exit 1; }
 done
 
 for bench in dbus-bench type-bench; do
   echo "running $bench…" >&2
-  "$bin/$bench" >>"$results"
+  "$benchbin/$bench" >>"$results"
 done
 
 # A private X display for the xclip anchors (-displayfd picks a free display number).
@@ -69,16 +76,16 @@ export FERRY_BENCH_FERRYD_PID=$ferryd_pid FERRY_BENCH_FERRY="$bin/ferry"
 echo "running paste-bench…" >&2
 status=0
 # Its rows measure the bus, as before direct connections; the direct ones come next, beside them.
-FERRY_DIRECT=0 TMPDIR="$work" "$bin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
+FERRY_DIRECT=0 TMPDIR="$work" "$benchbin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
 echo "running paste-bench --only direct…" >&2
-TMPDIR="$work" "$bin/paste-bench" --only direct >>"$results" || { status=$?; echo "paste-bench --only direct failed (status $status)" >&2; }
+TMPDIR="$work" "$benchbin/paste-bench" --only direct >>"$results" || { status=$?; echo "paste-bench --only direct failed (status $status)" >&2; }
 
 # scene-bench starts its own bus and ferryd (a desktop of 200 apps must not share the other's).
 echo "running scene-bench…" >&2
-"$bin/scene-bench" >>"$results" || { status=$?; echo "scene-bench failed (status $status)" >&2; }
+"$benchbin/scene-bench" >>"$results" || { status=$?; echo "scene-bench failed (status $status)" >&2; }
 # drag-bench (P5) starts its own bus and ferryd too.
 echo "running drag-bench…" >&2
-"$bin/drag-bench" >>"$results" || { status=$?; echo "drag-bench failed (status $status)" >&2; }
+"$benchbin/drag-bench" >>"$results" || { status=$?; echo "drag-bench failed (status $status)" >&2; }
 
 # watch-exec (#18) starts its own headless sway, dbus-daemon and ferryd (skipped, with a message,
 # without sway, wl-clipboard or root).

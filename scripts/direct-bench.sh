@@ -2,14 +2,15 @@
 # Issue 20's direct-connection figures alone (P1, P2, D4 beside the C bus echo and the C
 # peer-to-peer echo): a private bus, a release ferryd with its own XDG_RUNTIME_DIR, and
 # `paste-bench --only direct`; prints the table. scripts/bench.sh runs the same rows with the rest.
-# Usage: scripts/direct-bench.sh [--quick]   (after `swift build -c release --product paste-bench`
-# and `--product ferryd`)
+# Usage: scripts/direct-bench.sh [--quick]   (after `swift build -c release --package-path Benchmarks
+# --product paste-bench` and `swift build -c release --product ferryd`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --show-bin-path)
-for bench in paste-bench ferryd; do
-  [ -x "$bin/$bench" ] || { echo "missing $bin/$bench (swift build -c release --product $bench)" >&2; exit 1; }
-done
+benchbin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+[ -x "$benchbin/paste-bench" ] || { echo "missing $benchbin/paste-bench (swift build -c release --package-path Benchmarks --product paste-bench)" >&2; exit 1; }
+[ -x "$bin/ferryd" ] || { echo "missing $bin/ferryd (swift build -c release --product ferryd)" >&2; exit 1; }
+export FERRY_BENCH_BIN="$bin"
 FERRY_PRIVATE_BUS=1
 . scripts/private-bus.sh
 start_private_bus
@@ -26,5 +27,5 @@ XDG_RUNTIME_DIR="$work/run" "$bin/ferryd" --state-dir "$work/state" >"$work/ferr
 ferryd_pid=$!
 for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
 grep -q READY "$work/ferryd.out" || { echo "ferryd did not start:" >&2; cat "$work/ferryd.log" >&2; exit 1; }
-FERRY_BENCH_FERRYD_PID=$ferryd_pid TMPDIR="$work" "$bin/paste-bench" --only direct "$@" >"$work/results"
+FERRY_BENCH_FERRYD_PID=$ferryd_pid TMPDIR="$work" "$benchbin/paste-bench" --only direct "$@" >"$work/results"
 python3 scripts/bench-table.py <"$work/results"

@@ -268,6 +268,7 @@ public struct BrokerService: Sendable {
 /// A model error thrown by a handler is replied as `org.ferry.Error.<Code>`, its key path (if
 /// any) leading the message.
 extension FerryModelError: DBusErrorConvertible {
+    /// The error as the handler's D-Bus reply: `org.ferry.Error.<Code>` and the message.
     public var dbusError: DBusError {
         let text = keyPath.map { "\($0): \(message)" } ?? message
         return DBusError((try? ErrorName(code.dbusErrorName)) ?? .failed, text)

@@ -9,10 +9,15 @@ import Musl
 /// rename) see different identities, so a reader that compares the identity before and after
 /// copying knows whether its copy matches one version of the file.
 public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The device holding the file (`st_dev`).
     public var device: UInt64
+    /// The file's inode number on that device (`st_ino`).
     public var inode: UInt64
+    /// The file's size in bytes (`st_size`).
     public var size: Int64
+    /// The last modification time, whole seconds since the epoch (`st_mtim.tv_sec`).
     public var modificationSeconds: Int64
+    /// The nanoseconds past `modificationSeconds` (`st_mtim.tv_nsec`).
     public var modificationNanoseconds: Int64
 
     /// The identity of the regular file open as `descriptor`; nil when it is not a regular file

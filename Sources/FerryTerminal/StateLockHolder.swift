@@ -15,6 +15,7 @@ public struct StateLockHolder: Sendable, Equatable {
     /// `$DBUS_SESSION_BUS_ADDRESS`); empty when it was not known.
     public var busAddress: String
 
+    /// The holder `pid`, serving the bus at `busAddress` (empty when not known).
     public init(pid: Int32, busAddress: String) {
         self.pid = pid
         self.busAddress = busAddress

@@ -136,5 +136,6 @@ struct Environment {
 
 /// `--bytes-per-type 64M` and the other byte options.
 extension ByteCount: ExpressibleByArgument {
+    /// A count as `ByteCount`'s text form reads it (`64M`); nil when it does not.
     public init?(argument text: String) { self.init(text) }
 }

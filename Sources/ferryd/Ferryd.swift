@@ -215,6 +215,7 @@ func fail(_ line: String) -> Never {
 
 /// `--disk-budget 512M` and the other byte options.
 extension ByteCount: ExpressibleByArgument {
+    /// A count as `ByteCount`'s text form reads it (`512M`); nil when it does not.
     public init?(argument text: String) { self.init(text) }
 }
 

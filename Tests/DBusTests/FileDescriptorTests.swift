@@ -101,7 +101,7 @@ private let slack = 100
     @Test func sealedMemfdCannotChange() throws {
         let fd = try FileDescriptor.memfd(name: "sealed", contents: Array("payload".utf8), sealed: true)
         let seals = try #require(fd.seals)
-        #expect(seals & CDBUS_F_SEAL_WRITE_VALUE != 0)
+        #expect(seals & fSealWrite != 0)
         expectDBusError(.systemError) { try fd.write(all: [0]) }
         #expect(try fd.readAll() == Array("payload".utf8))
 
@@ -131,4 +131,4 @@ private let slack = 100
 }
 
 /// `F_SEAL_WRITE` (0x0008), spelled here so the test does not depend on the C module.
-private let CDBUS_F_SEAL_WRITE_VALUE: Int32 = 0x0008
+private let fSealWrite: Int32 = 0x0008

@@ -236,17 +236,11 @@ enum WireSamples {
 /// The shapes written out as text in Fixtures/wire, so they cannot drift silently.
 /// Run with FERRY_UPDATE_GOLDENS=1 to rewrite the files after an intended change (and update docs/wire.md).
 @Suite struct WireGoldenTests {
-    static let folder = TestPaths.fixtures.appendingPathComponent("wire")
+    static let files = GoldenFiles("wire")
 
-    func check(_ name: String, _ wire: [String: WireValue]) throws {
-        let text = WireValue.prettyText(wire) + "\n"
-        let file = WireGoldenTests.folder.appendingPathComponent("\(name).txt")
-        if GoldenFiles.updating {
-            try FileManager.default.createDirectory(at: WireGoldenTests.folder, withIntermediateDirectories: true)
-            try text.write(to: file, atomically: true, encoding: .utf8)
-        }
-        let golden = try String(contentsOf: file, encoding: .utf8)
-        #expect(text == golden, "\(name).txt differs; if intended, run with FERRY_UPDATE_GOLDENS=1 and update docs/wire.md")
+    func check(_ name: String, _ wire: [String: WireValue], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let mismatch = try Self.files.mismatch(WireValue.prettyText(wire) + "\n", against: "\(name).txt")
+        #expect(mismatch == nil, "\(mismatch ?? "") (and update docs/wire.md)", sourceLocation: sourceLocation)
     }
 
     @Test func userActivity() throws { try check("user-activity", try WireSamples.userActivity().wireDictionary()) }

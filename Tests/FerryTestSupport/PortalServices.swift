@@ -15,6 +15,7 @@ public struct PortalServices: Sendable {
     public struct Missing: Error, CustomStringConvertible {
         /// The program's path.
         public let program: String
+        /// What is missing and how to install it.
         public var description: String { "\(program) is missing: apt-get install xdg-desktop-portal" }
     }
 

@@ -11,8 +11,9 @@ import Synchronization
 public final class Subprocess: Sendable {
     /// The child's process id.
     public let pid: pid_t
-    /// Read ends of the child's standard output and standard error (owned here).
+    /// Read end of the child's standard output (owned here).
     public let standardOutput: Int32
+    /// Read end of the child's standard error (owned here).
     public let standardError: Int32
     private let exit = Mutex<Int32?>(nil)
 

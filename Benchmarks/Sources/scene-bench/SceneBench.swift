@@ -14,8 +14,8 @@ import Glibc
 /// state folder (both stopped however the benchmark ends).
 ///
 /// Usage: `scene-bench [--apps N] [--scenes N] [--runs N] [--parallel N]`
-/// Environment: `FERRY_BENCH_FERRYD`, `FERRY_BENCH_FERRY` (the executables; default: next to this
-/// one, where `swift build -c release` puts them).
+/// Environment: `FERRY_BENCH_FERRYD`, `FERRY_BENCH_FERRY` (the executables; default: in
+/// `Spawn.ferryFolder`, the root package's release folder).
 @main
 enum SceneBench {
     static func main() async {
@@ -68,7 +68,7 @@ struct Config {
         """
 
     init(arguments: [String]) throws {
-        let folder = Spawn.ownFolder
+        let folder = Spawn.ferryFolder
         ferryd = getenv("FERRY_BENCH_FERRYD").map { String(cString: $0) } ?? "\(folder)/ferryd"
         ferry = getenv("FERRY_BENCH_FERRY").map { String(cString: $0) } ?? "\(folder)/ferry"
         var rest = arguments[...]

@@ -24,7 +24,7 @@ import Glibc
 struct ContinuityBench {
     static func main() async {
         let quick = CommandLine.arguments.contains("--quick")
-        let bin = Spawn.ownFolder
+        let bin = Spawn.ferryFolder
         var stages: [BrokerStage] = []
         var server: pid_t = 0
         defer {

@@ -16,7 +16,7 @@ import Glibc
 /// are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
 /// anchor's size, default the same), `FERRY_BENCH_FERRY` (the ferry executable for P6, default
-/// next to this one).
+/// in `Spawn.ferryFolder`, the root package's release folder).
 @main
 enum PasteBench {
     static func main() async {

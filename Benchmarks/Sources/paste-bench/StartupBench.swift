@@ -17,7 +17,7 @@ struct StartupBench {
 
     func run() async throws {
         let ferry = Config.environment("FERRY_BENCH_FERRY")
-            ?? (Spawn.ownFolder + "/ferry")
+            ?? (Spawn.ferryFolder + "/ferry")
         guard access(ferry, X_OK) == 0 else { throw Spawn.Failure(description: "no ferry executable at \(ferry)") }
         let cli = (ferry.lastIndex(of: "/").map { String(ferry[...$0]) } ?? "") + "ferry-cli"
         guard access(cli, X_OK) == 0 else { throw Spawn.Failure(description: "no ferry-cli executable at \(cli)") }

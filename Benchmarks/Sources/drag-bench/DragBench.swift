@@ -18,8 +18,8 @@ import Glibc
 ///
 /// Usage: `drag-bench [--seconds N] [--rate N] [--stay N] [--warmup N] [--items source|initiator]
 /// [--no-listener]`
-/// Environment: `FERRY_BENCH_FERRYD` (default: the `ferryd` next to this executable, where
-/// `swift build -c release` puts it).
+/// Environment: `FERRY_BENCH_FERRYD` (default: the `ferryd` in `Spawn.ferryFolder`, the root
+/// package's release folder).
 @main
 enum DragBench {
     static func main() async {
@@ -86,7 +86,7 @@ struct Config {
         """
 
     init(arguments: [String]) throws {
-        ferryd = getenv("FERRY_BENCH_FERRYD").map { String(cString: $0) } ?? "\(Spawn.ownFolder)/ferryd"
+        ferryd = getenv("FERRY_BENCH_FERRYD").map { String(cString: $0) } ?? "\(Spawn.ferryFolder)/ferryd"
         var rest = arguments[...]
         while let option = rest.popFirst() {
             if option == "--no-listener" {

@@ -142,9 +142,23 @@ public enum Spawn {
         return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
     }
 
-    /// The folder this executable lies in (where `swift build` puts ferryd and ferry too).
+    /// The folder this executable lies in.
     public static var ownFolder: String {
         ownPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+
+    /// The folder holding Ferry's own executables (`ferryd`, `ferry`, `ferry-cli`), which the root
+    /// package builds and this one does not: `FERRY_BENCH_BIN` when set (scripts/bench.sh sets it to
+    /// the root's release folder); else, for a benchmark in `Benchmarks/.build/…`, the same folder
+    /// under the root's `.build/…`; else the folder of this executable.
+    public static var ferryFolder: String {
+        if let bin = getenv("FERRY_BENCH_BIN"), bin.pointee != 0 { return String(cString: bin) }
+        var parts = ownFolder.split(separator: "/", omittingEmptySubsequences: false)
+        guard let build = parts.lastIndex(of: ".build"), build > parts.startIndex, parts[build - 1] == "Benchmarks" else {
+            return ownFolder
+        }
+        parts.remove(at: build - 1)
+        return parts.joined(separator: "/")
     }
 
     /// The text of a small file, or nil.
