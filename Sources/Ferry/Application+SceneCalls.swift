@@ -159,7 +159,7 @@ extension Application {
     /// Saves every connected scene's state of the application registered through `client`, if
     /// any: the hook for the flush/termination path (``FerryClient/flush()``). Gives up after
     /// `limit`: a broker that does not answer must not hold up the process's exit.
-    static func saveScenes(of client: FerryClient, limit: Duration = .seconds(5)) async {
+    static func saveScenes(of client: FerryClient, limit: Duration) async {
         guard let application = of(client) else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await application.saveState() }

@@ -18,12 +18,14 @@ extension FerryClient {
     /// after this process is gone (X11's `SAVE_TARGETS`), after sending the state of a registered
     /// ``Application``'s scenes (``Application/saveState()``). Representations whose items were
     /// replaced meanwhile are skipped.
+    /// - Parameter sceneSaveLimit: how long saving the scenes' state may take before the flush
+    ///   goes on without it (a broker that does not answer must not hold up the process's exit).
     /// - Throws: the first `FerryError` of a representation that could not be handed over (the
     ///   others are still tried).
     ///
     /// D-Bus: `org.ferry.Pasteboard1.Fulfill`, once per promised representation.
-    public func flush() async throws(FerryError) {
-        await Application.saveScenes(of: self)
+    public func flush(sceneSaveLimit: Duration = .seconds(5)) async throws(FerryError) {
+        await Application.saveScenes(of: self, limit: sceneSaveLimit)
         var firstError: FerryError?
         for (id, wireID, path, representation) in await promises.pending() {
             let type = representation.contentType.identifier

@@ -59,6 +59,8 @@ public final class Broker: Service, Sendable {
         public var shareIdleTimeout: Duration = .seconds(120)
         /// How long an activity's app has for PerformActivity.
         public var sharePerformTimeout: Duration = .seconds(30)
+        /// How long apps have to answer the scene calls (ChooseConfiguration, the others, PerformPaste).
+        public var sceneTimeouts = SceneService.Timeouts()
 
         /// ferryd's defaults on the session bus.
         public init() {}
@@ -172,7 +174,8 @@ public final class Broker: Service, Sendable {
                                             relay: PromiseRelay(connection: connection, direct: direct), ownUID: uid,
                                             memory: options.memory, consentTimeout: options.consentTimeout, log: say)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: options.desktop,
-                                  foregroundApps: pasteboards.foregroundApps, ownUID: uid, log: say)
+                                  foregroundApps: pasteboards.foregroundApps, ownUID: uid, timeouts: options.sceneTimeouts,
+                                  log: say)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, log: say)
         service.restrictStandardInterfaces()

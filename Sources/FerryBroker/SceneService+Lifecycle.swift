@@ -38,7 +38,7 @@ extension SceneService {
             let discards = try store.pendingDiscards(of: appID)
             if !discards.isEmpty {
                 _ = try await app.callbacks.call("DiscardSceneSessions", [.array(of: .string, discards.map(DBusValue.string))],
-                                                 timeout: Self.callTimeout)
+                                                 timeout: timeouts.call)
                 try store.clearPendingDiscards(of: appID, discards)
                 log("told \(appID) of \(discards.count) session(s) discarded while it was not running")
             }

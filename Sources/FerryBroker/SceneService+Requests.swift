@@ -174,12 +174,12 @@ extension SceneService {
         if desktop.windows[id]?.isConnected == true, let app = running[appID] {
             for activity in options.userActivities {
                 _ = try await app.callbacks.call("ContinueActivity", [.string(id), try activity.dbusValue()],
-                                                 timeout: Self.callTimeout)
+                                                 timeout: timeouts.call)
             }
             if !options.urls.isEmpty {
                 let contexts = SceneConnectionOptions(urls: options.urls, sourceApplication: options.sourceApplication)
                 _ = try await app.callbacks.call("OpenURLContexts", [.string(id), try contexts.dbusValue()],
-                                                 timeout: Self.callTimeout)
+                                                 timeout: timeouts.call)
             }
         } else if let app = running[appID] {
             if connecting.contains(id) {
@@ -278,7 +278,7 @@ extension SceneService {
         var chosen = ""
         do {
             let reply = try await app.callbacks.call("ChooseConfiguration", [try Self.sessionValue(session), optionsValue],
-                                                     timeout: Self.chooseTimeout)
+                                                     timeout: timeouts.choose)
             if reply.count == 1, case .string(let name) = reply[0] { chosen = name }
         } catch let error as FerryModelError where error.code == .unavailable && !isCurrent(app) {
             throw error
@@ -296,11 +296,11 @@ extension SceneService {
             emitChanged(id, ["Configuration": .string(current.configurationName ?? "")])
         }
         _ = try await app.callbacks.call("ConnectScene", [try Self.sessionValue(current), optionsValue],
-                                         timeout: Self.callTimeout)
+                                         timeout: timeouts.call)
         guard sessions[id] != nil else {
             // Destroyed while connecting: the app shows a scene for a session that is gone.
             _ = try? app.callbacks.enqueue("DisconnectScene", [.string(id), .variantDictionary(["reason": "destroyed"])],
-                                           timeout: Self.callTimeout)
+                                           timeout: timeouts.call)
             throw FerryModelError(.notFound, "scene session \(id) was destroyed while it connected")
         }
         try checkStillConnectable(id, app: app)
@@ -313,7 +313,7 @@ extension SceneService {
         log("\(current.bundleIdentifier) connected scene \(id) (\(current.configurationName ?? "no configuration"))")
         rederive()
         for activity in late {
-            _ = try? app.callbacks.enqueue("ContinueActivity", [.string(id), try activity.dbusValue()], timeout: Self.callTimeout)
+            _ = try? app.callbacks.enqueue("ContinueActivity", [.string(id), try activity.dbusValue()], timeout: timeouts.call)
         }
     }
 
@@ -333,7 +333,7 @@ extension SceneService {
     func requestRefresh(_ id: String) async throws {
         guard let session = sessions[id] else { throw FerryModelError(.notFound, "there is no scene session \"\(id)\"") }
         guard desktop.windows[id]?.isConnected == true, let app = running[session.bundleIdentifier] else { return }
-        _ = try await app.callbacks.call("RefreshScene", [.string(id)], timeout: Self.callTimeout)
+        _ = try await app.callbacks.call("RefreshScene", [.string(id)], timeout: timeouts.call)
     }
 
     /// `RequestDestruction`: the session is forgotten and its discard recorded (durably, in one
@@ -352,14 +352,14 @@ extension SceneService {
         if wasConnected {
             _ = try? await app.callbacks.call("DisconnectScene", [
                 .string(id), .variantDictionary(["reason": "destroyed", "animation": .string(animation.name)]),
-            ], timeout: Self.callTimeout)
+            ], timeout: timeouts.call)
         }
         // Not confirmed (a timeout, or the app went away before its disconnection reached us):
         // the recorded discard is delivered again at its next registration; a second discard of
         // a session is harmless, a missed one leaves its saved state behind.
         do {
             _ = try await app.callbacks.call("DiscardSceneSessions", [.array(of: .string, [.string(id)])],
-                                             timeout: Self.callTimeout)
+                                             timeout: timeouts.call)
             try store.clearPendingDiscards(of: appID, [id])
         } catch {
             log("the discard of \(id) stays recorded for \(appID)'s next registration: \(error)")
@@ -406,7 +406,7 @@ extension SceneService {
             throw FerryModelError(.unavailable, "scene \(target) of \(session.bundleIdentifier) is not connected")
         }
         let reply = try await app.callbacks.call("PerformPaste", [.string(target), .string(pasteboard), .variantDictionary([:])],
-                                                 timeout: Self.pasteTimeout)
+                                                 timeout: timeouts.paste)
         guard reply.count == 1, case .dictionary(key: .string, value: .variant, _) = reply[0] else {
             throw FerryModelError(.unavailable, "\(session.bundleIdentifier) answered PerformPaste with \(reply.map(\.signature.rawValue).joined()) instead of a{sv}")
         }

@@ -53,7 +53,7 @@ extension SceneService {
             guard old != nil else { continue }
             emitChanged(id, properties)
             if notifying, id != except, window.isConnected, let app = running[window.appID] {
-                _ = try? app.callbacks.enqueue("SceneChanged", [.string(id), changes.dbusValue], timeout: Self.callTimeout)
+                _ = try? app.callbacks.enqueue("SceneChanged", [.string(id), changes.dbusValue], timeout: timeouts.call)
             }
         }
     }
@@ -95,7 +95,7 @@ extension SceneService {
             for step in SceneActivationState.steps(from: change.old, to: change.new) {
                 _ = try? app.callbacks.enqueue("SceneChanged", [
                     .string(change.id), .variantDictionary(["state": .int32(step.rawValue)]),
-                ], timeout: Self.callTimeout)
+                ], timeout: timeouts.call)
             }
         }
         var foreground: Set<String> = []

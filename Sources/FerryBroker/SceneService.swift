@@ -21,12 +21,21 @@ public actor SceneService {
     public static let version: UInt32 = 2
     /// The version of `org.ferry.SceneSession1` (its `Version` property).
     public static let sessionVersion: UInt32 = 1
-    /// How long an app has to answer `Client1.ChooseConfiguration` before the default is used.
-    static let chooseTimeout: Duration = .seconds(5)
-    /// How long an app has to answer the other scene calls.
-    static let callTimeout: Duration = .seconds(10)
-    /// How long an app has to answer `Client1.PerformPaste`.
-    static let pasteTimeout: Duration = .seconds(30)
+    /// How long an app has to answer the broker's `org.ferry.Client1` calls about scenes.
+    public struct Timeouts: Sendable {
+        /// For `Client1.ChooseConfiguration`; then the manifest's first configuration is used.
+        public var choose: Duration = .seconds(5)
+        /// For the other scene calls (`ConnectScene`, `DiscardSceneSessions`, …).
+        public var call: Duration = .seconds(10)
+        /// For `Client1.PerformPaste`.
+        public var paste: Duration = .seconds(30)
+
+        /// ferryd's defaults: 5 s, 10 s and 30 s.
+        public init() {}
+    }
+
+    /// How long apps have to answer (``Timeouts``).
+    public nonisolated let timeouts: Timeouts
 
     /// The connection the scenes are served on.
     public nonisolated let connection: Connection
@@ -76,9 +85,10 @@ public actor SceneService {
     ///   - foregroundApps: where the apps with a foreground scene are mirrored (the paste policy
     ///     reads it).
     ///   - ownUID: the broker's uid; callers of another uid are refused.
+    ///   - timeouts: how long apps have to answer the broker's calls.
     ///   - log: receives one line per notable event.
     public init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
-                foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32,
+                foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, timeouts: Timeouts = Timeouts(),
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.registry = registry
@@ -88,6 +98,7 @@ public actor SceneService {
         self.edgeZone = desktop.edgeZone
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
+        self.timeouts = timeouts
         self.log = log
     }
 

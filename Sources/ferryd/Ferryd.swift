@@ -115,6 +115,14 @@ struct Ferryd: AsyncParsableCommand {
     @Option(help: .hidden)
     var directTokenLifetime: Double = 10
 
+    // For tests: how long an app has to answer ChooseConfiguration (seconds).
+    @Option(help: .hidden)
+    var sceneChooseTimeout: Double = 5
+
+    // For tests: how long an app has to answer the other scene calls but PerformPaste (seconds).
+    @Option(help: .hidden)
+    var sceneCallTimeout: Double = 10
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let bus, bus.isEmpty { throw ValidationError("--bus must not be empty") }
@@ -144,6 +152,12 @@ struct Ferryd: AsyncParsableCommand {
         }
         guard directTokenLifetime > 0, directTokenLifetime <= 3600 else {
             throw ValidationError("--direct-token-lifetime must be between 0 and 3600 seconds")
+        }
+        guard sceneChooseTimeout > 0, sceneChooseTimeout <= 3600 else {
+            throw ValidationError("--scene-choose-timeout must be between 0 and 3600 seconds")
+        }
+        guard sceneCallTimeout > 0, sceneCallTimeout <= 3600 else {
+            throw ValidationError("--scene-call-timeout must be between 0 and 3600 seconds")
         }
     }
 
@@ -199,6 +213,8 @@ extension Ferryd {
         options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
         options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))
         options.shareIdleTimeout = .milliseconds(Int64(shareIdleTimeout * 1000))
+        options.sceneTimeouts.choose = .milliseconds(Int64(sceneChooseTimeout * 1000))
+        options.sceneTimeouts.call = .milliseconds(Int64(sceneCallTimeout * 1000))
         options.sharePerformTimeout = .milliseconds(Int64(sharePerformTimeout * 1000))
         return options
     }

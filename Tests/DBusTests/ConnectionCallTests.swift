@@ -169,7 +169,7 @@ struct ConnectionCallTests {
         try f.client.send(messages[0])
         // A round trip on the same path orders after the sends.
         _ = try await f.call("Add", [.int32(0), .int32(0)])
-        for _ in 0..<200 where seen.withLock({ $0.count }) < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(every: .milliseconds(5)) { seen.withLock { $0.count } >= 4 }
         #expect(seen.withLock { $0.sorted() } == [1, 1, 2, 3])
         // A call message can be sent twice too, one call after the other.
         let add = try Message.methodCall(destination: f.service.uniqueName, path: CallFixture.path,

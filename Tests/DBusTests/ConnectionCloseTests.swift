@@ -21,7 +21,7 @@ struct ConnectionCloseTests {
             try await f.client.call(destination: f.service.uniqueName, path: "/org/ferry/Test/Slow",
                                     interface: "org.ferry.Test.Slow", member: "Hold", timeout: .seconds(30))
         }
-        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await eventually(every: .milliseconds(5)) { started.withLock { $0 } })
         await f.service.close()
         #expect(try await call.value == [true], "the reply left before the connection closed")
         #expect(!f.service.isConnected)

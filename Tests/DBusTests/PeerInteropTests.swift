@@ -193,7 +193,7 @@ struct PeerInteropTests {
         let peer = try await RunningPeer(.swift, quiet: false)
         defer { peer.process.stop() }
         _ = try await peer.call("Add", [.int64(1), .int64(1)])
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(peer.process.standardOutput.contains("Add from \(peer.client.uniqueName) (pid \(getpid()))"))
+        #expect(await eventually { peer.process.standardOutput.contains("Add from \(peer.client.uniqueName) (pid \(getpid()))") },
+                "\(peer.process.standardOutput)")
     }
 }

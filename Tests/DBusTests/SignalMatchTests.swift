@@ -139,9 +139,9 @@ struct SignalMatchTests {
         subscription.cancel()
         tracked.cancel()
         var now = try await rulesOnBus()
-        for _ in 0..<100 where now != before {
-            try await Task.sleep(for: .milliseconds(10))
+        _ = try await eventually(.seconds(5), every: .milliseconds(10)) {
             now = try await rulesOnBus()
+            return now == before
         }
         #expect(now == before)
         await listener.close()

@@ -1,5 +1,6 @@
 import FerryBroker
 import FerryModel
+import FerryTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -19,7 +20,7 @@ import Testing
         let consents = PasteConsents(timeout: .seconds(30), requested: { request in announced.withLock { $0.append(request.id) } },
                                      ended: { request, outcome in ended.withLock { $0.append("\(request.id) \(outcome.rawValue)") } })
         let waiting = Task { await consents.ask(Self.request()) }
-        while consents.pending.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually(every: .milliseconds(5)) { !consents.pending.isEmpty })
         #expect(consents.pending.map(\.id) == [1])
         let request = consents.pending[0]
         #expect(abs(request.expires.timeIntervalSince(request.asked) - 30) < 0.001)
@@ -40,7 +41,7 @@ import Testing
         let slow = PasteConsents(timeout: .seconds(30))
         let first = Task { await slow.ask(Self.request(":1.7")) }
         let second = Task { await slow.ask(Self.request(":1.8")) }
-        while slow.pending.count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually(every: .milliseconds(5)) { slow.pending.count == 2 })
         slow.withdraw(uniqueName: ":1.7")
         #expect(await first.value.1 == .withdrawn)
         #expect(slow.pending.map(\.readerUniqueName) == [":1.8"])

@@ -11,11 +11,8 @@ import Testing
         let fixture = try StoreFixture()
         let writer = try await ServiceProcess(try BuiltProducts.executable("store-crash-writer"), [fixture.directory],
                                               environment: ProcessInfo.processInfo.environment)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !writer.standardOutput.contains("DONE \(k) ") {
-            try #require(ContinuousClock.now < deadline, "the writer did not reach write \(k): \(writer.standardError)")
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try #require(await eventually(.seconds(30), every: .milliseconds(1)) { writer.standardOutput.contains("DONE \(k) ") },
+                     "the writer did not reach write \(k): \(writer.standardError)")
         writer.send(SIGKILL)
         #expect(await writer.waitForExit() == 128 + SIGKILL)
         let acknowledged = writer.standardOutput.split(separator: "\n").filter { $0.hasPrefix("DONE ") }

@@ -12,7 +12,7 @@ struct AppTypesCLITests {
                                            [TestPaths.fixtures.appendingPathComponent("Apps/\(name)").path, "--bus", broker.bus.address,
                                             "--state-dir", broker.folder.appendingPathComponent("state-\(name)").path],
                                            environment: broker.environment)
-        let registered = try await broker.eventually { try await broker.ferry("apps").stdout.contains(appID) }
+        let registered = try await eventually { try await broker.ferry("apps").stdout.contains(appID) }
         try #require(registered, "\(appID) did not register")
         return app
     }

@@ -53,7 +53,7 @@ struct BrokerGoneTests {
         try await CLIBroker.with { (broker: CLIBroker) async throws in
             let source = try broker.start(["copy", "--lazy", "--text", "promised"])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "promised" })
+            #expect(try await eventually { try await broker.ferry("paste").stdout == "promised" })
             broker.daemon.stop()
             let status = await source.waitForExit(timeout: .seconds(10))
             #expect(status == 69, "copy --lazy kept running after the broker stopped")

@@ -20,11 +20,9 @@ final class CLIBroker: Sendable {
         daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, ferrydArguments)
     }
 
-    /// Runs `body` with a fresh broker, tearing it down afterwards.
+    /// Runs `body` with a fresh broker, tearing it down afterwards (off the pool).
     static func with<T>(ferrydArguments: [String] = [], _ body: (CLIBroker) async throws -> T) async throws -> T {
-        let broker = try await CLIBroker(ferrydArguments: ferrydArguments)
-        defer { broker.tearDown() }
-        return try await body(broker)
+        try await withTearDown(try await CLIBroker(ferrydArguments: ferrydArguments), { $0.tearDown() }, body)
     }
 
     func tearDown() {
@@ -60,15 +58,6 @@ final class CLIBroker: Sendable {
         return url
     }
 
-    /// Polls `condition` every 20 ms for at most `timeout`.
-    func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
 }
 
 extension ChildProcessResult {

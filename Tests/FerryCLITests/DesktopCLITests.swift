@@ -9,7 +9,7 @@ struct DesktopCLITests {
         try await CLIBroker.with { broker in
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes)
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
             let right = try await broker.ferry("scene", "open", "org.ferry.notes", "--placement", "right")
             #expect(right.status == 0, "\(right.summary)")
             let scenes = try await broker.scenes()
@@ -42,7 +42,7 @@ struct DesktopCLITests {
         try await CLIBroker.with { broker in
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes)
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
             let svg = broker.folder.appendingPathComponent("desktop.svg"), png = broker.folder.appendingPathComponent("desktop.png")
             let drawn = try await broker.ferry("desktop", "--svg", svg.path, "--png", png.path)
             #expect(drawn.status == 0, "\(drawn.summary)")

@@ -16,7 +16,7 @@ enum DragDemo {
     static func both(on broker: CLIBroker) async throws -> (notes: ServiceProcess, gallery: ServiceProcess) {
         let notes = try await start("Notes", on: broker)
         let gallery = try await start("Gallery", on: broker)
-        #expect(try await broker.eventually { try await broker.scenes().count == 2 })
+        #expect(try await eventually { try await broker.scenes().count == 2 })
         return (notes, gallery)
     }
 }
@@ -46,8 +46,8 @@ struct DragCLITests {
             #expect(lines.dropLast().last?.hasSuffix("  org.ferry.notes/\(notesID.prefix(8))  copy") == true, "\(photo.stdout)")
             #expect(lines.last?.hasPrefix("dropped: copy to org.ferry.notes/\(notesID.prefix(8)), read public.") == true, "\(photo.stdout)")
             #expect(photo.stderr.isEmpty)
-            #expect(await broker.eventually { notes.standardOutput.contains("drop-performed \(notesID)") })
-            #expect(await broker.eventually { gallery.standardOutput.contains("drag-ended \(galleryID) copy drag=1") })
+            #expect(await eventually { notes.standardOutput.contains("drop-performed \(notesID)") })
+            #expect(await eventually { gallery.standardOutput.contains("drag-ended \(galleryID) copy drag=1") })
 
             // The note goes to the right edge: no scene there, so Notes opens an Editor for it.
             let edge = try await broker.ferry("drag", "--from", "org.ferry.notes", "--edge", "right")
@@ -56,7 +56,7 @@ struct DragCLITests {
             #expect(lines.dropLast().last?.hasPrefix("  1908,540  right edge  copy") == true, "\(edge.stdout)")
             let opened = try #require(try await broker.sceneIDs("org.ferry.notes").first { $0 != notesID })
             #expect(lines.last == "dropped: opened org.ferry.notes/\(opened.prefix(8)) at the right edge", "\(edge.stdout)")
-            #expect(await broker.eventually { notes.standardOutput.contains("connect \(opened) Editor note=") })
+            #expect(await eventually { notes.standardOutput.contains("connect \(opened) Editor note=") })
             let editor = try #require(try await broker.scenes(app: "org.ferry.notes").first)
             #expect(editor.string("persistentIdentifier") == opened && editor.frame == [960, 0, 960, 1080])
 
@@ -133,7 +133,7 @@ struct DragCLITests {
             #expect(lines.dropLast().last?.hasPrefix("  12,540  left edge  copy") == true, "\(edge.stdout)")
             let opened = try #require(try await broker.sceneIDs("org.ferry.notes").first { $0 != notesID }, "\(edge.stdout)")
             #expect(lines.last == "dropped: opened org.ferry.notes/\(opened.prefix(8)) at the left edge", "\(edge.stdout)")
-            #expect(await broker.eventually { notes.standardOutput.contains("connect \(opened) Editor note=") })
+            #expect(await eventually { notes.standardOutput.contains("connect \(opened) Editor note=") })
             #expect(!notes.standardOutput.contains("drop-performed"), "the source scene took the note: \(notes.standardOutput)")
             let text = try await broker.ferry("desktop")
             #expect(text.stdout.contains("\nlast drag 1: opened org.ferry.notes/\(opened.prefix(8)) at the left edge "), "\(text.stdout)")
@@ -161,9 +161,9 @@ struct DragCLITests {
             let drop = try await broker.ferry("drag", "--from", "org.ferry.gallery", "--file", file.path, "--to", "org.ferry.notes")
             #expect(drop.status == 0, "\(drop.summary)")
             #expect(drop.stdout.contains("read public.png"), "\(drop.stdout)")
-            #expect(await broker.eventually { notes.standardOutput.contains("bytes=\(big.count)") }, "\(notes.standardOutput)")
+            #expect(await eventually { notes.standardOutput.contains("bytes=\(big.count)") }, "\(notes.standardOutput)")
             // ferry is gone and so is its registration as a command-line tool.
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 (try await broker.json("apps")["apps"] as? [[String: Any]])?.allSatisfy { $0.string("appID")?.hasPrefix("org.ferry.cli.") != true } == true
             })
         }
@@ -189,7 +189,7 @@ struct DragCLITests {
             #expect(move.stdout.contains("  org.ferry.notes/\(second.prefix(8))  move\n"), "\(move.stdout)")
             #expect(move.stdout.split(separator: "\n").last?.hasPrefix("dropped: move to org.ferry.notes/\(second.prefix(8))") == true,
                     "\(move.stdout)")
-            #expect(await broker.eventually { notes.standardOutput.contains("drag-ended \(first) move drag=1") }, "\(notes.standardOutput)")
+            #expect(await eventually { notes.standardOutput.contains("drag-ended \(first) move drag=1") }, "\(notes.standardOutput)")
 
             // Without --move the same drag is a copy.
             let copy = try await broker.ferry("drag", "--from", "org.ferry.notes/\(first.prefix(8))", "--to", "org.ferry.notes")
@@ -207,7 +207,7 @@ struct DragCLITests {
         try await CLIBroker.with { broker in
             let notes = try await DragDemo.start("Notes", on: broker)
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
             let cases: [([String], String)] = [
                 (["--from", "org.example.none", "--at", "1,1"], "ferry: no scene of 'org.example.none' (ferry scenes lists them)\n"),
                 (["--from", "org.ferry.notes", "--to", "org.ferry.notes/ZZZZZZ"], "ferry: no scene session 'ZZZZZZ' (ferry scenes lists them)\n"),

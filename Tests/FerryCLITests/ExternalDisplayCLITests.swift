@@ -24,7 +24,7 @@ struct ExternalDisplayCLITests {
         try await CLIBroker.with(ferrydArguments: ["--external-display", "1280x720"]) { broker in
             let notes = try await SceneApp.start(broker, manifest: try Self.presenterManifest(in: broker.folder))
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
             let opened = try await broker.ferry("scene", "open", "org.ferry.notes", "--role", "external-display")
             #expect(opened.status == 0, "\(opened.summary)")
             let id = try #require(opened.stdout.split(separator: " ").first.map(String.init))

@@ -11,7 +11,7 @@ struct FerryLazyCopyTests {
             let file = try broker.file("lazy.bin", data)
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            let promised = try await broker.eventually { try await self.isPromised(broker) }
+            let promised = try await eventually { try await self.isPromised(broker) }
             #expect(promised, "the lazy copy never showed up as promised")
 
             let served = try await broker.ferry("paste")
@@ -33,7 +33,7 @@ struct FerryLazyCopyTests {
         try await CLIBroker.with { broker in
             let source = try broker.start(["copy", "--lazy", "--text", "served lazily"])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            #expect(try await eventually { try await self.isPromised(broker) })
             #expect(try await broker.ferry("paste").stdout == "served lazily")
             #expect(try await broker.ferry("copy", "--text", "something else").succeeded)
             let status = await source.waitForExit(timeout: .seconds(10))
@@ -48,9 +48,9 @@ struct FerryLazyCopyTests {
             #expect(try await broker.ferry("copy", "--text", "before").succeeded)
             let file = try broker.file("big.bin", noise(1 << 20, seed: 5))
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
-            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            #expect(try await eventually { try await self.isPromised(broker) })
             source.kill()
-            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "before" },
+            #expect(try await eventually { try await broker.ferry("paste").stdout == "before" },
                     "the general pasteboard fell back to its previous content")
             #expect(try await !self.isPromised(broker))
             let history = try await broker.ferry("history")
@@ -65,9 +65,9 @@ struct FerryLazyCopyTests {
     func lazyKilledNamed() async throws {
         try await CLIBroker.with { broker in
             let source = try broker.start(["copy", "--lazy", "-p", "board", "--text", "never handed over"])
-            #expect(try await broker.eventually { try await self.itemCount(broker, "board") == 1 })
+            #expect(try await eventually { try await self.itemCount(broker, "board") == 1 })
             source.kill()
-            #expect(try await broker.eventually { try await self.itemCount(broker, "board") == 0 })
+            #expect(try await eventually { try await self.itemCount(broker, "board") == 0 })
             let paste = try await broker.ferry("paste", "-p", "board")
             #expect(paste.status == 2, "nothing to paste: \(paste.summary)")
             #expect(paste.stderr.split(separator: "\n").count == 1)
@@ -81,7 +81,7 @@ struct FerryLazyCopyTests {
             let file = try broker.file("edited.bin", data)
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            #expect(try await eventually { try await self.isPromised(broker) })
             let handle = try FileHandle(forWritingTo: file)
             try handle.seekToEnd()
             try handle.write(contentsOf: Data("more".utf8))
@@ -101,7 +101,7 @@ struct FerryLazyCopyTests {
             let file = try broker.file("deleted.bin", noise(2 << 20, seed: 7))
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            #expect(try await eventually { try await self.isPromised(broker) })
             try FileManager.default.removeItem(at: file)
             let paste = try await broker.ferry("paste")
             #expect(paste.status == 4, "\(paste.summary)")
@@ -117,7 +117,7 @@ struct FerryLazyCopyTests {
             let file = try broker.file("edited.bin", noise(1 << 20, seed: 8))
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await self.isPromised(broker) })
+            #expect(try await eventually { try await self.isPromised(broker) })
             try noise(1 << 20, seed: 9).write(to: file)
             source.send(SIGTERM)
             let status = await source.waitForExit(timeout: .seconds(15))
@@ -125,7 +125,7 @@ struct FerryLazyCopyTests {
             let stderr = String(decoding: FileHandle(fileDescriptor: source.standardError, closeOnDealloc: false).readDataToEndOfFile(),
                                 as: UTF8.self)
             #expect(stderr.contains("could not hand the data over") && stderr.contains("changed"), "\(stderr)")
-            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "before" })
+            #expect(try await eventually { try await broker.ferry("paste").stdout == "before" })
         }
     }
 

@@ -65,7 +65,7 @@ struct FrontEdgeTests {
 
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 try await broker.ferry("types").stdout.contains("promised")
             }, "the lazy copy never showed up")
             let promised = try await both()

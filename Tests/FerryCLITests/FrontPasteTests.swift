@@ -77,7 +77,7 @@ struct FrontPasteTests {
             let file = try broker.file("lazy.bin", data)
             let source = try broker.start(["copy", "--lazy", "--type", "public.data", file.path])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await self.isPromised(broker) }, "the lazy copy never showed up")
+            #expect(try await eventually { try await self.isPromised(broker) }, "the lazy copy never showed up")
             let pasted = try await runAlone(broker, "paste", "--timeout", "20")
             #expect(pasted.succeeded, "\(pasted.summary)")
             #expect(firstDifference(pasted.standardOutput, data) == nil)

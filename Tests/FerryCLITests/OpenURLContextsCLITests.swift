@@ -12,7 +12,7 @@ struct OpenURLContextsCLITests {
                                                   "--state-dir", broker.folder.appendingPathComponent("state-notes").path],
                                                  environment: broker.environment)
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes(app: "org.ferry.notes").count == 1 })
+            #expect(try await eventually { try await broker.scenes(app: "org.ferry.notes").count == 1 })
             let open = ["scene", "open", "org.ferry.notes", "--activity", "org.ferry.notes.open-note", "--info", "noteID=groceries",
                         "--target-content", "groceries"]
             let opened = try await broker.ferry(open)
@@ -23,7 +23,7 @@ struct OpenURLContextsCLITests {
             let again = try await broker.ferry(open + ["--url", urls[0], "--url", urls[1]])
             #expect(again.stdout == "\(editor)  continued in an existing scene (Editor, foregroundActive)\n", "\(again.summary)")
             let line = "org.ferry.notes: open-urls \(editor) urls=\(urls.joined(separator: ","))"
-            #expect(try await broker.eventually { notes.standardOutput.contains(line) }, "\(notes.standardOutput)")
+            #expect(try await eventually { notes.standardOutput.contains(line) }, "\(notes.standardOutput)")
             let output = notes.standardOutput
             let continued = try #require(output.range(of: "continue \(editor)"), "\(output)")
             let opening = try #require(output.range(of: line))

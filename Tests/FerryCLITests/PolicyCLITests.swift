@@ -41,7 +41,7 @@ struct PolicyCLITests {
 
             let allowed = Task { try await Self.read(gallery) }
             var ids: [UInt64] = []
-            #expect(try await broker.eventually { ids = try await Self.pendingIDs(broker); return ids.count == 1 })
+            #expect(try await eventually { ids = try await Self.pendingIDs(broker); return ids.count == 1 })
             let text = try await broker.ferry("policy", "pending")
             #expect(text.stdout.hasPrefix("\(ids[0])  org.ferry.gallery  "), "\(text.stdout)")
             #expect(text.stdout.contains("  -  general  public.utf8-plain-text  "), "no source app: the CLI copied it")
@@ -50,7 +50,7 @@ struct PolicyCLITests {
             #expect(try await allowed.value == Array("for your eyes".utf8))
 
             let denied = Task { try await Self.read(gallery) }
-            #expect(try await broker.eventually { ids = try await Self.pendingIDs(broker); return ids.count == 1 })
+            #expect(try await eventually { ids = try await Self.pendingIDs(broker); return ids.count == 1 })
             let deny = try await broker.ferry("policy", "deny", String(ids[0]), "--remember")
             #expect(deny.succeeded, "\(deny.summary)")
             await #expect(throws: DBusError.self) { _ = try await denied.value }

@@ -38,7 +38,7 @@ struct ReadableOutputTests {
             #expect(representation["size"] as? Int == 3, "sizes are integers in bytes")
 
             #expect(try await broker.ferry("paste", "-t", Self.odd).stdout == "odd")
-            let shown = try await broker.eventually { try await broker.ferry("log").stdout.contains("  general  0  \(Self.odd)  pid ") }
+            let shown = try await eventually { try await broker.ferry("log").stdout.contains("  general  0  \(Self.odd)  pid ") }
             let text = try await broker.ferry("log").stdout
             #expect(shown, "the log shows the MIME type of a dynamic type: \(text)")
             let log = try jsonObject(try await broker.ferry("log", "--json"))

@@ -64,7 +64,7 @@ struct SceneCLITests {
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes)
             defer { notes.stop() }
             // Registering with scenes and no session opens the app's first scene.
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
 
             let apps = try await broker.ferry("apps")
             #expect(apps.status == 0, "\(apps.summary)")
@@ -102,7 +102,7 @@ struct SceneCLITests {
         try await CLIBroker.with { broker in
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes, ["--editor-activity", "org.ferry.notes.open-note"])
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
             let first = try #require(try await broker.scenes().first?.string("persistentIdentifier"))
 
             let opened = try await broker.ferry("scene", "open", "org.ferry.notes", "--activity", "org.ferry.notes.open-note",
@@ -129,7 +129,7 @@ struct SceneCLITests {
 
             let refresh = try await broker.ferry("scene", "refresh", String(editor.prefix(6)))
             #expect(refresh.status == 0, "\(refresh.summary)")
-            #expect(await broker.eventually { notes.standardOutput.contains("refresh \(editor)") })
+            #expect(await eventually { notes.standardOutput.contains("refresh \(editor)") })
 
             let short = try await broker.ferry("scene", "refresh", String(editor.prefix(3)))
             #expect(short.status == 64)
@@ -140,7 +140,7 @@ struct SceneCLITests {
 
             let close = try await broker.ferry("scene", "close", editor, "--animation", "commit")
             #expect(close.status == 0, "\(close.summary)")
-            #expect(await broker.eventually { notes.standardOutput.contains("discard \(editor)") })
+            #expect(await eventually { notes.standardOutput.contains("discard \(editor)") })
             #expect(notes.standardOutput.contains("disconnect \(editor) destroyed commit"))
             #expect(try await broker.scenes().map { $0.string("persistentIdentifier") } == [first])
 
@@ -169,7 +169,7 @@ struct SceneCLITests {
     func refusalsAndWaiting() async throws {
         try await CLIBroker.with { broker in
             let single = try await SceneApp.start(broker, manifest: try SceneApp.singleSceneManifest(in: broker.folder))
-            #expect(try await broker.eventually { try await broker.scenes(app: "org.ferry.single").count == 1 })
+            #expect(try await eventually { try await broker.scenes(app: "org.ferry.single").count == 1 })
             let only = try #require(try await broker.scenes().first?.string("persistentIdentifier"))
             let second = try await broker.ferry("scene", "open", "org.ferry.single")
             #expect(second.status == 1, "\(second.summary)")
@@ -181,13 +181,13 @@ struct SceneCLITests {
 
             // The app goes away: its scene stays, archived; a new one waits for its next registration.
             single.stop()
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 (try await broker.json("apps")["apps"] as? [Any])?.isEmpty == true
             })
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes)
-            #expect(try await broker.eventually { try await broker.scenes(app: "org.ferry.notes").count == 1 })
+            #expect(try await eventually { try await broker.scenes(app: "org.ferry.notes").count == 1 })
             notes.stop()
-            #expect(try await broker.eventually { try await broker.scenes(app: "org.ferry.notes").first?.string("state") == "unattached" })
+            #expect(try await eventually { try await broker.scenes(app: "org.ferry.notes").first?.string("state") == "unattached" })
             let waiting = try await broker.ferry("scene", "open", "org.ferry.notes")
             #expect(waiting.status == 0, "\(waiting.summary)")
             #expect(waiting.stdout.hasSuffix("  waiting: org.ferry.notes is not running; the scene connects when it next registers\n"),
@@ -203,7 +203,7 @@ struct SceneCLITests {
             defer { notes.stop() }
             let gallery = try await SceneApp.start(broker, manifest: SceneApp.gallery)
             defer { gallery.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 2 })
+            #expect(try await eventually { try await broker.scenes().count == 2 })
             #expect(try await broker.ferry("copy", "--text", "milk").succeeded)
             let notesScene = try #require(try await broker.scenes(app: "org.ferry.notes").first?.string("persistentIdentifier"))
             let galleryScene = try #require(try await broker.scenes(app: "org.ferry.gallery").first?.string("persistentIdentifier"))

@@ -19,7 +19,7 @@ struct SceneDemoCLITests {
             defer { notes.stop() }
             let gallery = try await demo("Gallery", on: broker)
             defer { gallery.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 2 })
+            #expect(try await eventually { try await broker.scenes().count == 2 })
 
             let open = ["scene", "open", "org.ferry.notes", "--activity", "org.ferry.notes.open-note", "--info", "noteID=groceries",
                         "--target-content", "groceries"]
@@ -27,7 +27,7 @@ struct SceneDemoCLITests {
             #expect(opened.status == 0, "\(opened.summary)")
             let editor = try #require(opened.stdout.split(separator: " ").first.map(String.init))
             #expect(opened.stdout == "\(editor)  connected (Editor, foregroundActive)\n")
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 try await broker.scenes(app: "org.ferry.notes").first?.string("title") == "Notes — groceries"
             })
             // The Editor prefers its note now: the same target content goes to it, no new scene.

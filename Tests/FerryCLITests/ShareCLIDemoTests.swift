@@ -8,7 +8,7 @@ private func startDemo(_ name: String, on broker: CLIBroker, _ extra: [String] =
                                        [TestPaths.fixtures.appendingPathComponent("Apps/\(name)").path, "--bus", broker.bus.address,
                                         "--state-dir", broker.folder.appendingPathComponent("state-\(name)").path] + extra,
                                        environment: broker.environment)
-    #expect(try await broker.eventually { try await broker.sceneIDs("org.ferry.\(name.lowercased())").count == 1 })
+    #expect(try await eventually { try await broker.sceneIDs("org.ferry.\(name.lowercased())").count == 1 })
     return app
 }
 
@@ -20,7 +20,7 @@ struct ShareCLIDemoTests {
             let gallery = try await startDemo("Gallery", on: broker)
             defer { gallery.stop() }
             let png = try broker.file("holiday.png", try payload("sample.png"))
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 try await broker.ferry("share", png.path, "--list").stdout.contains("org.ferry.gallery.add-to-album")
             }, "Gallery registers its activities after it registers")
             let list = try await broker.ferry("share", png.path, "--list")
@@ -36,7 +36,7 @@ struct ShareCLIDemoTests {
             #expect(added.status == 0, "\(added.summary)")
             let lines = added.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 2 && lines.last?.hasPrefix("album=Shared\tphoto=") == true, "\(added.stdout)")
-            #expect(await broker.eventually { gallery.standardOutput.contains("activity-performed") }, "\(gallery.standardOutput)")
+            #expect(await eventually { gallery.standardOutput.contains("activity-performed") }, "\(gallery.standardOutput)")
 
             // A Viewer of lake.png: its photo is what a share of the scene offers — Gallery's own
             // activity first, then the built-ins (the photo carries a user activity: open-in-new-scene too).
@@ -45,7 +45,7 @@ struct ShareCLIDemoTests {
             #expect(opened.status == 0, "\(opened.summary)")
             let viewer = try #require(opened.stdout.split(separator: " ").first.map(String.init))
             var scene = try await broker.ferry("share", "--from", "org.ferry.gallery/\(viewer)", "--list")
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 scene = try await broker.ferry("share", "--from", "org.ferry.gallery/\(viewer)", "--list")
                 return scene.status == 0
             }, "\(scene.summary)")
@@ -74,12 +74,12 @@ struct ShareCLIDemoTests {
             let gallery = try await startDemo("Gallery", on: broker, ["--perform-delay", "60"])
             defer { gallery.stop() }
             let png = try broker.file("holiday.png", try payload("sample.png"))
-            #expect(try await broker.eventually {
+            #expect(try await eventually {
                 try await broker.ferry("share", png.path, "--list").stdout.contains("org.ferry.gallery.add-to-album")
             })
             let share = try broker.start(["share", png.path, "--activity", "org.ferry.gallery.add-to-album"])
             defer { share.kill() }
-            #expect(await broker.eventually(.seconds(15)) { gallery.standardOutput.contains("activity-began") }, "\(gallery.standardOutput)")
+            #expect(await eventually(.seconds(15)) { gallery.standardOutput.contains("activity-began") }, "\(gallery.standardOutput)")
             let killed = ContinuousClock.now
             gallery.send(SIGKILL)
             let status = await share.waitForExit(timeout: .seconds(10))

@@ -72,7 +72,7 @@ struct UsageLineTests {
         try await CLIBroker.with { broker in
             let notes = try await SceneApp.start(broker, manifest: SceneApp.notes, ["--accept-paste"])
             defer { notes.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 1 })
+            #expect(try await eventually { try await broker.scenes().count == 1 })
 
             let opened = try await broker.ferry("scene", "open", "Notes")
             #expect(opened.status == 0, "\(opened.summary)")
@@ -92,7 +92,7 @@ struct UsageLineTests {
             // A second app called Notes: the name no longer says which.
             let single = try await SceneApp.start(broker, manifest: try SceneApp.singleSceneManifest(in: broker.folder))
             defer { single.stop() }
-            #expect(try await broker.eventually { try await broker.scenes().count == 3 })
+            #expect(try await eventually { try await broker.scenes().count == 3 })
             let ambiguous = try await broker.ferry("scene", "open", "Notes")
             #expect(ambiguous.status == 64, "\(ambiguous.summary)")
             #expect(ambiguous.stderr == "ferry: 'Notes' is the name of 2 apps: org.ferry.notes, org.ferry.single; give one's app id\n",

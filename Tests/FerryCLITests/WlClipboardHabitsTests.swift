@@ -138,7 +138,7 @@ struct WlClipboardHabitsTests {
             #expect(try await broker.ferry("copy", "--text", "before").succeeded)
             let source = try broker.start(["copy", "--paste-once", "--text", "only once"])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await broker.ferry("types").stdout.contains("promised") })
+            #expect(try await eventually { try await broker.ferry("types").stdout.contains("promised") })
             // Looking is not pasting: types and the list of types leave it there.
             #expect(try await broker.ferry("paste", "-l").stdout == "text/plain;charset=utf-8\n")
             #expect(try await broker.ferry("types", "--json").succeeded)
@@ -148,7 +148,7 @@ struct WlClipboardHabitsTests {
             #expect(first.status == 0 && first.stdout == "only once", "\(first.summary)")
             let status = await source.waitForExit(timeout: .seconds(10))
             #expect(status == 0)
-            #expect(try await broker.eventually { try await broker.ferry("paste").stdout == "before" },
+            #expect(try await eventually { try await broker.ferry("paste").stdout == "before" },
                     "the item is gone after its paste")
             let history = try await broker.ferry("history")
             #expect(!history.stdout.contains("promised"), "nothing of it is left in the history: \(history.stdout)")
@@ -160,7 +160,7 @@ struct WlClipboardHabitsTests {
         try await CLIBroker.with { broker in
             let source = try broker.start(["copy", "--paste-once", "--text", "never pasted"])
             defer { source.kill() }
-            #expect(try await broker.eventually { try await broker.ferry("types").stdout.contains("promised") })
+            #expect(try await eventually { try await broker.ferry("types").stdout.contains("promised") })
             #expect(try await broker.ferry("copy", "--text", "newer").succeeded)
             #expect(await source.waitForExit(timeout: .seconds(10)) == 0)
             let history = try await broker.ferry("history", "--json")

@@ -66,7 +66,7 @@ struct DemoDragTests {
             do {
                 let reader = JPEGReaderApp()
                 let application = try await Application.register(client: readerClient, manifest: JPEGReaderApp.manifest, delegate: reader)
-                #expect(await h.eventually { application.connectedScenes.first != nil }, "the reader's first scene connects")
+                #expect(await eventually { application.connectedScenes.first != nil }, "the reader's first scene connects")
                 let scene = try #require(application.connectedScenes.first).persistentIdentifier
                 let over = try await h.visiblePoint(of: scene)
                 let (offered, outcome) = try await h.withDragClient { client in
@@ -260,7 +260,7 @@ struct DemoDragTests {
             #expect(connect["configuration"] == "Editor" && connect["note"] == "groceries" && connect["restored"] == nil, "\(connect)")
             let ended = try await notes.event("drag-ended") { $0.session == list }
             #expect(ended["newSession"] == opened && ended["note"] == "groceries" && ended["deleted"] == nil, "\(ended)")
-            #expect(try await h.eventually {
+            #expect(try await eventually {
                 let text = try await h.sessionText("org.ferry.notes", opened)
                 guard let restoration = text.range(of: "'stateRestorationActivity'") else { return false }
                 let activity = text[restoration.upperBound...]

@@ -26,9 +26,7 @@ final class DemoHarness: Sendable {
 
     /// Runs `body` with a fresh bus and broker, tearing them down afterwards.
     static func with<T>(_ body: (DemoHarness) async throws -> T) async throws -> T {
-        let harness = try await DemoHarness()
-        defer { harness.tearDown() }
-        return try await body(harness)
+        try await withTearDown(try await DemoHarness(), { $0.tearDown() }, body)
     }
 
     func tearDown() {
@@ -86,15 +84,6 @@ final class DemoHarness: Sendable {
         try await call("/org/ferry/Scenes", "org.ferry.Scenes1.ListSessions", "{'app': <'\(app)'>}")
     }
 
-    /// Polls `condition` every 20 ms for at most `timeout`.
-    func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
 }
 
 /// One JSON event line of `ferry-demo --json`, values as text (lists joined by ","; a flag such

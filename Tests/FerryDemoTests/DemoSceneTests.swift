@@ -20,7 +20,7 @@ struct DemoSceneTests {
             _ = try await notes.event("state") { $0["state"] == "foregroundActive" && $0.session == connect.session }
             #expect(notes.events.filter { $0.name == "connect" }.count == 1)
             #expect(FileManager.default.fileExists(atPath: h.sceneFile("Notes", connect.session).path))
-            #expect(try await h.eventually {
+            #expect(try await eventually {
                 let listed = try await h.sessions(of: "org.ferry.notes")
                 return listed.contains("'title': <'Notes'>") && listed.contains("'configurationName': <'Default'>")
             })
@@ -40,7 +40,7 @@ struct DemoSceneTests {
             #expect(editor != first.session)
             let connect = try await notes.event("connect") { $0.session == editor }
             #expect(connect["configuration"] == "Editor" && connect["note"] == "groceries", "\(connect)")
-            #expect(try await h.eventually {
+            #expect(try await eventually {
                 let listed = try await h.sessions(of: "org.ferry.notes")
                 return listed.contains("'title': <'Notes — groceries'>")
                     && listed.contains(#"{'canActivateFor': <'SELF == "groceries"'>, 'prefersToActivateFor': <'SELF == "groceries"'>}"#)
@@ -68,7 +68,7 @@ struct DemoSceneTests {
             let viewer = try await h.open("org.ferry.gallery", activityType: Self.viewPhoto, key: "photoID", item: "lake.png")
             let connect = try await gallery.event("connect") { $0.session == viewer }
             #expect(connect["configuration"] == "Viewer" && connect["photo"] == "lake.png", "\(connect)")
-            #expect(try await h.eventually {
+            #expect(try await eventually {
                 try await h.sessions(of: "org.ferry.gallery").contains("'title': <'Gallery — lake.png'>")
             })
         }
@@ -83,7 +83,7 @@ struct DemoSceneTests {
             let meeting = try await h.open("org.ferry.notes", activityType: Self.openNote, key: "noteID", item: "meeting")
             _ = try await notes.event("saved") { $0.session == meeting }
             // Both Editors' restoration activities reached the broker.
-            #expect(try await h.eventually {
+            #expect(try await eventually {
                 let listed = try await h.sessions(of: "org.ferry.notes")
                 return listed.components(separatedBy: "'activityType': <'\(Self.openNote)'>").count == 3
             })
@@ -125,7 +125,7 @@ struct DemoSceneTests {
             _ = await h.daemon.waitForExit()
             let second = try await ServiceProcess.ferryd(on: h.bus, stateDir: h.brokerState)
             defer { second.stop() }
-            #expect(await h.eventually {
+            #expect(await eventually {
                 let listed = (try? await h.sessions(of: "org.ferry.notes")) ?? ""
                 return listed.contains("'title': <'Notes — groceries'>") && listed.contains("'title': <'Notes'>")
                     && listed.contains("'state': <0>")

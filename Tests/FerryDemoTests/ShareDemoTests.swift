@@ -110,7 +110,7 @@ struct ShareDemoTests {
                 // groceries brought back to the front: now it gets the text.
                 let activeBefore = notes.all("state") { $0.session == groceries && $0["state"] == "foregroundActive" }.count
                 #expect(try await h.openEditor(notes, "groceries") == groceries, "its Editor comes back")
-                #expect(await h.eventually {
+                #expect(await eventually {
                     notes.all("state") { $0.session == groceries && $0["state"] == "foregroundActive" }.count > activeBefore
                 }, "groceries' Editor became foregroundActive")
                 let groceriesBefore = try #require(h.note("groceries"))

@@ -20,12 +20,9 @@ struct ApplicationEndToEndTests {
                 return try reply[0].get([VariantDictionary].self)
             }
             func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < deadline {
-                    if try await condition() { return }
-                    try await Task.sleep(for: .milliseconds(10))
+                if !(try await eventually(.seconds(30), every: .milliseconds(10), condition)) {
+                    Issue.record("timed out waiting for \(what)")
                 }
-                Issue.record("timed out waiting for \(what)")
             }
             let accepting = PasteConfiguration(acceptableTypes: [.plainText])
 
@@ -110,12 +107,9 @@ struct ApplicationEndToEndTests {
             try? FileManager.default.removeItem(at: stateDir)
         }
         func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                if (try? await condition()) == true { return }
-                try await Task.sleep(for: .milliseconds(10))
+            if !(await eventually(.seconds(30), every: .milliseconds(10), { (try? await condition()) == true })) {
+                Issue.record("timed out waiting for \(what)")
             }
-            Issue.record("timed out waiting for \(what)")
         }
         let first = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir)
         let client = try await FerryClient.connect(address: bus.address)

@@ -43,17 +43,10 @@ final class ClientFixture: Sendable {
         try? FileManager.default.removeItem(at: stateDir)
     }
 
-    /// Tears down on a thread of its own: stopping the daemon and the bus blocks (it waits for
-    /// the processes to exit), and blocking the cooperative pool (two threads on this machine)
-    /// from two tests at once starves every other test's tasks, clients' promise handlers
-    /// included.
+    /// Tears down on a thread of its own (``offThePool(_:)``): stopping the daemon and the bus
+    /// blocks until the processes exit.
     func tearDownOffThePool() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue(label: "org.ferry.tests.teardown").async {
-                self.tearDown()
-                continuation.resume()
-            }
-        }
+        await offThePool { self.tearDown() }
     }
 
     /// Runs `body` with a fresh fixture, tearing it down afterwards.

@@ -71,15 +71,13 @@ struct DragStage {
         return scene.persistentIdentifier
     }
 
-    /// Waits (polling, 30 s at most) until `condition` holds; records an issue otherwise.
+    /// Waits until `condition` holds (``FerryTestSupport/eventually(_:every:_:)``, 30 s at most);
+    /// records an issue otherwise.
     static func eventually(_ what: String, sourceLocation: SourceLocation = #_sourceLocation,
                            _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
+        if !(try await FerryTestSupport.eventually(.seconds(30), condition)) {
+            Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
         }
-        Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
     }
 }
 

@@ -85,10 +85,9 @@ struct PromiseTests {
             try await writer.general.setItemProviders([Self.lazyText("gone", counter: CallCounter())])
             await writer.connection.close()
             var restored: String?
-            for _ in 0..<50 {
+            _ = await eventually {
                 restored = try? await reader.general.string
-                if restored == "previous" { break }
-                try await Task.sleep(for: .milliseconds(100))
+                return restored == "previous"
             }
             #expect(restored == "previous")
             #expect(try await reader.general.history().allSatisfy { $0.items.allSatisfy { $0.promisedTypes.isEmpty } })

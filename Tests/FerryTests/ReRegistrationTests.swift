@@ -34,9 +34,9 @@ struct ReRegistrationTests {
         let second = try await startBroker()
         defer { second.stop() }
         var listed: [String] = []
-        for _ in 0..<200 where listed != [appID] {
+        _ = try await eventually(every: .milliseconds(10)) {
             listed = try await listedAppIDs()
-            if listed != [appID] { try await Task.sleep(for: .milliseconds(10)) }
+            return listed == [appID]
         }
         #expect(listed == [appID])
 

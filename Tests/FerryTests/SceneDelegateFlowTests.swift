@@ -55,10 +55,10 @@ struct SceneDelegateFlowTests {
             for _ in 0..<3 { _ = try await f.broker.connect(try f.broker.newSession()) }
             f.broker.state.withLock { $0.holdUpdates = true }
             let started = ContinuousClock.now
-            try await f.client.flush()
+            try await f.client.flush(sceneSaveLimit: .seconds(1))
             let elapsed = ContinuousClock.now - started
-            #expect(elapsed < .seconds(15), "three unanswered saves took \(elapsed), not one limit of 5 s")
-            #expect(elapsed >= .seconds(4), "it waited for the broker first: \(elapsed)")
+            #expect(elapsed < .seconds(3), "three unanswered saves took \(elapsed), not one limit of 1 s")
+            #expect(elapsed >= .milliseconds(900), "it waited for the broker first: \(elapsed)")
             f.broker.state.withLock { $0.holdUpdates = false }
         }
     }

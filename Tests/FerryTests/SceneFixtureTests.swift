@@ -66,16 +66,11 @@ final class FakeBroker: Sendable {
     /// The `Update` calls for session `id`.
     func updates(of id: String) -> [[String: DBusValue]] { updates.filter { $0.id == id }.map(\.changes) }
 
-    /// Waits until `condition` holds, polling; records an issue after 30 s (a generous deadline:
-    /// the machine may be loaded).
+    /// Waits until `condition` holds (``FerryTestSupport/eventually(_:every:_:)``); records an
+    /// issue after 30 s (a generous deadline: the machine may be loaded).
     func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for a condition", sourceLocation: sourceLocation)
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        if !(await FerryTestSupport.eventually(.seconds(30), condition)) {
+            Issue.record("timed out waiting for a condition", sourceLocation: sourceLocation)
         }
     }
 

@@ -43,10 +43,9 @@ struct ServedPasteTests {
             await writer.abandonPromises()
             await writer.close()
             var text: String?
-            for _ in 0..<250 {
+            _ = await eventually {
                 text = try? await reader.general.string  // Unavailable until the broker has dropped it
-                if text == "before" { break }
-                try await Task.sleep(for: .milliseconds(20))
+                return text == "before"
             }
             #expect(text == "before", "close handed nothing over, and the broker dropped the promise")
             await reader.close()

@@ -97,11 +97,7 @@ struct AppRegistrationTests {
 
         // The broker's database keeps them (its conformance checks too) after the app is gone.
         await notes.close()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await Self.listApps(watcher)["org.ferry.notes"] != nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(try await Self.listApps(watcher)["org.ferry.notes"] == nil)
+        #expect(try await eventually { try await Self.listApps(watcher)["org.ferry.notes"] == nil })
         #expect(try await declarations().keys.sorted() == ["org.ferry.notes.note"])
         await gallery.close()
         await watcher.close()

@@ -157,7 +157,7 @@ struct BuiltInCopyTests {
         try await broker.createShare(writer: source, sharer: sharer)
         try await broker.write(source, [F.item([F.promised("public.png")])])
         await source.close()
-        #expect(try await SceneBus.eventually {
+        #expect(try await eventually(.seconds(30)) {
             (try? await broker.pasteboards.transientItems(B.name).first?.representations.first?.storage) == .unavailable
         })
         let gone = await broker.perform(.copy, sharer: sharer)

@@ -143,11 +143,7 @@ struct DamagedStateTests {
 
     /// Waits until ferryd's standard error contains `text` (its log is written asynchronously).
     static func logged(_ daemon: ServiceProcess, _ text: String) async throws -> Bool {
-        for _ in 0..<50 {
-            if daemon.standardError.contains(text) { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
+        await eventually { daemon.standardError.contains(text) }
     }
 
     @Test("a blob overwritten in place with as many bytes is Unavailable, named and logged, even across a restart")

@@ -329,9 +329,7 @@ final class DirectStage: Sendable {
 
     /// Whether `connection` is closed within a few seconds.
     func closes(_ connection: Connection) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while connection.isConnected, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        return !connection.isConnected
+        await eventually(.seconds(5)) { !connection.isConnected }
     }
 
     func stop() {

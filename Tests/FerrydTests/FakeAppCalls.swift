@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import FerryTestSupport
 import Foundation
 import Synchronization
 
@@ -50,13 +51,15 @@ final class FakeAppLog: Sendable {
 
     /// Waits until `predicate` holds for the calls, then returns them.
     func waitForCalls(timeout: Duration, _ predicate: ([BrokerCall]) -> Bool) async throws -> [BrokerCall] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let now = calls
-            if predicate(now) { return now }
-            if ContinuousClock.now > deadline { throw SceneTestError(description: "\(appID): the calls never matched: \(now)") }
-            try await Task.sleep(for: .milliseconds(10))
+        var seen: [BrokerCall] = []
+        let matched = await eventually(timeout, every: .milliseconds(10)) {
+            seen = calls
+            return predicate(seen)
         }
+        guard matched else {
+            throw SceneTestError(description: "\(appID): the calls never matched: \(seen)")
+        }
+        return seen
     }
 
     /// Tries `Read` of item 0 on a transient pasteboard as `connection`; "ok <text>" or the error's name.

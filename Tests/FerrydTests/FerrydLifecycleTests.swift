@@ -33,7 +33,7 @@ struct FerrydLifecycleTests {
             daemon.send(signal)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0, "\(daemon.standardError)")
             // Its standard error is read by another thread: give the last lines time to arrive.
-            for _ in 0..<40 where !daemon.standardError.contains("ferryd: stopped") { try await Task.sleep(for: .milliseconds(50)) }
+            _ = await eventually(.seconds(2)) { daemon.standardError.contains("ferryd: stopped") }
             let lines = daemon.standardError.split(separator: "\n").map(String.init)
             let owns = try #require(lines.first { $0.contains("ferryd: owns org.ferry.Broker") }, "\(lines)")
             if journal {

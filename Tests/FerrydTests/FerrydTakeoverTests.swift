@@ -81,10 +81,9 @@ struct FerrydTakeoverTests {
                                    environment: environment)
         let client = try await fixture.connect()
         var owner: BusName?
-        let deadline = ContinuousClock.now + .seconds(15)
-        while owner == nil && ContinuousClock.now < deadline && child.isRunning {
+        _ = try await eventually(.seconds(15)) {
             owner = try await client.owner(of: FerrydFixture.broker)
-            if owner == nil { try await Task.sleep(for: .milliseconds(20)) }
+            return owner != nil || !child.isRunning
         }
         #expect(owner != nil, "the activated ferryd never owned the name")
         _ = try await FerrydFixture.call(client, "Pasteboard", [.string("quiet"), .variantDictionary([:])])

@@ -92,10 +92,7 @@ struct ForeignUserAccessTests {
         try await F.setItems(tool, [F.item([F.representation("public.utf8-plain-text", "plans")])], at: named)
         #expect(try await F.next(ownChanges) != nil, "the connection that opened the named pasteboard hears it change")
         try await F.setItems(tool, [F.item([F.representation("public.utf8-plain-text", "hello")])])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !foreign.standardOutput.contains("DONE"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await eventually(.seconds(30)) { foreign.standardOutput.contains("DONE") }
         let heard = foreign.standardOutput.split(separator: "\n").filter { $0.hasPrefix("signal ") }
         #expect(heard.contains("signal /org/ferry/Pasteboard/general Changed"), "\(foreign.standardOutput)")
         #expect(!heard.contains { $0.contains("secretplans") }, "\(heard)")

@@ -62,10 +62,9 @@ struct MemoryBudgetTests {
         for share in [first.share, second.share, third.share] { try await ShareBus.end(tool, share) }
         try await ShareBus.end(other, fourth.share)
         var after = try Self.residentBytes(daemon.pid)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while after > baseline + (8 << 20), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        _ = try await eventually(every: .milliseconds(100)) {
             after = try Self.residentBytes(daemon.pid)
+            return after <= baseline + (8 << 20)
         }
         #expect(after <= baseline + (8 << 20), "resident after the shares ended: \(baseline) → \(peak) → \(after)")
 

@@ -153,7 +153,7 @@ struct NestingLimitTests {
 
         daemon = try await fixture.start()
         defer { daemon.stop() }
-        try await Task.sleep(for: .milliseconds(500))
+        await provingNothingHappens(for: .milliseconds(500))
         #expect(daemon.isRunning, "ferryd started despite the stored predicate")
         let cli = try await fixture.connect()
         try await F.register(cli, "org.ferry.gallery", manifest: try F.manifest("Gallery"))

@@ -95,7 +95,7 @@ struct PasteConsentTests {
             #expect(try pending.first?.value(forKey: "id", as: UInt64.self) == id)
             #expect(try pending.first?.value(forKey: "reader-unique-name", as: String.self) == setup.gallery.uniqueName.rawValue)
             #expect(try pending.first?.value(forKey: "reader-pid", as: Int32.self) == getpid())
-            try await Task.sleep(for: .milliseconds(200))
+            await provingNothingHappens(for: .milliseconds(200))
             #expect(!read.isCancelled)
 
             try await setup.answer(id, "allow")

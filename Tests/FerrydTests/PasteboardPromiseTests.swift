@@ -90,10 +90,10 @@ struct PasteboardPromiseTests {
         #expect(try handed[2].value(forKey: "estimatedSize", as: Int64.self) == 100_000)
 
         await notes.close()
-        try await Task.sleep(for: .milliseconds(300))
         // The dead promise is gone (the item keeps what was handed over).
-        let unavailable = await F.failure { _ = try await F.read(reader, 1, "public.png") }
-        #expect(unavailable?.name == "org.ferry.Error.NotFound")
+        #expect(await eventually {
+            await F.failure { _ = try await F.read(reader, 1, "public.png") }?.name == "org.ferry.Error.NotFound"
+        })
         #expect(try F.types(try await F.items(reader)[1]) == ["public.rtf", "public.jpeg"])
         #expect(try await F.read(reader, 1, "public.rtf").bytes() == Array("{\\rtf1}".utf8), "fulfilled bytes stay")
         #expect(try await F.read(reader, 1, "public.jpeg").bytes() == jpeg)

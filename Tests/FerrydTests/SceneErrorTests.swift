@@ -102,7 +102,7 @@ struct SceneErrorTests {
         _ = try await SceneServiceTests.firstSession(app)
         await app.quit()
         let cli = try await fixture.connect()
-        #expect(try await S.eventually { try await S.sessions(cli).allSatisfy { (try? $0.value(forKey: "state", as: Int32.self)) == -1 } })
+        #expect(try await eventually(.seconds(30)) { try await S.sessions(cli).allSatisfy { (try? $0.value(forKey: "state", as: Int32.self)) == -1 } })
         let id = try await S.activate(cli, app: Self.notes, ["userActivity": S.activity(SceneServiceTests.openNote)])
         #expect(try await S.property(cli, id, "State") == .string("unattached"))
         #expect(try await S.property(cli, id, "Configuration") == .string(""))
@@ -113,7 +113,7 @@ struct SceneErrorTests {
         let choose = try #require(again.calls.first { $0.member == "ChooseConfiguration" && $0.id == id })
         #expect(try choose.activities.first?.value(forKey: "activityType", as: String.self) == SceneServiceTests.openNote)
         #expect(try await S.property(cli, id, "Configuration") == .string("Editor"))
-        #expect(try await S.eventually { try await S.property(cli, id, "State") == .string("foregroundActive") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, id, "State") == .string("foregroundActive") })
         await again.quit()
         await cli.close()
     }

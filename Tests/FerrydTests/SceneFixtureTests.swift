@@ -181,15 +181,15 @@ final class FakeSceneApp: Sendable {
     /// test waits it out and a loaded machine can be slow), then returns them.
     @discardableResult
     func waitForCalls(timeout: Duration = .seconds(30), _ predicate: ([Call]) -> Bool) async throws -> [Call] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let now = calls
-            if predicate(now) { return now }
-            if ContinuousClock.now > deadline {
-                throw SceneTestError(description: "the app's calls never matched: \(now)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        var seen: [Call] = []
+        let matched = await eventually(timeout, every: .milliseconds(10)) {
+            seen = calls
+            return predicate(seen)
         }
+        guard matched else {
+            throw SceneTestError(description: "the app's calls never matched: \(seen)")
+        }
+        return seen
     }
 
     /// Closes the connection (the app goes away).
@@ -270,15 +270,6 @@ enum SceneBus {
         return Array(edited.utf8)
     }
 
-    /// Waits until `body` returns true (at most `timeout`; generous, as in `waitForCalls`).
-    static func eventually(timeout: Duration = .seconds(30), _ body: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await body() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await body()
-    }
 }
 
 @Suite("ferryd scenes: the test app")

@@ -37,13 +37,13 @@ struct ScenePersistenceTests {
         let signal = try #require(try await signals.next())
         #expect(try signal.body[1].get(String.self) == second)
         #expect(try await S.sessions(cli).count == 1)
-        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("foregroundActive") },
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, first, "State") == .string("foregroundActive") },
                 "the remaining scene is active again")
 
         // The app goes away; its remaining session is destroyed meanwhile.
         await app.quit()
         removed.cancel()
-        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("unattached") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, first, "State") == .string("unattached") })
         _ = try await S.call(cli, "RequestDestruction", [.string(first), [String: DBusValue]().dbusValue])
         #expect(try await S.sessions(cli).isEmpty)
 
@@ -74,7 +74,7 @@ struct ScenePersistenceTests {
         ])
         #expect(try await S.property(cli, editor, "Title") == .string("Notes — groceries"))
         await app.quit()
-        #expect(try await S.eventually { try await S.property(cli, editor, "State") == .string("unattached") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, editor, "State") == .string("unattached") })
 
         // While it is down: an activity for the archived first scene is kept for its connection.
         _ = try await S.activate(cli, app: "", session: first, ["userActivity": S.activity(Self.openNote, userInfo: ["noteID": "ideas"])])
@@ -95,7 +95,7 @@ struct ScenePersistenceTests {
         let pendingConnect = try #require(again.calls.first { $0.member == "ConnectScene" && $0.id == first })
         let fresh = try #require(pendingConnect.activities.first)
         #expect(try fresh.value(forKey: "userInfo", as: VariantDictionary.self).value(forKey: "noteID", as: String.self) == "ideas")
-        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("foregroundActive") },
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, first, "State") == .string("foregroundActive") },
                 "it was brought forward while archived")
         await again.quit()
         await cli.close()
@@ -129,7 +129,7 @@ struct ScenePersistenceTests {
         app.clearCalls()
         try await app.register()
         try await app.waitForCalls { calls in Set(calls.filter { $0.member == "ConnectScene" }.map(\.id)) == [first, second] }
-        #expect(try await S.eventually { try await S.property(cli, second, "State") == .string("foregroundActive") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, second, "State") == .string("foregroundActive") })
         await app.quit()
         await cli.close()
     }

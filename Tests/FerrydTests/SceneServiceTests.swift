@@ -57,7 +57,7 @@ struct SceneServiceTests {
         #expect(try listed.value(forKey: "scenes", as: UInt32.self) == 1)
         #expect(try listed.value(forKey: "state", as: String.self) == "foregroundActive")
         await app.quit()
-        #expect(try await S.eventually { try await S.property(cli, id, "State") == .string("unattached") },
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, id, "State") == .string("unattached") },
                 "an app that goes away leaves its session archived")
         #expect(try await S.sessions(cli).count == 1)
         await cli.close()
@@ -237,7 +237,7 @@ struct SceneServiceTests {
         let bad = await F.failure { _ = try await S.call(cli, "Paste", [.string(id), .string("no good"), [String: DBusValue]().dbusValue]) }
         #expect(bad?.name == "org.ferry.Error.InvalidArgument")
         await app.quit()
-        #expect(try await S.eventually { try await S.property(cli, id, "State") == .string("unattached") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, id, "State") == .string("unattached") })
         let gone = await F.failure { _ = try await S.call(cli, "Paste", [.string(id), .string("general"), [String: DBusValue]().dbusValue]) }
         #expect(gone?.name == "org.ferry.Error.Unavailable")
         await cli.close()

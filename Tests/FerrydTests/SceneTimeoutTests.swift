@@ -1,4 +1,5 @@
 import DBus
+import FerryBroker
 import FerryTestSupport
 import Foundation
 import Testing
@@ -11,16 +12,17 @@ struct SceneTimeoutTests {
     typealias S = SceneBus
     static let notes = SceneServiceTests.notes
 
-    @Test("ChooseConfiguration unanswered for 5 s: the manifest's first configuration is used and the scene connects")
+    @Test("ChooseConfiguration unanswered for its timeout: the manifest's first configuration is used and the scene connects")
     func slowChoice() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
-        let daemon = try await fixture.start()
+        // ferryd's 5 s, shortened: the broker must wait all of it and then go on.
+        let daemon = try await fixture.start(["--scene-choose-timeout", "2"])
         defer { daemon.stop() }
         let started = ContinuousClock.now
         let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
                                                configurations: ["": "Editor"],
-                                               behaviour: .init(chooseDelay: .seconds(8)))
+                                               behaviour: .init(chooseDelay: .seconds(5)))
         // Meanwhile another app is served at once, and so are requests.
         let gallery = try await FakeSceneApp.start(fixture, "org.ferry.gallery", manifest: try F.manifest("Gallery"))
         _ = try await SceneServiceTests.firstSession(gallery)
@@ -30,7 +32,7 @@ struct SceneTimeoutTests {
         let calls = try await app.waitForCalls { $0.contains { $0.member == "SceneChanged" } }
         let id = try #require(calls.first { $0.member == "ConnectScene" }).id
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(4900), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(1900), "\(elapsed)")
         let galleryChose = try #require(gallery.calls.first { $0.member == "ChooseConfiguration" }).at
         let notesConnected = try #require(calls.first { $0.member == "ConnectScene" }).at
         #expect(galleryChose < notesConnected, "the slow app held up only its own scenes")
@@ -59,7 +61,7 @@ struct SceneTimeoutTests {
         #expect(ContinuousClock.now - started < .seconds(5))
         let sessions = try await S.sessions(cli)
         #expect(sessions.count == 1 && (try? sessions[0].value(forKey: "persistentIdentifier", as: String.self)) == first)
-        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("unattached") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, first, "State") == .string("unattached") })
         // The app comes back: its session reconnects.
         let again = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
         try await again.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.id == first } }
@@ -67,22 +69,23 @@ struct SceneTimeoutTests {
         await cli.close()
     }
 
-    @Test("DiscardSceneSessions unanswered for 10 s: the discard is kept and delivered again at the app's next registration")
+    @Test("DiscardSceneSessions unanswered for its timeout: the discard is kept and delivered again at the app's next registration")
     func unansweredDiscard() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
-        let daemon = try await fixture.start()
+        // ferryd's 10 s for scene calls, shortened.
+        let daemon = try await fixture.start(["--scene-call-timeout", "3"])
         defer { daemon.stop() }
         let app = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"),
-                                               behaviour: .init(discardDelay: .seconds(15)))
+                                               behaviour: .init(discardDelay: .seconds(6)))
         let first = try await SceneServiceTests.firstSession(app)
         let cli = try await fixture.connect()
         let second = try await S.activate(cli, app: Self.notes)
-        // The broker waits out its 10 s for the answer (the call's own timeout is 20 s).
+        // The broker waits out its 3 s for the answer (the call's own timeout is 20 s).
         _ = try await S.call(cli, "RequestDestruction", [.string(second), [String: DBusValue]().dbusValue])
         #expect(app.calls.contains { $0.member == "DiscardSceneSessions" })
         await app.quit()
-        #expect(try await S.eventually { try await S.property(cli, first, "State") == .string("unattached") })
+        #expect(try await eventually(.seconds(30)) { try await S.property(cli, first, "State") == .string("unattached") })
 
         let again = try await FakeSceneApp.start(fixture, Self.notes, manifest: try F.manifest("Notes"))
         try await again.waitForCalls { $0.contains { $0.member == "ConnectScene" && $0.id == first } }
@@ -106,9 +109,9 @@ struct SceneTimeoutTests {
         _ = try await SceneServiceTests.firstSession(app)
         let read = Task { try await F.read(app.connection, 0, "public.text") }
         var pending: [VariantDictionary] = []
-        for _ in 0..<500 where pending.isEmpty {
+        _ = try await eventually {
             pending = try await F.call(cli, "PendingPasteConsents")[0].get([VariantDictionary].self)
-            try await Task.sleep(for: .milliseconds(20))
+            return !pending.isEmpty
         }
         #expect(try pending.first?.value(forKey: "reader-app", as: String.self) == Self.notes, "its scene is in the foreground: asked")
         let id = try #require(try pending.first?.value(forKey: "id", as: UInt64.self))
@@ -121,6 +124,18 @@ struct SceneTimeoutTests {
         await gallery.close()
         await app.quit()
         await cli.close()
+    }
+
+    @Test("the scene timeouts: 5 s for ChooseConfiguration and 10 s for the other calls unless ferryd is told otherwise; nonsense refused")
+    func timeoutOptions() async throws {
+        let defaults = SceneService.Timeouts()
+        #expect(defaults.choose == .seconds(5) && defaults.call == .seconds(10) && defaults.paste == .seconds(30))
+        let fixture = try FerrydFixture()
+        defer { fixture.cleanUp() }
+        for flag in ["--scene-choose-timeout", "--scene-call-timeout"] {
+            let bad = try await fixture.run([flag, "0"])
+            #expect(bad.status == 64 && bad.stderr.contains(flag), "\(bad)")
+        }
     }
 }
 
@@ -142,7 +157,7 @@ struct SceneRestoreRaceTests {
         let id = try await SceneServiceTests.firstSession(first)
         await first.quit()
         let cli = try await fixture.connect()
-        #expect(try await S.eventually {
+        #expect(try await eventually(.seconds(30)) {
             try await S.sessions(cli).allSatisfy { (try? $0.value(forKey: "state", as: Int32.self)) == -1 }
         }, "archived once the app is gone")
 

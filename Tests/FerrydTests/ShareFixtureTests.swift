@@ -268,19 +268,18 @@ enum ShareBus {
     }
 
     /// The listed types once they are `expected`: each listing asks the apps again, and on a
-    /// loaded machine an app may miss its 250 ms. The last listing after `attempts`.
+    /// loaded machine an app may miss its 250 ms. The last listing after `timeout`.
     static func types(_ connection: Connection, _ share: String, settlingOn expected: [String],
-                      attempts: Int = 10) async throws -> [String] {
+                      timeout: Duration = .seconds(10)) async throws -> [String] {
         var listed: [String] = []
-        for attempt in 1...attempts {
+        _ = try await eventually(timeout, every: .milliseconds(200)) {
             listed = try await types(connection, share)
-            if listed == expected || attempt == attempts { break }
-            try await Task.sleep(for: .milliseconds(200))
+            return listed == expected
         }
         return listed
     }
 
-    /// Expects the listing to be `expected` (settling as ``types(_:_:settlingOn:attempts:)`` does).
+    /// Expects the listing to be `expected` (settling as ``types(_:_:settlingOn:timeout:)`` does).
     static func expectTypes(_ connection: Connection, _ share: String, _ expected: [String],
                             sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let listed = try await types(connection, share, settlingOn: expected)

@@ -178,7 +178,7 @@ struct ShareListingTests {
         #expect(try await !ShareBus.types(stage.tool, image.share).contains("org.ferry.gallery.add-to-album"))
         await notes.quit()
         let text = try await ShareBus.share(stage.tool, [ShareBus.text])
-        #expect(try await SceneBus.eventually { try await !ShareBus.types(stage.tool, text.share).contains("org.ferry.notes.append") })
+        #expect(try await eventually(.seconds(30)) { try await !ShareBus.types(stage.tool, text.share).contains("org.ferry.notes.append") })
         // Registering again ([] removes): activities are replaced.
         _ = try await FerrydFixture.call(gallery.connection, "RegisterApp", [
             .string("org.ferry.gallery"), .bytes(FakeShareApp.manifest("org.ferry.gallery")),

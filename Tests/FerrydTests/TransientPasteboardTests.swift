@@ -191,9 +191,9 @@ struct TransientPasteboardTests {
 
         // The source going away: its promises are unavailable.
         await source.close()
-        try await Task.sleep(for: .milliseconds(300))
-        let gone = await F.failure { _ = try await F.read(target, 0, "public.png", at: B.path) }
-        #expect(gone?.name == "org.ferry.Error.Unavailable")
+        #expect(await eventually {
+            await F.failure { _ = try await F.read(target, 0, "public.png", at: B.path) }?.name == "org.ferry.Error.Unavailable"
+        })
         #expect(try await broker.pasteboards.transientBytes(B.name, item: 0, type: type, limit: 4096) == nil)
         await target.close()
         await broker.stop()
