@@ -83,10 +83,10 @@ final class WaylandBridgeSession: Sendable {
         do {
             try await body(session)
         } catch {
-            session.close()
+            await offThePool { session.close() }
             throw error
         }
-        session.close()
+        await offThePool { session.close() }
     }
 
     /// Stops the bridge and ferryd, then sway and every process left of this instance (the bus,

@@ -24,7 +24,7 @@ struct WaylandBridgeStormTests {
             // ferry copy exports; the desktop's view of it must not come back as a change.
             #expect(try await session.ferry("copy", "--text", "from ferry").succeeded)
             #expect(try await eventually { try await session.wlPaste("-n").stdout == "from ferry" })
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             let seen = lines()
             #expect(seen.count == 5, "\(seen)")
             #expect(seen.dropFirst().allSatisfy { $0.contains("public.utf8-plain-text") }, "\(seen)")
@@ -54,7 +54,7 @@ struct WaylandBridgeStormTests {
             try await copies(101...1000)
             let took = ContinuousClock.now - began
             let late = try session.bridgeResidentKilobytes()
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.changeCount() == start + 1000, "a change after the storm ended")
             #expect(try await session.waitForCompleteImport(atLeast: start + 1000))
             #expect(try await session.wlPaste("-n").stdout == "storm 1000")

@@ -94,7 +94,7 @@ struct WaylandBridgeTests {
             #expect(types.isSuperset(of: ["text/plain;charset=utf-8", "text/plain", "text/html"]), "\(types)")
             #expect(try await session.wlPaste("-n", "-t", "text/html").stdout == "<b>café ✓</b>")
             #expect(try await session.wlPaste("-n", "-t", "text/plain").stdout == "café ✓")
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.changeCount() == count, "the bridge's own offer came back as a change")
             let status = try #require(try await session.status())
             #expect(status.clipboard.owner == "ferry")
@@ -120,7 +120,7 @@ struct WaylandBridgeTests {
             let selecting = try #require(session.newestWlCopy)
             // Never taken from a live owner: wl-copy -p keeps PRIMARY.
             #expect(try await session.ferry("copy", "--primary", "--text", "from ferry").succeeded)
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.wlPaste("-n", "-p").stdout == "selected with the mouse")
             kill(selecting, SIGTERM)
             #expect(try await eventually { try await session.wlPaste("-n", "-p").stdout == "from ferry" })

@@ -14,11 +14,11 @@ struct X11BridgeFileTests {
             let uri = "file:///tmp/ferry%20bridge/report.pdf"
             let xclip = try session.xclipCopy(Data("\(uri)\r\n".utf8), type: "text/uri-list")
             defer { xclip.kill() }
-            #expect(try await session.eventually { try await session.ferry("types").stdout.contains("public.file-url") })
+            #expect(try await eventually { try await session.ferry("types").stdout.contains("public.file-url") })
             #expect(try await session.ferry("types").stdout.contains("org.freedesktop.mime.text.uri-list"))
             #expect(try await session.ferry("paste", "-t", "public.file-url").stdout == uri)
             xclip.kill()
-            try await Task.sleep(for: .milliseconds(300))
+            await provingNothingHappens(for: .milliseconds(300))
             #expect(try await session.ferry("paste", "-t", "public.file-url").stdout == uri, "the file URL died with xclip")
             #expect(try await session.ferry("paste", "-t", "org.freedesktop.mime.text.uri-list").stdout == "\(uri)\r\n")
         }
@@ -30,7 +30,7 @@ struct X11BridgeFileTests {
             let first = "file:///home/user/a.txt", second = "file:///home/user/b.txt"
             let xclip = try session.xclipCopy(Data("copy\n\(first)\n\(second)".utf8), type: "x-special/gnome-copied-files")
             defer { xclip.kill() }
-            #expect(try await session.eventually { try await session.ferry("types").stdout.contains("public.file-url") })
+            #expect(try await eventually { try await session.ferry("types").stdout.contains("public.file-url") })
             #expect(try await session.ferry("paste", "-t", "public.file-url").stdout == first)
             let list = try await session.ferry("paste", "-t", "org.freedesktop.mime.text.uri-list").stdout
             #expect(list.split(whereSeparator: \.isNewline) == [Substring(first), Substring(second)])

@@ -11,7 +11,7 @@ struct X11BridgeManagerTests {
     @Test("GTK copies, stores and quits at once; xclip -o and ferry paste give its bytes afterwards")
     func gtkStoreSurvivesTheApp() async throws {
         try await X11BridgeSession.with { session in
-            #expect(try await session.eventually { try await session.status()?.isClipboardManager == true },
+            #expect(try await eventually { try await session.status()?.isClipboardManager == true },
                     "the bridge owns CLIPBOARD_MANAGER on a display without one")
             let text = "kept after GTK quits: naïve café ✓\nsecond line\ttab"
             let gtk = try await ServiceProcess("/usr/bin/python3", [Self.gtkStore, text], environment: session.environment)

@@ -19,7 +19,7 @@ struct X11BridgePortalTests {
                 let list = services.root.appendingPathComponent("list.uris")
                 try Data("\(first.absoluteString)\r\n\(second.absoluteString)\r\n".utf8).write(to: list)
                 #expect(try await session.ferry("copy", "-t", "text/uri-list", list.path).status == 0)
-                #expect(try await session.eventually {
+                #expect(try await eventually {
                     try await session.xclipPaste("TARGETS").stdout.contains(FileTransferPortal.mimeType)
                 }, "the file item is offered as the portal's type")
 
@@ -59,11 +59,11 @@ struct X11BridgePortalTests {
                 let list = services.root.appendingPathComponent("web.uris")
                 try Data("https://example.org/report.pdf\r\n".utf8).write(to: list)
                 #expect(try await session.ferry("copy", "-t", "text/uri-list", list.path).status == 0)
-                #expect(try await session.eventually {
+                #expect(try await eventually {
                     try await session.xclipPaste("TARGETS").stdout.contains(FileTransferPortal.mimeType)
                 })
                 #expect(try await session.xclipPaste(FileTransferPortal.mimeType).standardOutput.isEmpty)
-                #expect(try await session.eventually {
+                #expect(try await eventually {
                     session.bridge.standardError.contains("https://example.org/report.pdf is not a file URL")
                 }, "\(session.bridge.standardError)")
                 #expect(try await session.xclipPaste("text/uri-list").stdout == "https://example.org/report.pdf\r\n",
@@ -79,7 +79,7 @@ struct X11BridgePortalTests {
             defer { try? FileManager.default.removeItem(at: list) }
             try Data("file:///tmp/a.txt\r\n".utf8).write(to: list)
             #expect(try await session.ferry("copy", "-t", "text/uri-list", list.path).status == 0)
-            #expect(try await session.eventually { try await session.xclipPaste("TARGETS").stdout.contains("text/uri-list") })
+            #expect(try await eventually { try await session.xclipPaste("TARGETS").stdout.contains("text/uri-list") })
             let targets = try await session.xclipPaste("TARGETS").stdout
             #expect(targets.contains("x-special/gnome-copied-files"))
             #expect(!targets.contains(FileTransferPortal.mimeType), "\(targets)")

@@ -26,12 +26,12 @@ struct X11BridgeRestoreTests {
             #expect(try await session.ferry("history", "restore", "0").succeeded)
             let restored = try await session.client.general.items
             #expect(restored.first?.origin == "desktop:CLIPBOARD", "the restored entry keeps its origin")
-            #expect(try await session.eventually { try await session.xclipPaste("UTF8_STRING").stdout == "A from xclip" })
+            #expect(try await eventually { try await session.xclipPaste("UTF8_STRING").stdout == "A from xclip" })
             #expect(try await session.ferry("paste").stdout == "A from xclip")
 
             // The bridge's export of the restore is not imported back as another change.
             let afterRestore = try await session.client.general.changeCount
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.client.general.changeCount == afterRestore)
             let status = try #require(try await session.status())
             #expect(status.clipboard.owner == .ferry)
@@ -41,7 +41,7 @@ struct X11BridgeRestoreTests {
             let third = try session.xclipCopy(Data("C from xclip".utf8))
             defer { third.kill() }
             #expect(try await session.waitForCompleteImport(atLeast: afterRestore + 1))
-            try await Task.sleep(for: .milliseconds(500))
+            await provingNothingHappens(for: .milliseconds(500))
             #expect(try await session.client.general.changeCount == afterRestore + 1)
             #expect(try await session.ferry("paste").stdout == "C from xclip")
             #expect(try #require(try await session.status()).clipboard.owner == .desktop)

@@ -41,11 +41,13 @@ final class X11BridgeSession: Sendable {
 
     func close() async {
         await client.close()
-        bridge.stop()
-        display.stop()
-        ferryd.stop()
-        bus.stop()
-        try? FileManager.default.removeItem(at: stateDir)
+        await offThePool { [self] in
+            bridge.stop()
+            display.stop()
+            ferryd.stop()
+            bus.stop()
+            try? FileManager.default.removeItem(at: stateDir)
+        }
     }
 
     /// The display and the private bus, for the bridge and every peer.
@@ -90,11 +92,6 @@ final class X11BridgeSession: Sendable {
 
     /// The bridge's status.
     func status() async throws -> BridgeStatus? { try await BridgeStatus.fetch(over: client.connection) }
-
-    /// Polls `condition` every 50 ms for at most `timeout`.
-    func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        try await Poll.until(timeout, condition)
-    }
 
     /// Waits until the bridge has a complete copy of CLIPBOARD's import at least at `changeCount`.
     func waitForCompleteImport(atLeast changeCount: UInt64 = 1, timeout: Duration = .seconds(20)) async throws -> Bool {

@@ -13,13 +13,13 @@ struct X11BridgeTests {
         try await X11BridgeSession.with { session in
             let text = Data("copied in xclip, ümlaut\n".utf8)
             let xclip = try session.xclipCopy(text)
-            #expect(try await session.eventually { try await session.ferry("types").stdout.contains("public.utf8-plain-text") })
+            #expect(try await eventually { try await session.ferry("types").stdout.contains("public.utf8-plain-text") })
             #expect(try await session.ferry("paste").standardOutput == text)
             #expect(try await session.waitForCompleteImport())
             let items = try await session.client.general.items
             #expect(items.first?.origin == "desktop:CLIPBOARD")
             xclip.kill()
-            #expect(try await session.eventually { try await session.xclipPaste("UTF8_STRING").standardOutput == text })
+            #expect(try await eventually { try await session.xclipPaste("UTF8_STRING").standardOutput == text })
             #expect(try await session.xclipPaste("STRING").succeeded, "the restored selection offers the text aliases")
 
             let image = Data((0..<20_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
@@ -27,7 +27,7 @@ struct X11BridgeTests {
             let big = try session.xclipCopy(image, type: "image/png")
             #expect(try await session.waitForCompleteImport(atLeast: before + 1, timeout: .seconds(30)))
             big.kill()
-            #expect(try await session.eventually(.seconds(15)) {
+            #expect(try await eventually(.seconds(15)) {
                 try await session.xclipPaste("TARGETS").stdout.contains("image/png")
             })
             let pasted = try await session.xclipPaste("image/png")
@@ -42,11 +42,11 @@ struct X11BridgeTests {
         try await X11BridgeSession.with { session in
             #expect(try await session.ferry("copy", "--text", "café ✓").succeeded)
             let count = try await session.client.general.changeCount
-            #expect(try await session.eventually { try await session.xclipPaste("UTF8_STRING").stdout == "café ✓" })
+            #expect(try await eventually { try await session.xclipPaste("UTF8_STRING").stdout == "café ✓" })
             let targets = Set(try await session.xclipPaste("TARGETS").stdout.split(separator: "\n").map(String.init))
             #expect(targets.isSuperset(of: ["UTF8_STRING", "STRING", "TEXT", "text/plain;charset=utf-8", "text/plain"]))
             #expect(try await session.xclipPaste("STRING").standardOutput == Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0x3F]))
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.client.general.changeCount == count, "the bridge's own offer came back as a change")
             let status = try #require(try await session.status())
             #expect(status.clipboard.owner == .ferry)
@@ -62,7 +62,7 @@ struct X11BridgeTests {
             #expect(try await session.waitForCompleteImport())
             let cleared = try await ChildProcess.run("xsel", ["-b", "-c"], environment: session.environment, timeout: .seconds(10))
             #expect(cleared.succeeded)
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.xclipPaste("UTF8_STRING").succeeded == false)
             #expect(try await session.ferry("paste").stdout == "to be cleared")
         }
@@ -73,12 +73,12 @@ struct X11BridgeTests {
         try await X11BridgeSession.with { session in
             let xsel = try session.xselCopy("selected", selection: "-p")
             let primary = try await session.client.pasteboard(named: "primary")
-            #expect(try await session.eventually { try await primary.string == "selected" })
+            #expect(try await eventually { try await primary.string == "selected" })
             #expect(try await session.ferry("copy", "-p", "primary", "--text", "from ferry").succeeded)
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.xclipPaste("UTF8_STRING", selection: "primary").stdout == "selected")
             xsel.kill()
-            #expect(try await session.eventually {
+            #expect(try await eventually {
                 try await session.xclipPaste("UTF8_STRING", selection: "primary").stdout == "from ferry"
             })
         }
@@ -88,13 +88,13 @@ struct X11BridgeTests {
     func secret() async throws {
         try await X11BridgeSession.with { session in
             let tk = try await session.tkSecret("hunter2")
-            #expect(try await session.eventually(.seconds(15)) { try await session.ferry("paste").stdout == "hunter2" })
+            #expect(try await eventually(.seconds(15)) { try await session.ferry("paste").stdout == "hunter2" })
             let item = try #require(try await session.client.general.items.first)
             #expect(item.isSensitive)
             #expect(item.origin == "desktop:CLIPBOARD")
-            #expect(try await session.eventually { try await session.status()?.clipboard.lastImport?.isSensitive == true })
+            #expect(try await eventually { try await session.status()?.clipboard.lastImport?.isSensitive == true })
             tk.stop()
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             #expect(try await session.xclipPaste("UTF8_STRING").succeeded == false, "a secret was restored")
             #expect(try await session.ferry("copy", "--text", "next").succeeded)
             let history = try await session.client.general.history()

@@ -41,7 +41,7 @@ final class ContinuityEngine: @unchecked Sendable {
                 publicKeys[device] = pair.publicKey
             }
         }
-        try start()
+        try await start()
     }
 
     func writeSecret(_ text: String, to path: String) throws {
@@ -113,19 +113,15 @@ final class ContinuityEngine: @unchecked Sendable {
     }
 
     /// Starts (or restarts) nats-server and waits until it accepts connections.
-    func start() throws {
+    func start() async throws {
         let config = directory.appendingPathComponent("nats.conf")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
         let process = try Subprocess(try ChildProcess.resolve("/usr/sbin/nats-server"), ["-c", config.path],
                                      environment: ProcessInfo.processInfo.environment)
         server = process
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if isListening() { return }
-            guard process.isRunning else { throw EngineSetupError("nats-server exited") }
-            usleep(20_000)
-        }
-        throw EngineSetupError("nats-server did not listen on \(port)")
+        let listening = await eventually { isListening() || !process.isRunning }
+        guard process.isRunning else { throw EngineSetupError("nats-server exited") }
+        guard listening else { throw EngineSetupError("nats-server did not listen on \(port)") }
     }
 
     func isListening() -> Bool {
@@ -207,16 +203,6 @@ final class Device: @unchecked Sendable {
         daemon?.stop()
         bus.stop()
     }
-}
-
-/// Polls `condition` every 20 ms for at most `timeout`.
-func eventually(_ timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
 }
 
 /// The test engine could not be set up.

@@ -19,11 +19,11 @@ struct UniversalClipboardTests {
             devices.append(desktop)
             try await body(engine, laptop, desktop)
         } catch {
-            for device in devices { device.stop() }
+            await offThePool { [devices] in for device in devices { device.stop() } }
             await engine.stop()
             throw error
         }
-        for device in devices { device.stop() }
+        await offThePool { [devices] in for device in devices { device.stop() } }
         await engine.stop()
     }
 
@@ -51,13 +51,13 @@ struct UniversalClipboardTests {
 
     @Test("a newer local copy wins over an older remote one, and a newer remote one over an older local one")
     func newerWins() async throws {
-        try await withDevices { _, laptop, desktop in
+        try await withDevices { (_, laptop, desktop) async throws in
             #expect(try await laptop.ferry("copy", "--text", "first, laptop").succeeded)
             #expect(try await eventually { try await desktop.ferry("paste").stdout == "first, laptop" })
             #expect(try await desktop.ferry("copy", "--text", "second, desktop").succeeded)
             #expect(try await eventually { try await laptop.ferry("paste").stdout == "second, desktop" })
             // The desktop's own copy stays: the laptop's older announcement does not come back.
-            try await Task.sleep(for: .milliseconds(300))
+            await provingNothingHappens(for: .milliseconds(300))
             #expect(try await desktop.ferry("paste").stdout == "second, desktop")
             #expect(try await !showsRemote(desktop, from: "laptop"))
         }
@@ -122,7 +122,7 @@ struct UniversalClipboardTests {
             let markers = ["LOCALONLY-4c1f", "SENSITIVE-93ab"]
             #expect(try await laptop.ferry("copy", "--local-only", "--text", markers[0]).succeeded)
             #expect(try await laptop.ferry("copy", "--sensitive", "--text", markers[1]).succeeded)
-            try await Task.sleep(for: .seconds(1))
+            await provingNothingHappens(for: .seconds(1))
             // Nothing newer arrived; the baseline is still listed, but the laptop no longer serves
             // it (it is not the laptop's current item any more), and never the markers.
             let after = try await desktop.ferry("paste")
@@ -143,11 +143,10 @@ struct UniversalClipboardTests {
 
     @Test("expiry travels with the item: gone on the desktop at its time, even with the engine stopped")
     func expiryWithEngineStopped() async throws {
-        try await withDevices { engine, laptop, desktop in
+        try await withDevices { (engine, laptop, desktop) async throws in
             #expect(try await laptop.ferry("copy", "--expires", "3", "--text", "brief").succeeded)
             #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
             await engine.stopServer()
-            try await Task.sleep(for: .milliseconds(300))
             #expect(try await eventually(.seconds(8)) { try await desktop.ferry("types").stdout.isEmpty },
                     "the expired remote item stayed on the desktop")
         }
@@ -189,7 +188,7 @@ struct UniversalClipboardTests {
             #expect(try await desktop.ferry("paste").stdout == "local while offline")
             #expect(try await laptop.ferry("copy", "--text", "laptop while offline").succeeded)
             #expect(try await laptop.ferry("paste").stdout == "laptop while offline")
-            try engine.start()
+            try await engine.start()
             #expect(try await eventually(.seconds(20)) { try await desktop.ferry("paste").stdout == "laptop while offline" },
                     "after the reconnect the laptop's newest copy did not come back")
         }
@@ -202,7 +201,7 @@ struct UniversalClipboardTests {
             defer { phone.stop() }
             #expect(try await laptop.ferry("copy", "--text", "alice only").succeeded)
             #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
-            try await Task.sleep(for: .milliseconds(500))
+            await provingNothingHappens(for: .milliseconds(500))
             #expect(try await phone.ferry("types").stdout.isEmpty, "BOB's phone saw ALICE's copy")
 
             // The desktop's credentials cannot put under the laptop's key.

@@ -136,7 +136,7 @@ struct WaylandClipboardBackendTests {
                 if offers.count >= copies { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(300))
+            await provingNothingHappens(for: .milliseconds(300))
             #expect(f.events.count == copies, "one event per copy, nothing else: \(f.events.count)")
             #expect(offers.map(\.id) == offers.map(\.id).sorted())
             let last = try #require(offers.last)
@@ -159,7 +159,7 @@ struct WaylandClipboardBackendTests {
             let plain = try await f.peer(["wl-paste", "-n", "-t", "text/plain"])
             #expect(plain.standardOutput == text)
             // The backend's own ownership is never reported as an offer.
-            try await Task.sleep(for: .milliseconds(200))
+            await provingNothingHappens(for: .milliseconds(200))
             #expect(!f.events.contains { if case .offered = $0 { true } else { false } })
         }
     }
@@ -197,7 +197,7 @@ struct WaylandClipboardBackendTests {
             #expect(listed.stdout == "text/html\n")
             let pasted = try await f.peer(["wl-paste", "-n", "-t", "text/html"])
             #expect(pasted.stdout == "<i>two</i>")
-            try await Task.sleep(for: .milliseconds(200))
+            await provingNothingHappens(for: .milliseconds(200))
             #expect(f.events.isEmpty, "replacing its own source is not news: \(f.events)")
         }
     }
@@ -208,7 +208,7 @@ struct WaylandClipboardBackendTests {
             await f.backend.disown(.clipboard)
             let pasted = try await f.sway.run(["wl-paste", "-l"])
             #expect(!pasted.succeeded, "wl-paste still found \(pasted.stdout)")
-            try await Task.sleep(for: .milliseconds(200))
+            await provingNothingHappens(for: .milliseconds(200))
             #expect(f.events.isEmpty, "\(f.events)")
         }
     }

@@ -53,7 +53,7 @@ final class WaylandFixture: Sendable {
     func tearDown() async {
         await backend.shutdown()
         _ = await reader.value
-        sway.stop()
+        await offThePool { [sway] in sway.stop() }
     }
 
     /// Everything reported so far.
@@ -67,17 +67,14 @@ final class WaylandFixture: Sendable {
     @discardableResult
     func waitFor(after: Int = 0, timeout: Duration = .seconds(10), _ what: String,
                  _ matches: (DesktopEvent) -> Bool) async throws -> (event: DesktopEvent, index: Int) {
-        let deadline = ContinuousClock.now + timeout
-        while true {
+        var found: (event: DesktopEvent, index: Int)?
+        let matched = await eventually(timeout, every: .milliseconds(5)) {
             let all = events
-            if let index = all.indices.dropFirst(after).first(where: { matches(all[$0]) }) {
-                return (all[index], index)
-            }
-            if ContinuousClock.now > deadline {
-                throw FixtureError("no \(what) within \(timeout); events: \(all)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+            found = all.indices.dropFirst(after).first { matches(all[$0]) }.map { (all[$0], $0) }
+            return found != nil
         }
+        guard matched, let found else { throw FixtureError("no \(what) within \(timeout); events: \(events)") }
+        return found
     }
 
     /// Waits for the next foreign offer on `selection` after the first `after` events.

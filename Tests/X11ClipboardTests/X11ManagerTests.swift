@@ -29,7 +29,7 @@ import X11Clipboard
         // GTK waits for the reply: copy everything meanwhile, then take CLIPBOARD, then reply.
         let (bytes, _) = try await session.receive("UTF8_STRING", from: offer)
         #expect(String(decoding: bytes, as: UTF8.self) == text)
-        try await Task.sleep(for: .milliseconds(300))
+        await provingNothingHappens(for: .milliseconds(300))
         #expect(gtk.isRunning, "GTK quit before the manager replied")
         try await session.backend.own(.clipboard, types: ["UTF8_STRING"],
                                       serve: Server(["UTF8_STRING": bytes]).serve)
@@ -68,7 +68,7 @@ import X11Clipboard
         #expect(await eventually { !session.backend.isClipboardManager })
         tk.stop()
         _ = await tk.waitForExit()
-        try await Task.sleep(for: .milliseconds(300))
+        await provingNothingHappens(for: .milliseconds(300))
         #expect(!session.backend.isClipboardManager)
         await session.close()
     }

@@ -37,7 +37,7 @@ import X11Clipboard
         let server = Server(["UTF8_STRING": Data("mine".utf8)])
         try await session.backend.own(.clipboard, types: ["UTF8_STRING"], serve: server.serve)
         #expect(try await session.xclipPaste("UTF8_STRING").stdout == "mine")
-        try await Task.sleep(for: .milliseconds(300))
+        await provingNothingHappens(for: .milliseconds(300))
         #expect(!session.log.events.contains { if case .offered = $0 { true } else { false } })
 
         let xclip = try session.xclipCopy(Data("theirs".utf8))
@@ -59,7 +59,7 @@ import X11Clipboard
         #expect(try await session.xclipPaste("UTF8_STRING", selection: "primary").stdout == "p")
         await session.backend.disown(.primary)
         #expect(try await session.xclipPaste("UTF8_STRING", selection: "primary").succeeded == false)
-        try await Task.sleep(for: .milliseconds(300))
+        await provingNothingHappens(for: .milliseconds(300))
         #expect(session.log.events.isEmpty, "\(session.log.events)")
         // A clear by someone else afterwards is reported again.
         let xsel = try session.xselCopy("again", selection: "-p")
@@ -95,7 +95,7 @@ import X11Clipboard
         #expect(other.standardOutput == big)
         #expect(ContinuousClock.now - started < .seconds(5), "the second reader waited on the stalled one")
         // The stalled transfer is given up after 5 s: its writer sees its pipe closed.
-        #expect(await eventually(timeout: .seconds(12)) { server.outcomes.contains { !$0.complete } })
+        #expect(await eventually(.seconds(12)) { server.outcomes.contains { !$0.complete } })
         #expect(server.outcomes.filter(\.complete).count == 1)
         await session.close()
     }

@@ -189,16 +189,6 @@ final class Server: Sendable {
     }
 }
 
-/// Waits until `condition` holds, at most `timeout`.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// A test step that could not run.
 struct X11TestError: Error, CustomStringConvertible {
     let description: String

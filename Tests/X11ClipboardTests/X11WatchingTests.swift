@@ -112,12 +112,9 @@ import X11Clipboard
         let xclip = try Subprocess("xclip", ["-quiet", "-selection", "clipboard", file.path], environment: display.environment())
         defer { xclip.kill() }
         // xclip owns the selection once it prints its waiting line; poll with a reader.
-        var owned = false
-        for _ in 0..<200 where !owned {
-            owned = try await ChildProcess.run("xclip", ["-o", "-selection", "clipboard"], environment: display.environment()).succeeded
-            if !owned { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(owned)
+        #expect(try await eventually {
+            try await ChildProcess.run("xclip", ["-o", "-selection", "clipboard"], environment: display.environment()).succeeded
+        })
         let backend = try X11ClipboardBackend(display: display.name)
         let log = EventLog(backend)
         let offer = try #require(await log.offer(on: .clipboard))
