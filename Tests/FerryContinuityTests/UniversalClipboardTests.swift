@@ -51,7 +51,7 @@ struct UniversalClipboardTests {
 
     @Test("a newer local copy wins over an older remote one, and a newer remote one over an older local one")
     func newerWins() async throws {
-        try await withDevices { _, laptop, desktop in
+        try await withDevices { (_, laptop, desktop) async throws in
             #expect(try await laptop.ferry("copy", "--text", "first, laptop").succeeded)
             #expect(try await eventually { try await desktop.ferry("paste").stdout == "first, laptop" })
             #expect(try await desktop.ferry("copy", "--text", "second, desktop").succeeded)
@@ -143,7 +143,7 @@ struct UniversalClipboardTests {
 
     @Test("expiry travels with the item: gone on the desktop at its time, even with the engine stopped")
     func expiryWithEngineStopped() async throws {
-        try await withDevices { engine, laptop, desktop in
+        try await withDevices { (engine, laptop, desktop) async throws in
             #expect(try await laptop.ferry("copy", "--expires", "3", "--text", "brief").succeeded)
             #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
             await engine.stopServer()
