@@ -208,7 +208,7 @@ let package = Package(
                 dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
-                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "FerryTestSupport",
+                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictness),
 

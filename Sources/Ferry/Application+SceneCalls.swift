@@ -95,6 +95,16 @@ extension Application {
         saves.enqueue(.save(identifier))
     }
 
+    /// `SaveActivity`: the delegate's `stateRestorationActivity(for:)` now, because another
+    /// device continues the scene's activity (Apple's `updateUserActivityState` before it is
+    /// sent); nil when the scene shows none.
+    func saveActivity(_ identifier: String) async throws(FerryError) -> UserActivity? {
+        let scene = try connected(identifier)
+        let activity = await scene.delegate.stateRestorationActivity(for: scene)
+        scene.snapshot.withLock { $0.stateRestorationActivity = activity }
+        return activity
+    }
+
     /// `OpenURLContexts`: the delegate's `scene(_:openURLContexts:)`.
     /// - Throws: `FerryError` `.notFound` for a scene that is not connected, `.invalidArgument`
     ///   for no URLs.

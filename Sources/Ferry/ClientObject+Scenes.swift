@@ -44,6 +44,12 @@ extension ClientObject {
                     return []
                 }
             }),
+            .method(Method("SaveActivity", in: ["persistent_id": "s"], out: ["activity": "a{sv}"]) { [weak client] call in
+                try await serving(client, call) { application throws(FerryError) in
+                    let activity = try await application.saveActivity(try string(call.arguments[0]))
+                    return [try Scene.wire(activity: activity)]
+                }
+            }),
             .method(Method("OpenURLContexts", in: ["persistent_id": "s", "options": "a{sv}"]) { [weak client] call in
                 try await serving(client, call) { application throws(FerryError) in
                     let options = try connectionOptions(call.arguments[1])

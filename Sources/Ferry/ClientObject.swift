@@ -19,7 +19,7 @@ import Musl
 enum ClientObject {
     static let name: InterfaceName = "org.ferry.Client1"
     /// The interface's version (its `Version` property).
-    static let version: UInt32 = 6
+    static let version: UInt32 = 7
     static let chunkSize = 1 << 20
 
     static func interface(for client: FerryClient) -> Interface {

@@ -52,9 +52,9 @@ public final class Broker: Service, Sendable {
         /// How long a direct connection's one-time token stays good.
         public var directTokenLifetime: Duration = DirectListener.defaultTokenLifetime
         /// What runs beside the services from the moment the broker owns its name until it shuts
-        /// down (continuity, say), each made from the pasteboards once they are assembled; a
-        /// companion that cannot be made stops the start-up.
-        public var companions: [@Sendable (PasteboardService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
+        /// down (continuity, say), each made from the pasteboards and the scenes once they are
+        /// assembled; a companion that cannot be made stops the start-up.
+        public var companions: [@Sendable (PasteboardService, SceneService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
         /// How long a share may stay without Perform.
         public var shareIdleTimeout: Duration = .seconds(120)
         /// How long an activity's app has for PerformActivity.
@@ -186,7 +186,7 @@ public final class Broker: Service, Sendable {
                                   performTimeout: options.sharePerformTimeout, log: say)
         let companions: [any BrokerCompanion]
         do {
-            companions = try options.companions.map { try $0(pasteboards, say) }
+            companions = try options.companions.map { try $0(pasteboards, scenes, say) }
         } catch let failure as StartFailure {
             throw failure
         } catch {

@@ -142,6 +142,7 @@ extension SceneService {
             throw error
         }
         emitChanged(id, properties)
+        if changes["stateRestorationActivity"] != nil { handoffMayHaveChanged() }
         if frame != nil {
             windowsChanged(since: before, notifying: true, except: id)
             rederive()

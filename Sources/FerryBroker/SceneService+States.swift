@@ -89,6 +89,7 @@ extension SceneService {
             guard var session = sessions[change.id] else { continue }
             session.activationState = change.new
             sessions[change.id] = session
+            if change.new == .foregroundActive { handoffFront = change.id }
             emitChanged(change.id, ["State": .string(change.new.name)])
             guard change.new != .unattached, desktop.windows[change.id]?.isConnected == true,
                   let app = running[session.bundleIdentifier] else { continue }
@@ -104,5 +105,6 @@ extension SceneService {
             foreground.insert(session.bundleIdentifier)
         }
         foregroundApps.set(foreground)
+        if !changes.isEmpty { handoffMayHaveChanged() }
     }
 }

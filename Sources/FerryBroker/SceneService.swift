@@ -18,7 +18,7 @@ public actor SceneService {
     /// The session objects' interface name.
     public static let sessionInterfaceName: InterfaceName = "org.ferry.SceneSession1"
     /// The version of `org.ferry.Scenes1` (its `Version` property).
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     /// The version of `org.ferry.SceneSession1` (its `Version` property).
     public static let sessionVersion: UInt32 = 1
     /// How long an app has to answer the broker's `org.ferry.Client1` calls about scenes.
@@ -68,6 +68,11 @@ public actor SceneService {
     /// while the session is unchanged: encoding 1000 sessions anew on every listing was a quarter
     /// of its cost.
     var encodedSessions: [String: (session: SceneSession, value: [DBusDictionaryEntry])] = [:]
+    /// Handoff, when continuity is on (``setHandoff(_:)``); a lock of its own, so ferryd's
+    /// continuity can be plugged in from outside the actor.
+    nonisolated let handoff = Mutex<(any HandoffHooks)?>(nil)
+    /// The session that became foreground-active last: its activity is the current one.
+    var handoffFront: String?
 
     /// An app registered with scenes=true, and the queue its calls go through.
     struct RunningApp: Sendable {

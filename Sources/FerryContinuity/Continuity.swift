@@ -41,6 +41,15 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         public var chunkSize = 512 * 1024
         /// How long a pull waits for a chunk before the source counts as unavailable.
         public var chunkTimeout: Duration = .seconds(3)
+        /// Handoff: the least time between two advertisements of this device's current
+        /// activity (changes in between are coalesced into the next one).
+        public var handoffInterval: Duration = .seconds(1)
+        /// Handoff: how long an advertisement lives (the `ferry_activity` bucket's TTL, and the
+        /// longest a receiver offers it); the source advertises its current activity again
+        /// after half of it.
+        public var handoffLifetime: Duration = .seconds(120)
+        /// Handoff: how long a continue waits for the source device (its app included).
+        public var handoffTimeout: Duration = .seconds(5)
 
         /// Makes a configuration.
         public init(address: EngineAddress, keyFile: String, device: String) {
@@ -55,6 +64,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
 
     let configuration: Configuration
     let pasteboards: PasteboardService
+    /// The scenes, for Handoff (nil: Universal Clipboard only).
+    let scenes: SceneService?
     let seal: Seal
     let clock: HybridClock
     let log: @Sendable (String) -> Void
@@ -62,6 +73,9 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     let queue = DispatchQueue(label: "org.ferry.continuity")
     let applying: AsyncStream<Envelope>.Continuation
     let applier: Task<Void, Never>
+    /// Handoff: a change of the current activity (coalesced: the newest one waits).
+    let advertising: AsyncStream<Void>.Continuation
+    let advertiser: Task<Void, Never>
 
     struct State {
         var link: EngineLink?
@@ -74,19 +88,23 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         /// The stamp of the remote copy on the general pasteboard now.
         var appliedStamp: ClockStamp?
         var stopped = false
+        /// Handoff (Continuity+Handoff.swift).
+        var handoff = HandoffState()
     }
 
     let state = Mutex(State())
 
     /// Checks the configuration and reads the key and creds (errors name the file and what is
     /// wrong); connects only in ``start()``.
-    public init(configuration: Configuration, pasteboards: PasteboardService, log: @escaping @Sendable (String) -> Void) throws {
+    public init(configuration: Configuration, pasteboards: PasteboardService, scenes: SceneService? = nil,
+                log: @escaping @Sendable (String) -> Void) throws {
         guard Subjects.isValidDevice(configuration.device), configuration.device.utf8.count <= 48 else {
             throw EngineError(.failed, "bad device name \"\(configuration.device)\": 1 to 48 letters, digits, - or _")
         }
         _ = try NKey.publicKey(ofSeedFile: configuration.address.seedFile)
         self.configuration = configuration
         self.pasteboards = pasteboards
+        self.scenes = scenes
         self.seal = try Seal(keyFile: configuration.keyFile)
         self.clock = HybridClock(device: configuration.device)
         self.log = log
@@ -95,6 +113,16 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         let box = WeakBox()
         applier = Task {
             for await envelope in stream { await box.value?.apply(envelope) }
+        }
+        let (changes, advertising) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.advertising = advertising
+        let interval = configuration.handoffInterval
+        advertiser = Task {
+            // At most one advertisement per interval; changes meanwhile wait as one.
+            for await _ in changes {
+                await box.value?.advertiseCurrent()
+                try? await Task.sleep(for: interval)
+            }
         }
         box.value = self
         cnats_ignore_sigpipe()
@@ -110,6 +138,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     /// until the engine answers.
     public func start() {
         pasteboards.setContinuity(self)
+        scenes?.setHandoff(self)
         queue.async { self.connect(attempt: 0) }
     }
 
@@ -121,10 +150,14 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             return (state.link, state.watch)
         }
         pasteboards.setContinuity(nil)
+        scenes?.setHandoff(nil)
+        stopHandoff()
         watch?.stop()
         link?.close()
         applying.finish()
         applier.cancel()
+        advertising.finish()
+        advertiser.cancel()
     }
 
     // MARK: - Link
@@ -137,6 +170,12 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             try link.subscribe(Subjects.chunks(of: device)) { [weak self] bytes, reply in
                 self?.serveChunk(bytes, reply: reply, link: link)
             }
+            let activities = try scenes.map { _ in try link.bucket(Subjects.activityBucket, ttl: configuration.handoffLifetime) }
+            if activities != nil {
+                try link.subscribe(Subjects.activities(of: device)) { [weak self] bytes, reply in
+                    self?.serveActivity(bytes, reply: reply, link: link)
+                }
+            }
             link.onEvent { [weak self] event in
                 guard let self else { return }
                 self.queue.async { self.linkChanged(event) }
@@ -144,10 +183,12 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             state.withLock { state in
                 state.link = link
                 state.bucket = bucket
+                state.handoff.bucket = activities
             }
             log("continuity: connected to \(configuration.address.url) as \(device)")
             startWatch()
             announceCurrent()
+            startHandoff()
         } catch {
             let wait = min(5_000, 250 << min(attempt, 5))
             if attempt == 0 { log("continuity: cannot reach the engine yet (retrying): \(error)") }
@@ -162,23 +203,37 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             let old = state.withLock { state in defer { state.watch = nil }; return state.watch }
             old?.stop()
             Task { await self.dropRemoteItems() }
+            handoffLinkLost()
         case .reconnected:
             log("continuity: the engine is back")
-            startWatch()
-            // The newest local copy again (the bucket may have lost it, or never had it).
-            let again = state.withLock { $0.announced }
-            if let again { put(again) }
+            resume(attempt: 0)
+            startHandoff()
         }
     }
 
-    func startWatch() {
-        guard let bucket = state.withLock({ $0.bucket }) else { return }
+    /// Watches the bucket again and announces the newest local copy again (the bucket may have
+    /// lost it, or never had it); a restarted engine may take a moment before JetStream answers,
+    /// so both are retried for a few seconds.
+    func resume(attempt: Int) {
+        let watching = startWatch()
+        let again = state.withLock { $0.announced }
+        let announced = again.map { put($0) } ?? true
+        guard !(watching && announced), attempt < 20, !state.withLock({ $0.stopped }) else { return }
+        queue.asyncAfter(deadline: .now() + .milliseconds(500)) { [weak self] in self?.resume(attempt: attempt + 1) }
+    }
+
+    /// Watches the bucket (again); false when the engine refused.
+    @discardableResult
+    func startWatch() -> Bool {
+        guard let bucket = state.withLock({ $0.bucket }) else { return true }
         do {
             let watch = try bucket.watchAll { [weak self] key, value in self?.received(key: key, value: value) }
             let old = state.withLock { state in defer { state.watch = watch }; return state.watch }
             old?.stop()
+            return true
         } catch {
             log("continuity: cannot watch the bucket: \(error)")
+            return false
         }
     }
 
@@ -241,13 +296,17 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         representation.visibility == .all && representation.isHeld
     }
 
-    func put(_ envelope: Envelope) {
-        guard let bucket = state.withLock({ $0.bucket }) else { return }
+    /// Puts the announcement; false when the engine refused.
+    @discardableResult
+    func put(_ envelope: Envelope) -> Bool {
+        guard let bucket = state.withLock({ $0.bucket }) else { return true }
         do {
             let plain = try JSONEncoder().encode(envelope)
             try bucket.put(device, try seal.seal([UInt8](plain), context: Subjects.announcement(device)))
+            return true
         } catch {
             log("continuity: cannot announce the copy: \(error)")
+            return false
         }
     }
 

@@ -102,6 +102,18 @@ struct ChunkRequest: Codable, Sendable {
 enum Subjects {
     /// The per-user bucket of announcements, one key per device.
     static let bucket = "ferry_pb"
+    /// The per-user bucket of Handoff advertisements, one key per device.
+    static let activityBucket = "ferry_activity"
+    /// Where `device` answers requests for its current activity.
+    static func activities(of device: String) -> String { "ferry.dev.\(device).activity" }
+    /// The sealing context of `device`'s advertisement.
+    static func advertisement(_ device: String) -> String { "kv:\(activityBucket).\(device)" }
+    /// The sealing context of an activity request to `device`.
+    static func activityRequest(to device: String) -> String { "req:" + activities(of: device) }
+    /// The sealing context of `device`'s answer to an activity request.
+    static func activityReply(from device: String, _ request: ActivityRequest) -> String {
+        "rep:\(activities(of: device)):\(request.from):\(request.id)"
+    }
     /// Where `device` answers chunk requests.
     static func chunks(of device: String) -> String { "ferry.dev.\(device).chunk" }
     /// The sealing context of `device`'s announcement.

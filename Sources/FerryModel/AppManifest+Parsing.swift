@@ -59,6 +59,7 @@ extension AppManifest {
             try UserActivity.validateActivityType(type, at: KeyPath.index("NSUserActivityTypes", index))
         }
         userActivityTypes = activityTypes
+        handoffLocal = try plist.optionalBool("FerryHandoffLocal") ?? false
 
         documentTypes = try (plist.optionalDictionaryArray("CFBundleDocumentTypes") ?? []).map { entry in
             let identifiers = try entry.optionalStringArray("LSItemContentTypes") ?? []

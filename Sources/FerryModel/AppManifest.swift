@@ -50,6 +50,9 @@ public struct AppManifest: Sendable, Hashable {
     public var exportedTypeDeclarations: [TypeDeclaration]
     /// `UTImportedTypeDeclarations`: types the app uses but does not own.
     public var importedTypeDeclarations: [TypeDeclaration]
+    /// `FerryHandoffLocal`: the app's user activities never leave this machine (no Handoff from
+    /// it, whatever each activity says); false when absent.
+    public var handoffLocal = false
 
     /// Makes a manifest from values.
     public init(bundleIdentifier: String, name: String? = nil, supportsMultipleScenes: Bool = false,

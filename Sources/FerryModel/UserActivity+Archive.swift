@@ -22,6 +22,7 @@ extension UserActivity {
         if let targetContentIdentifier { root["targetContentIdentifier"] = .string(targetContentIdentifier) }
         if let persistentIdentifier { root["persistentIdentifier"] = .string(persistentIdentifier) }
         if let expirationDate { root["expirationDate"] = .date(expirationDate) }
+        if !isEligibleForHandoff { root["eligibleForHandoff"] = .boolean(false) }
         return try PropertyListValue.dictionary(root).propertyListData(format: .binary)
     }
 
@@ -57,6 +58,7 @@ extension UserActivity {
             }
             expirationDate = date
         }
+        isEligibleForHandoff = try reader.optionalBool("eligibleForHandoff") ?? true
         try validate()
     }
 }

@@ -32,6 +32,10 @@ public struct UserActivity: Sendable, Hashable {
     public var persistentIdentifier: String?
     /// After this instant the activity is no longer offered.
     public var expirationDate: Date?
+    /// Whether the activity may be continued on the user's other devices (Handoff); Apple's
+    /// `isEligibleForHandoff`, true unless the app says otherwise. An activity that is not
+    /// eligible never leaves the machine.
+    public var isEligibleForHandoff = true
 
     /// Makes an activity of a type.
     /// - Parameter activityType: 1–255 bytes of ASCII letters, digits, `.`, `-` and `_`

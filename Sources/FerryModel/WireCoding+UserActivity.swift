@@ -21,6 +21,7 @@ extension UserActivity: WireCodable {
         if let targetContentIdentifier { out["targetContentIdentifier"] = .string(targetContentIdentifier) }
         if let persistentIdentifier { out["persistentIdentifier"] = .string(persistentIdentifier) }
         if let expirationDate { out["expirationDate"] = .int64(PropertyListValue.microseconds(expirationDate)) }
+        if !isEligibleForHandoff { out["eligibleForHandoff"] = .bool(false) }
         return out
     }
 
@@ -50,6 +51,7 @@ extension UserActivity: WireCodable {
         if let micros = try wire.int64("expirationDate") {
             expirationDate = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
         }
+        isEligibleForHandoff = try wire.bool("eligibleForHandoff") ?? true
         try validate()
     }
 }

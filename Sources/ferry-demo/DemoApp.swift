@@ -29,6 +29,9 @@ final class DemoApp: Sendable {
     /// How long a share activity of this app waits before it reads the items (the hidden option
     /// `--perform-delay`, for tests that kill the app mid-perform); nil: none.
     let performDelay: Duration?
+    /// Whether the scenes' activities may be continued on other devices (`--no-handoff` makes
+    /// them not eligible for handoff).
+    let handoffEligible: Bool
     /// Counts scenes coming to the front (``nextFrontRank()``).
     private let frontRanks = Atomic<Int>(0)
 
@@ -40,8 +43,9 @@ final class DemoApp: Sendable {
     /// Prepares the state directory: the content copied on first run, the `scenes/` folder.
     /// - Throws: `DemoFailure` when the state directory cannot be set up.
     init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter, verbose: Bool = false,
-         performDelay: Duration? = nil) throws(DemoFailure) {
+         performDelay: Duration? = nil, handoffEligible: Bool = true) throws(DemoFailure) {
         self.folder = folder
+        self.handoffEligible = handoffEligible
         self.verbose = verbose
         self.performDelay = performDelay
         self.printer = printer

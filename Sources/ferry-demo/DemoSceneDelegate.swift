@@ -74,7 +74,9 @@ final class DemoSceneDelegate: SceneDelegate {
         persist(scene, reporting: true)
         let (configuration, item) = shown.withLock { ($0.configuration, $0.item) }
         guard configuration == kind.detailConfiguration, let item else { return nil }
-        return kind.activity(for: item, appName: app.appName)
+        var activity = kind.activity(for: item, appName: app.appName)
+        activity.isEligibleForHandoff = app.handoffEligible
+        return activity
     }
 
     func scene(_ scene: Scene, continue activity: UserActivity) async {

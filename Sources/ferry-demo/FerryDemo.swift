@@ -57,6 +57,9 @@ struct FerryDemo: AsyncParsableCommand {
                                valueName: "dir"))
     var stateDir: String?
 
+    @Flag(help: "Mark the scenes' activities not eligible for handoff: they never reach your other devices.")
+    var noHandoff = false
+
     /// Hidden, for tests: each share activity of the app waits this long before it reads the
     /// items, so a test can kill the app mid-perform (docs/demo-apps.md).
     @Option(help: ArgumentHelp("Wait this many seconds at the start of every share activity (tests).",
@@ -80,7 +83,8 @@ struct FerryDemo: AsyncParsableCommand {
                 ?? folder.defaultStateDirectory(environment: ProcessInfo.processInfo.environment)
             let app = try DemoApp(folder: folder, stateDirectory: stateDirectory,
                                   printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json), verbose: verbose,
-                                  performDelay: performDelay.map { .milliseconds(Int(($0 * 1000).rounded())) })
+                                  performDelay: performDelay.map { .milliseconds(Int(($0 * 1000).rounded())) },
+                                  handoffEligible: !noHandoff)
             try await app.run(bus: bus, signals: signals)
         } catch {
             writeToStandardError("ferry-demo: error: \(error.message)\n")

@@ -26,7 +26,8 @@ struct Ferry: AsyncParsableCommand {
                   shows no scenes or the scene is not connected ('scene', 'paste --into',
                   'drag', 'share'); a drag's source app went away before the drop; a
                   share's activity app went away before it completed; a file changed
-                  while it was copied, or a --lazy copy's file was edited or removed
+                  while it was copied, or a --lazy copy's file was edited or removed;
+                  the device whose activity is continued is gone ('continue')
               5   timeout: the source sent nothing for too long, or an app did not
                   answer a scene request, a paste into its scene, a drag or a share
                   in time; the bus gave up waiting for a reply
@@ -42,7 +43,7 @@ struct Ferry: AsyncParsableCommand {
             CopyCommand.self, PasteCommand.self, TypesCommand.self, DetectCommand.self, WatchCommand.self, HistoryCommand.self,
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
-            ShareCommand.self, BridgeCommand.self, PolicyCommand.self,
+            ShareCommand.self, BridgeCommand.self, PolicyCommand.self, ActivitiesCommand.self, ContinueCommand.self,
         ])
 
     /// `--version` on the root only: ArgumentParser's own version flag would be offered (and

@@ -25,6 +25,10 @@ struct ContinuityOptions: ParsableArguments {
     @Option(help: ArgumentHelp("This device's name on the engine (default: the host name).", valueName: "name"))
     var device: String?
 
+    @Option(help: ArgumentHelp("How long a Handoff advertisement of this device's current activity lives, in seconds (default 120); it is renewed after half of it.",
+                               valueName: "seconds"))
+    var handoffLifetime: Double?
+
     func validate() throws {
         let given = [url, creds, continuityKey].compactMap { $0 }
         guard given.isEmpty || given.count == 3 else {
@@ -32,6 +36,12 @@ struct ContinuityOptions: ParsableArguments {
         }
         if given.isEmpty, continuityCA != nil || device != nil {
             throw ValidationError("--continuity-ca and --device need --continuity")
+        }
+        if let lifetime = handoffLifetime, !(lifetime >= 1 && lifetime <= 86_400) {
+            throw ValidationError("--handoff-lifetime \(lifetime): expected 1 to 86400 seconds")
+        }
+        if given.isEmpty, handoffLifetime != nil {
+            throw ValidationError("--handoff-lifetime needs --continuity")
         }
         if let url, !(url.hasPrefix("tls://") || url.hasPrefix("nats://")) {
             throw ValidationError("--continuity \(url): expected tls://host:port")
@@ -43,13 +53,14 @@ struct ContinuityOptions: ParsableArguments {
 
     /// The bridge, not yet started.
     /// - Throws: ``Broker/StartFailure`` naming what is wrong (a key or creds file, the address).
-    func make(pasteboards: PasteboardService, log: @escaping @Sendable (String) -> Void) throws -> Continuity {
+    func make(pasteboards: PasteboardService, scenes: SceneService, log: @escaping @Sendable (String) -> Void) throws -> Continuity {
         guard let url, let creds, let continuityKey else { throw Broker.StartFailure(message: "continuity: not configured") }
         let name = device ?? Self.hostName()
-        let configuration = Continuity.Configuration(address: EngineAddress(url: url, seedFile: creds, caFile: continuityCA),
+        var configuration = Continuity.Configuration(address: EngineAddress(url: url, seedFile: creds, caFile: continuityCA),
                                                      keyFile: continuityKey, device: name)
+        if let lifetime = handoffLifetime { configuration.handoffLifetime = .milliseconds(Int64(lifetime * 1000)) }
         do {
-            return try Continuity(configuration: configuration, pasteboards: pasteboards, log: log)
+            return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, log: log)
         } catch {
             throw Broker.StartFailure(message: "continuity: \(error)")
         }

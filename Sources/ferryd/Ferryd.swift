@@ -208,7 +208,7 @@ extension Ferryd {
         options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
         let continuity = continuity
         if continuity.isOn {
-            options.companions.append { pasteboards, log in try continuity.make(pasteboards: pasteboards, log: log) }
+            options.companions.append { pasteboards, scenes, log in try continuity.make(pasteboards: pasteboards, scenes: scenes, log: log) }
         }
         options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
         options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))

@@ -31,6 +31,8 @@ struct FerryCLIHelpTests {
               (["policy", "pending", "--help"], "ferry-policy-pending.help.txt"),
               (["policy", "allow", "--help"], "ferry-policy-allow.help.txt"),
               (["policy", "deny", "--help"], "ferry-policy-deny.help.txt"),
+              (["activities", "--help"], "ferry-activities.help.txt"),
+              (["continue", "--help"], "ferry-continue.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)

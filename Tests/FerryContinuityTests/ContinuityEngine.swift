@@ -83,16 +83,18 @@ final class ContinuityEngine: @unchecked Sendable {
         }
     }
 
-    /// The server configuration: each device may publish its own announcement, JetStream's API,
-    /// chunk requests to the others and replies; it may subscribe to its own chunk subject and
-    /// its inboxes.
+    /// The server configuration: each device may publish its own announcement and activity
+    /// advertisement, JetStream's API, chunk and activity requests to the others and replies; it
+    /// may subscribe to its own chunk and activity subjects and its inboxes.
     var configuration: String {
         func users(_ devices: [String]) -> String {
             devices.map { device in
                 """
                     { nkey: \(publicKeys[device]!), permissions: {
-                        publish: { allow: ["$KV.ferry_pb.\(device)", "$JS.API.>", "ferry.dev.*.chunk", "_INBOX.>"] }
-                        subscribe: { allow: ["ferry.dev.\(device).chunk", "_INBOX.>", "$KV.ferry_pb.>"] }
+                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$JS.API.>",
+                                           "ferry.dev.*.chunk", "ferry.dev.*.activity", "_INBOX.>"] }
+                        subscribe: { allow: ["ferry.dev.\(device).chunk", "ferry.dev.\(device).activity", "_INBOX.>",
+                                             "$KV.ferry_pb.>", "$KV.ferry_activity.>"] }
                         allow_responses: true } }
                 """
             }.joined(separator: ",\n")

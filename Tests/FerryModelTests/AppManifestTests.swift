@@ -68,6 +68,16 @@ import Testing
         #expect(try AppManifest(propertyListData: binary) == (try manifest("Notes")))
     }
 
+    @Test("FerryHandoffLocal: absent is false; true marks the app's activities local; another type is named")
+    func handoffLocal() throws {
+        #expect(try manifest("Notes").handoffLocal == false)
+        let xml = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("Apps/Notes/Info.plist"), encoding: .utf8)
+        let local = xml.replacingOccurrences(of: "<key>CFBundleName</key>", with: "<key>FerryHandoffLocal</key><true/><key>CFBundleName</key>")
+        #expect(try AppManifest(propertyListData: Data(local.utf8)).handoffLocal)
+        let wrong = xml.replacingOccurrences(of: "<key>CFBundleName</key>", with: "<key>FerryHandoffLocal</key><string>yes</string><key>CFBundleName</key>")
+        #expect { try AppManifest(propertyListData: Data(wrong.utf8)) } throws: { ($0 as? FerryModelError)?.keyPath == "FerryHandoffLocal" }
+    }
+
     @Test func missingBundleIdentifier() {
         let error = brokenError("missing-bundle-identifier")
         #expect(error?.keyPath == "CFBundleIdentifier")

@@ -101,4 +101,19 @@ import Testing
         activity.expirationDate = Date(timeIntervalSinceNow: -1)
         #expect(activity.isExpired())
     }
+
+    @Test("isEligibleForHandoff: true by default, false travels on the wire and in the archive, and is written only when false")
+    func eligibleForHandoffRoundTrips() throws {
+        var activity = try openNote()
+        #expect(activity.isEligibleForHandoff)
+        #expect(try activity.wireDictionary()["eligibleForHandoff"] == nil)
+        activity.isEligibleForHandoff = false
+        let wire = try activity.wireDictionary()
+        #expect(wire["eligibleForHandoff"] == .bool(false))
+        #expect(try UserActivity(wireDictionary: wire).isEligibleForHandoff == false)
+        #expect(try UserActivity(archivedData: try activity.archivedData()).isEligibleForHandoff == false)
+        var plain = wire
+        plain["eligibleForHandoff"] = .string("no")
+        #expect(throws: FerryModelError.self) { try UserActivity(wireDictionary: plain) }
+    }
 }

@@ -18,13 +18,13 @@ struct ClientContractTests {
             let published = try String(contentsOf: TestPaths.packageRoot
                 .appendingPathComponent("services/interfaces/org.ferry.Client1.xml"), encoding: .utf8)
             let contract = try InterfaceShape.of(published, interface: "org.ferry.Client1")
-            // Version, ProvideRepresentation, the nine scene, the eight drag and the four sharing methods
-            #expect(contract.count == 23)
+            // Version, ProvideRepresentation, the ten scene, the eight drag and the four sharing methods
+            #expect(contract.count == 24)
             #expect(try InterfaceShape.of(xml, interface: "org.ferry.Client1") == contract)
             let version = try await peer.call(destination: client.connection.uniqueName, path: FerryClient.clientPath,
                                               interface: "org.freedesktop.DBus.Properties", member: "Get",
                                               body: ["org.ferry.Client1", "Version"], timeout: .seconds(10))
-            #expect(version[0].unwrappingVariants == .uint32(6))
+            #expect(version[0].unwrappingVariants == .uint32(7))
             await peer.close()
             await client.close()
         }

@@ -17,6 +17,7 @@ import Glibc
 /// - C1: a 1 KiB paste of a remote item (Read, the chunk pulled from the other ferryd over the
 ///   engine, the pipe, FinishTransfer) against one libnats request-reply round trip of 1 KiB.
 /// - C3: a copy on the laptop until the desktop's general pasteboard shows it as remote.
+/// - H1, H2: Handoff (HandoffBench.swift).
 ///
 /// It sets everything up itself on loopback: a test CA (openssl), nkeys, a nats-server with
 /// JetStream and TLS, two private buses with a ferryd each (laptop, desktop); all stopped by PID.
@@ -42,6 +43,8 @@ struct ContinuityBench {
             let desktop = try await FerryClient.connect(address: stages[1].address)
             try await c1(setup: setup, laptop: laptop, desktop: desktop, count: quick ? 200 : 1000)
             try await c3(laptop: laptop, desktop: desktop, count: quick ? 50 : 200)
+            try await HandoffBench.run(setup: setup, laptop: laptop, desktop: desktop, addresses: stages.map(\.address),
+                                       count: quick ? 10 : 30)
             await laptop.close()
             await desktop.close()
         } catch {
@@ -168,8 +171,10 @@ struct Setup {
 
     func user(_ device: String) -> String {
         let allow = device == "bench" ? #"publish: ">", subscribe: ">""#
-            : #"publish: { allow: ["$KV.ferry_pb.\#(device)", "$JS.API.>", "ferry.dev.*.chunk", "_INBOX.>"] }, "#
-            + #"subscribe: { allow: ["ferry.dev.\#(device).chunk", "_INBOX.>", "$KV.ferry_pb.>"] }, allow_responses: true"#
+            : #"publish: { allow: ["$KV.ferry_pb.\#(device)", "$KV.ferry_activity.\#(device)", "$JS.API.>", "ferry.dev.*.chunk", "#
+            + #""ferry.dev.*.activity", "_INBOX.>"] }, "#
+            + #"subscribe: { allow: ["ferry.dev.\#(device).chunk", "ferry.dev.\#(device).activity", "_INBOX.>", "$KV.ferry_pb.>", "#
+            + #""$KV.ferry_activity.>"] }, allow_responses: true"#
         return "{ nkey: \(publicKeys[device]!), permissions: { \(allow) } }"
     }
 
