@@ -1,9 +1,19 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension Message {
     /// The body converted to the given types, in order.
     ///
     /// ```swift
     /// let (name, flags) = try call.arguments(as: String.self, UInt32.self)
     /// ```
+    ///
+    /// Values are read straight from the message's bytes for these types, with no `DBusValue` in
+    /// between, unless the message carries unix fds (libdbus hands those out) or a type has no
+    /// wire form of its own (see `WireCodable`), which are read as `DBusValue`s and converted.
     ///
     /// - Throws: `InvalidArgs` naming the expected and actual signatures when the body does not
     ///   have exactly these types.
@@ -16,6 +26,15 @@ extension Message {
         guard actual.rawValue == expected else {
             throw DBusError.typeMismatch(expected: expected, actual: actual, context: "the arguments")
         }
+        var allTyped = true
+        for type in repeat each types {
+            if !(type is any WireCodable.Type) { allTyped = false }
+        }
+        if allTyped, let typed = try withRaw({ raw in
+            try WireReader.withBody(of: raw) { reader in (repeat try Self.read(each types, from: &reader)) }
+        }) {
+            return typed
+        }
         let values = try body
         var index = 0
         func next<U: DBusRepresentable>(_ type: U.Type) throws -> U {
@@ -23,5 +42,87 @@ extension Message {
             return try U(dbusValue: values[index])
         }
         return (repeat try next(each types))
+    }
+
+    /// One value of a type the caller checked is `WireCodable`.
+    private static func read<U: DBusRepresentable>(_ type: U.Type, from reader: inout WireReader) throws -> U {
+        let codable = U.self as! any WireCodable.Type
+        return try codable.read(from: &reader) as! U
+    }
+
+    /// A method call whose arguments are marshalled straight from these Swift values for their
+    /// types' signatures, with no `DBusValue` in between (see `arguments(as:)` for the types
+    /// that take this path; the others, and values holding unix fds, go through `DBusValue`).
+    ///
+    /// ```swift
+    /// let call = try Message.methodCall(destination: name, path: path, interface: nil, member: "Read",
+    ///                                   arguments: UInt32(0), "public.utf8-plain-text", options)
+    /// ```
+    ///
+    /// - Parameters: as for `methodCall(destination:path:interface:member:body:noReplyExpected:)`.
+    /// - Throws: `DBusError` when a value fails validation (a string with NUL, an array or
+    ///   message over the limits).
+    public static func methodCall<each T: DBusRepresentable>(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        arguments: repeat each T, noReplyExpected: Bool = false
+    ) throws -> Message {
+        try build(WireWriter.Header(kind: .methodCall, flags: noReplyExpected ? WireWriter.noReplyExpected : 0,
+                                    path: path.rawValue, interface: interface?.rawValue, member: member.rawValue,
+                                    destination: destination?.rawValue),
+                  values: repeat each arguments)
+    }
+
+    /// A successful reply to `call` whose values are marshalled straight from these Swift
+    /// values, as `methodCall(destination:path:interface:member:arguments:noReplyExpected:)`
+    /// does.
+    ///
+    /// - Throws: `DBusError` when a value fails validation.
+    public static func methodReturn<each T: DBusRepresentable>(replyingTo call: Message, values: repeat each T)
+        throws -> Message
+    {
+        let (serial, sender) = try call.replyAddress()
+        return try build(WireWriter.Header(kind: .methodReturn, flags: WireWriter.noReplyExpected,
+                                           replySerial: serial, destination: sender),
+                         values: repeat each values)
+    }
+
+    /// Builds a message from typed values: marshalled here when every value has a wire form
+    /// and holds no unix fd, else from their `DBusValue`s like `build(_:body:marshaller:)`.
+    static func build<each T: DBusRepresentable>(_ header: WireWriter.Header, values: repeat each T,
+                                                 marshaller: Marshaller = .automatic) throws -> Message {
+        var signature = ""
+        var typed = marshaller != .libdbus
+        for value in repeat each values {
+            signature += type(of: value).dbusSignature.rawValue
+            if !(value is any WireCodable) || Self.isLargeByteArray(value) { typed = false }
+        }
+        if typed {
+            var header = header
+            header.serial = nextSerial()
+            // Checks the length and nesting; the values' own checks are their `write`s.
+            _ = try SignatureParser.parse(signature)
+            do {
+                let raw = try WireWriter.withMessage(
+                    header, signature: signature, capacity: headerLengthBound(header) + 256,
+                    bigEndian: marshaller == .swiftBigEndian,
+                    body: { writer in
+                        for value in repeat each values { try (value as! any WireCodable).write(to: &writer) }
+                    }, demarshal)
+                guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
+                return Message(taking: raw, built: true)
+            } catch is WireWriter.NeedsLibdbus {
+                // A variant holding a unix fd: libdbus attaches it below.
+            }
+        }
+        var body: [DBusValue] = []
+        for value in repeat each values { body.append(value.dbusValue) }
+        return try build(header, body: body, marshaller: marshaller == .swiftBigEndian ? .swift : marshaller)
+    }
+
+    /// A top-level `ay` over `wireWriterLimit`, which libdbus appends in fewer copies.
+    private static func isLargeByteArray(_ value: some DBusRepresentable) -> Bool {
+        if let bytes = value as? [UInt8] { return bytes.count > wireWriterLimit }
+        if let data = value as? Data { return data.count > wireWriterLimit }
+        return false
     }
 }

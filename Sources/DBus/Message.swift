@@ -130,7 +130,7 @@ extension Message {
     }
 
     /// The serial and sender of a call, which a reply to it is addressed by.
-    private func replyAddress() throws -> (UInt32, String?) {
+    func replyAddress() throws -> (UInt32, String?) {
         try withRaw { raw in
             let serial = dbus_message_get_serial(raw)
             guard serial != 0, !built else {
@@ -230,7 +230,7 @@ extension Message {
 
     private static let serials = Atomic<UInt32>(0)
 
-    private static func demarshal(_ bytes: UnsafeRawBufferPointer) throws -> OpaquePointer? {
+    static func demarshal(_ bytes: UnsafeRawBufferPointer) throws -> OpaquePointer? {
         try DBusError.check { error in
             dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
         }
@@ -238,7 +238,7 @@ extension Message {
 
     /// An upper bound of the header's marshalled length: fixed part, reply serial, unix fds,
     /// signature (≤ 255), and padding for each of the six string fields.
-    private static func headerLengthBound(_ header: WireWriter.Header) -> Int {
+    static func headerLengthBound(_ header: WireWriter.Header) -> Int {
         16 + 16 + 16 + 8 + 255 + 8 + 6 * 16 + WireWriter.textLength(header)
     }
 }

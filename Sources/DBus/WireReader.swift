@@ -37,20 +37,42 @@ struct WireReader {
         return try read(nodes, message: bytes)
     }
 
+    /// Runs `body` with a reader at the start of `message`'s body, then checks that it read the
+    /// whole body; nil (and `body` not run) when the message carries unix fds, which libdbus
+    /// must hand out.
+    static func withBody<R>(of message: OpaquePointer, _ body: (inout WireReader) throws -> R) throws -> R? {
+        guard dbus_message_contains_unix_fds(message) == 0 else { return nil }
+        var pointer: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        guard dbus_message_marshal(message, &pointer, &length) != 0, let pointer else {
+            throw DBusError(.noMemory, "out of memory")
+        }
+        defer { dbus_free(pointer) }
+        var reader = try WireReader(message: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+        let result = try body(&reader)
+        guard reader.offset == reader.bytes.count else { throw malformed("bytes after the last value") }
+        return result
+    }
+
+    /// A reader at the start of the body of the marshalled message `bytes`.
+    private init(message bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count >= 16 else { throw Self.malformed("a message of \(bytes.count) bytes") }
+        let order = bytes[0]
+        guard order == UInt8(ascii: "l") || order == UInt8(ascii: "B") else { throw Self.malformed("byte order \(order)") }
+        self.init(bytes: bytes, offset: 4, swapped: (order == UInt8(ascii: "B")) == (1.littleEndian == 1))
+        let bodyLength = Int(try fixed(UInt32.self))
+        offset = 12
+        let fieldsLength = Int(try fixed(UInt32.self))
+        offset = 16 + fieldsLength
+        try align(8)
+        guard offset + bodyLength == bytes.count else {
+            throw Self.malformed("the body of \(bodyLength) bytes does not end the message")
+        }
+    }
+
     /// The body of the marshalled message `bytes`, whose signature parses to `nodes`.
     static func read(_ nodes: [TypeNode], message bytes: UnsafeRawBufferPointer) throws -> [DBusValue] {
-        guard bytes.count >= 16 else { throw malformed("a message of \(bytes.count) bytes") }
-        let order = bytes[0]
-        guard order == UInt8(ascii: "l") || order == UInt8(ascii: "B") else { throw malformed("byte order \(order)") }
-        var reader = WireReader(bytes: bytes, offset: 4, swapped: (order == UInt8(ascii: "B")) == (1.littleEndian == 1))
-        let bodyLength = Int(try reader.fixed(UInt32.self))
-        reader.offset = 12
-        let fieldsLength = Int(try reader.fixed(UInt32.self))
-        reader.offset = 16 + fieldsLength
-        try reader.align(8)
-        guard reader.offset + bodyLength == bytes.count else {
-            throw malformed("the body of \(bodyLength) bytes does not end the message")
-        }
+        var reader = try WireReader(message: bytes)
         var values: [DBusValue] = []
         values.reserveCapacity(nodes.count)
         for node in nodes { values.append(try reader.value(node)) }
@@ -58,19 +80,19 @@ struct WireReader {
         return values
     }
 
-    private static func malformed(_ why: String) -> DBusError {
+    static func malformed(_ why: String) -> DBusError {
         DBusError(.invalidArgs, "malformed message body: \(why)")
     }
 
     // MARK: Primitives
 
-    private mutating func align(_ n: Int) throws {
+    mutating func align(_ n: Int) throws {
         let aligned = (offset + n - 1) & ~(n - 1)
         guard aligned <= bytes.count else { throw Self.malformed("padding past the end") }
         offset = aligned
     }
 
-    private mutating func fixed<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    mutating func fixed<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         try align(MemoryLayout<T>.size)
         guard offset + MemoryLayout<T>.size <= bytes.count else { throw Self.malformed("a value past the end") }
         let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
@@ -79,7 +101,7 @@ struct WireReader {
     }
 
     /// `count` bytes and the NUL after them.
-    private mutating func text(_ count: Int) throws -> UnsafeRawBufferPointer {
+    mutating func text(_ count: Int) throws -> UnsafeRawBufferPointer {
         guard count >= 0, offset + count < bytes.count, bytes[offset + count] == 0 else {
             throw Self.malformed("a string past the end")
         }
@@ -87,19 +109,28 @@ struct WireReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
     }
 
-    private mutating func string() throws -> String {
+    /// The bytes from here to `end` (an `ay`'s content, `end` from `arrayEnd`), then skips them.
+    mutating func rawBytes(to end: Int) -> UnsafeRawBufferPointer {
+        defer { offset = end }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
+    }
+
+    /// Where the reader is: arrays read elements while it is before their end.
+    var position: Int { offset }
+
+    mutating func string() throws -> String {
         let count = Int(try fixed(UInt32.self))
         return String(decoding: try text(count), as: UTF8.self)
     }
 
-    private mutating func signature() throws -> String {
+    mutating func signature() throws -> String {
         let count = Int(try fixed(UInt8.self))
         return String(decoding: try text(count), as: UTF8.self)
     }
 
     // MARK: Values
 
-    private mutating func value(_ node: TypeNode) throws -> DBusValue {
+    mutating func value(_ node: TypeNode) throws -> DBusValue {
         switch node {
         case .basic(let code):
             switch code {
@@ -119,10 +150,7 @@ struct WireReader {
             }
         case .array(let element):
             let end = try arrayEnd(alignment: element.alignment)
-            if element == .basic(UInt8(ascii: "y")) {
-                defer { offset = end }
-                return .bytes(Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
-            }
+            if element == .basic(UInt8(ascii: "y")) { return .bytes(Array(rawBytes(to: end))) }
             var elements: [DBusValue] = []
             while offset < end { elements.append(try value(element)) }
             try expectEnd(end)
@@ -151,14 +179,14 @@ struct WireReader {
     }
 
     /// Reads an array's length and the padding to its first element; returns where it ends.
-    private mutating func arrayEnd(alignment: Int) throws -> Int {
+    mutating func arrayEnd(alignment: Int) throws -> Int {
         let length = Int(try fixed(UInt32.self))
         try align(alignment)
         guard offset + length <= bytes.count else { throw Self.malformed("an array past the end") }
         return offset + length
     }
 
-    private func expectEnd(_ end: Int) throws {
+    func expectEnd(_ end: Int) throws {
         guard offset == end else { throw Self.malformed("an array whose elements overrun its length") }
     }
 }

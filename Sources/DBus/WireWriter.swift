@@ -20,14 +20,23 @@ struct WireWriter {
         var errorName: String? = nil
         var replySerial: UInt32? = nil
         var destination: String? = nil
+
+        /// The total UTF-8 length of its strings.
+        var textLength: Int {
+            (path?.utf8.count ?? 0) + (interface?.utf8.count ?? 0) + (member?.utf8.count ?? 0)
+                + (errorName?.utf8.count ?? 0) + (destination?.utf8.count ?? 0)
+        }
     }
 
     /// The message flag NO_REPLY_EXPECTED.
     static let noReplyExpected: UInt8 = 0x1
 
-    /// Where the message is written, and how much is written so far.
-    private let base: UnsafeMutableRawPointer
+    /// Where the message is written, how much is written so far, and how much fits.
+    private var base: UnsafeMutableRawPointer
     private var count = 0
+    private var capacity: Int
+    /// `base` was allocated by this writer (when it grew): the caller of `init` frees it.
+    private var owned = false
     /// Big-endian instead of this machine's little-endian order (for tests of readers).
     private let bigEndian: Bool
 
@@ -39,22 +48,62 @@ struct WireWriter {
     static func withMessage<R>(_ header: Header, body values: [DBusValue], nodes: [TypeNode], capacity: Int,
                                bigEndian: Bool = false, _ use: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
-            var writer = WireWriter(base: buffer.baseAddress!, bigEndian: bigEndian)
-            writer.write(header, nodes: nodes)
+            var writer = WireWriter(base: buffer.baseAddress!, capacity: capacity, bigEndian: bigEndian)
+            defer { if writer.owned { writer.base.deallocate() } }
+            writer.write(header) { $0.signature(of: nodes) }
             let bodyStart = writer.count
             for (value, node) in zip(values, nodes) { writer.append(value, node) }
             writer.patch(UInt32(writer.count - bodyStart), at: 4)
-            assert(writer.count <= capacity, "the message outgrew its bound")
-            return try use(UnsafeRawBufferPointer(rebasing: buffer[..<writer.count]))
+            assert(!writer.owned, "the message outgrew its bound")
+            return try use(UnsafeRawBufferPointer(start: writer.base, count: writer.count))
         }
     }
 
-    private init(base: UnsafeMutableRawPointer, bigEndian: Bool) {
+    /// Writes a message whose body `body` writes value by value for the signature `signature`
+    /// (typed values, see `WireCodable`), growing the buffer from `capacity` as needed, and
+    /// hands it to `use`.
+    ///
+    /// - Throws: what `body` throws (a value that fails validation), or what `use` throws.
+    static func withMessage<R>(_ header: Header, signature: String, capacity: Int, bigEndian: Bool = false,
+                               body: (inout WireWriter) throws -> Void,
+                               _ use: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let capacity = max(capacity, 64)
+        var writer = WireWriter(base: .allocate(byteCount: capacity, alignment: 8), capacity: capacity,
+                                bigEndian: bigEndian)
+        writer.owned = true
+        defer { writer.base.deallocate() }
+        writer.write(header) { $0.signature(signature) }
+        let bodyStart = writer.count
+        try body(&writer)
+        guard writer.count <= BodyValidator.maximumMessageLength else {
+            throw DBusError.limitsExceeded("message of more than \(BodyValidator.maximumMessageLength) bytes")
+        }
+        writer.patch(UInt32(writer.count - bodyStart), at: 4)
+        return try use(UnsafeRawBufferPointer(start: writer.base, count: writer.count))
+    }
+
+    private init(base: UnsafeMutableRawPointer, capacity: Int, bigEndian: Bool) {
         self.base = base
+        self.capacity = capacity
         self.bigEndian = bigEndian
     }
 
-    private mutating func write(_ header: Header, nodes: [TypeNode]) {
+    /// Makes room for `n` more bytes, moving the message to a buffer twice as large (or more)
+    /// when it does not fit.
+    private mutating func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        let grown = max(capacity * 2, count + n)
+        let moved = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        moved.copyMemory(from: base, byteCount: count)
+        if owned { base.deallocate() }
+        base = moved
+        capacity = grown
+        owned = true
+    }
+
+    /// The header, with the body's signature field written by `signature` (nothing for an
+    /// empty signature, which must then write nothing).
+    private mutating func write(_ header: Header, signature: (inout WireWriter) -> Void) {
         byte(UInt8(ascii: bigEndian ? "B" : "l"))
         byte(UInt8(truncatingIfNeeded: header.kind.code))
         byte(header.flags)
@@ -71,33 +120,35 @@ struct WireWriter {
             uint32(replySerial)
         }
         if let destination = header.destination { field(6, "s", destination) }
-        if !nodes.isEmpty {
-            fieldCode(8, "g")
-            signature(of: nodes)
+        let fieldStart = count
+        fieldCode(8, "g")
+        let signatureStart = count
+        signature(&self)
+        if count == signatureStart || base.load(fromByteOffset: signatureStart, as: UInt8.self) == 0 {
+            count = fieldStart // an empty body: no signature field
         }
         endArray(fields)
         align(8)
     }
 
     /// The total UTF-8 length of the header's strings.
-    static func textLength(_ header: Header) -> Int {
-        (header.path?.utf8.count ?? 0) + (header.interface?.utf8.count ?? 0) + (header.member?.utf8.count ?? 0)
-            + (header.errorName?.utf8.count ?? 0) + (header.destination?.utf8.count ?? 0)
-    }
+    static func textLength(_ header: Header) -> Int { header.textLength }
 
     // MARK: Primitives
 
-    private mutating func byte(_ value: UInt8) {
+    mutating func byte(_ value: UInt8) {
+        reserve(1)
         base.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
         count += 1
     }
 
-    private mutating func align(_ n: Int) {
+    mutating func align(_ n: Int) {
         while count % n != 0 { byte(0) }
     }
 
-    private mutating func fixed<T: FixedWidthInteger>(_ value: T) {
+    mutating func fixed<T: FixedWidthInteger>(_ value: T) {
         align(MemoryLayout<T>.size)
+        reserve(MemoryLayout<T>.size)
         base.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: count, as: T.self)
         count += MemoryLayout<T>.size
     }
@@ -108,8 +159,9 @@ struct WireWriter {
         base.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
-    private mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
         (base + count).copyMemory(from: source, byteCount: bytes.count)
         count += bytes.count
     }
@@ -120,21 +172,21 @@ struct WireWriter {
     }
 
     /// A string or object path: its length, its UTF-8 and a NUL.
-    private mutating func string(_ text: String) {
+    mutating func string(_ text: String) {
         uint32(UInt32(text.utf8.count))
         utf8(text)
         byte(0)
     }
 
     /// A signature: one length byte, the text and a NUL.
-    private mutating func signature(_ text: String) {
+    mutating func signature(_ text: String) {
         byte(UInt8(text.utf8.count))
         utf8(text)
         byte(0)
     }
 
     /// The signature of `nodes` written straight from the parsed types.
-    private mutating func signature(of nodes: [TypeNode]) {
+    mutating func signature(of nodes: [TypeNode]) {
         let lengthOffset = count
         byte(0)
         for node in nodes { codes(of: node) }
@@ -164,15 +216,26 @@ struct WireWriter {
 
     /// Opens an array: its length (patched by `endArray`), then the padding to its first
     /// element, which the length does not count.
-    private mutating func startArray(elementAlignment: Int) -> (lengthOffset: Int, start: Int) {
+    mutating func startArray(elementAlignment: Int) -> (lengthOffset: Int, start: Int) {
         uint32(0)
         let lengthOffset = count - 4
         align(elementAlignment)
         return (lengthOffset, count)
     }
 
-    private func endArray(_ array: (lengthOffset: Int, start: Int)) {
+    func endArray(_ array: (lengthOffset: Int, start: Int)) {
         patch(UInt32(count - array.start), at: array.lengthOffset)
+    }
+
+    /// Closes an array after checking its content against the protocol's limit.
+    ///
+    /// - Throws: `LimitsExceeded` for more than `BodyValidator.maximumArrayLength` bytes.
+    mutating func endCheckedArray(_ array: (lengthOffset: Int, start: Int)) throws {
+        guard count - array.start <= BodyValidator.maximumArrayLength else {
+            throw DBusError.limitsExceeded(
+                "array of more than \(BodyValidator.maximumArrayLength) bytes (\(count - array.start))")
+        }
+        endArray(array)
     }
 
     /// A header field: a struct of its code and a variant of the value's one-code signature.
@@ -191,7 +254,7 @@ struct WireWriter {
 
     // MARK: Values
 
-    private mutating func append(_ value: DBusValue, _ node: TypeNode) {
+    mutating func append(_ value: DBusValue, _ node: TypeNode) {
         switch value {
         case .byte(let v): byte(v)
         case .boolean(let v): uint32(v ? 1 : 0)

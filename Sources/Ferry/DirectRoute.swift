@@ -121,6 +121,25 @@ extension FerryClient {
                                          member: member, body: body, timeout: timeout)
     }
 
+    /// ``callHot(path:interface:member:body:timeout:)`` with arguments marshalled straight from
+    /// typed values, returning the reply for a typed read (`Message.arguments(as:)`): no
+    /// `DBusValue` tree either way on the hot path.
+    func callHot<each A: DBusRepresentable>(path: ObjectPath, interface: InterfaceName, member: MemberName,
+                                            arguments: repeat each A, timeout: Duration) async throws -> Message {
+        func message() throws -> Message {
+            try Message.methodCall(destination: Self.brokerName, path: path, interface: interface, member: member,
+                                   arguments: repeat each arguments)
+        }
+        if let direct = await direct.connection(over: connection) {
+            do {
+                return try await direct.call(try message(), timeout: timeout)
+            } catch let error as DBusError where error.name == .disconnected && !direct.isConnected {
+                self.direct.lost(direct)
+            }
+        }
+        return try await connection.call(try message(), timeout: timeout)
+    }
+
     /// Whether this client's hot calls (pasteboard reads, writes and listings) go over a direct
     /// connection to the broker, opening it now when not tried yet; false: over the bus.
     public var usesDirectConnection: Bool {

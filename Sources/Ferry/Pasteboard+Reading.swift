@@ -36,13 +36,19 @@ extension Pasteboard {
         if preferFD { options["fd"] = .boolean(true) }
         if let changeCount { options["change-count"] = .uint64(changeCount) }
         let client = try await client
-        let reply = try await call("Read", [.uint32(index), .string(type.identifier), options.dbusValue], timeout: .seconds(90))
-        guard reply.count == 4, case .string(let delivered) = reply[0], case .int64(let size) = reply[1],
-              case .string(let transfer) = reply[3] else {
+        let reply = try await FerryError.bridging {
+            try await client.callHot(path: path, interface: Self.interface, member: "Read",
+                                     arguments: index, type.identifier, options, timeout: .seconds(90))
+        }
+        let delivered: String, size: Int64, data: DBusValue, transfer: String
+        do {
+            (delivered, size, data, transfer) = try reply.arguments(as: String.self, Int64.self, DBusValue.self,
+                                                                    String.self)
+        } catch {
             throw FerryError(.bus, "Pasteboard1.Read answered with an unexpected signature")
         }
         let content: PasteboardRead.Content
-        switch reply[2].unwrappingVariants {
+        switch data.unwrappingVariants {
         case .bytes(let bytes): content = .bytes(bytes)
         case .unixFD(let fd): content = .stream(fd, transfer: transfer.isEmpty ? nil : transfer)
         default: throw FerryError(.bus, "Pasteboard1.Read answered neither bytes nor a descriptor")
