@@ -124,7 +124,7 @@ extension Array: WireCodable where Element: WireCodable {
     static func read(from reader: inout WireReader) throws -> [Element] {
         let end = try reader.arrayEnd(alignment: Element.wireAlignment)
         if Element.self == UInt8.self {
-            return unsafeBitCast(Array<UInt8>(reader.rawBytes(to: end)), to: [Element].self)
+            return unsafeBitCast([UInt8](reader.rawBytes(to: end)), to: [Element].self)
         }
         var elements: [Element] = []
         while reader.position < end { elements.append(try Element.read(from: &reader)) }

@@ -58,14 +58,14 @@ extension SceneService {
             }
             Method("ListRemoteActivities", in: ["options": "a{sv}"], out: ["activities": "aa{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
-                let all = try BusDictionary(try call.argument(0, as: VariantDictionary.self), path: "options").bool("all") ?? false
+                let all = try WireReader(dbus: try call.argument(0, as: VariantDictionary.self), path: "options").bool("all") ?? false
                 return [.array(of: "a{sv}", await self.listRemoteActivities(all: all))]
             }
             Method("ContinueRemoteActivity", in: ["activity": "s", "options": "a{sv}"],
                    out: ["session": "o", "persistent_id": "s"]) { call in
                 let caller = try await self.resolveCaller(call)
                 let (name, options) = try call.arguments(String.self, VariantDictionary.self)
-                let app = try BusDictionary(options, path: "options").string("app")
+                let app = try WireReader(dbus: options, path: "options").string("app")
                 let id = try await self.continueRemoteActivity(name, app: app, caller: caller)
                 return [.objectPath(try ObjectPath(SceneSession.objectPath(id))), .string(id)]
             }

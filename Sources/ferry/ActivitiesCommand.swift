@@ -37,15 +37,15 @@ struct ActivitiesCommand: AsyncParsableCommand {
         var apps: [String]
         var expires: Double
 
-        init(_ entry: VariantDictionary) throws {
-            activity = entry.text("activity") ?? ""
-            device = entry.text("device") ?? ""
-            app = entry.text("app") ?? ""
-            activityType = entry.text("activityType") ?? ""
-            title = entry.text("title")
-            targetContentIdentifier = entry.text("targetContentIdentifier")
-            apps = try entry.valueIfPresent(forKey: "apps", as: [String].self) ?? []
-            expires = Double(entry.integer("expirationDate") ?? 0) / 1_000_000
+        init(_ entry: WireReader) throws {
+            activity = try entry.string("activity") ?? ""
+            device = try entry.string("device") ?? ""
+            app = try entry.string("app") ?? ""
+            activityType = try entry.string("activityType") ?? ""
+            title = try entry.string("title")
+            targetContentIdentifier = try entry.string("targetContentIdentifier")
+            apps = try entry.strings("apps") ?? []
+            expires = Double(try entry.int64("expirationDate") ?? 0) / 1_000_000
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -68,18 +68,16 @@ struct ActivitiesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            let activities = try await broker.remoteActivities().map(Entry.init)
-            if json { return try printJSON(Report(activities: activities)) }
-            if activities.isEmpty { return }
-            let rows = [["ACTIVITY", "APP", "TYPE", "CONTINUE IN", "TITLE"]]
-                + activities.map {
-                    [$0.activity, $0.app, $0.activityType, $0.apps.joined(separator: ","),
-                     $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-"]
-                }
-            try writeOut(formatTable(rows))
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        let activities = try await broker.remoteActivities().map(Entry.init)
+        if json { return try printJSON(Report(activities: activities)) }
+        if activities.isEmpty { return }
+        let rows = [["ACTIVITY", "APP", "TYPE", "CONTINUE IN", "TITLE"]]
+            + activities.map {
+                [$0.activity, $0.app, $0.activityType, $0.apps.joined(separator: ","),
+                 $0.title.map { $0.printableLine(limit: tableTitleLimit) } ?? "-"]
+            }
+        try writeOut(formatTable(rows))
     }
 }
 
@@ -115,22 +113,20 @@ struct ContinueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
-            let broker = try await SceneCommand.Broker.connect(bus)
-            var app = self.app
-            if let name = app { app = try await broker.appID(name) }
-            let identifier = try await broker.continueRemoteActivity(activity, app: app)
-            try writeOut("\(identifier)\n")
-        }
+        let broker = try await SceneCommand.Broker.connect(bus)
+        var app = self.app
+        if let name = app { app = try await broker.appID(name) }
+        let identifier = try await broker.continueRemoteActivity(activity, app: app)
+        try writeOut("\(identifier)\n")
     }
 }
 
 extension SceneCommand.Broker {
     /// D-Bus: `org.ferry.Scenes1.ListRemoteActivities`.
-    func remoteActivities() async throws -> [VariantDictionary] {
+    func remoteActivities() async throws -> [WireReader] {
         let reply = try await connection.call(destination: Self.name, path: Self.scenesPath, interface: Self.scenesInterface,
                                               member: "ListRemoteActivities", body: [VariantDictionary().dbusValue])
-        return try dictionaries(reply.first)
+        return try replyReaders(reply.first, path: "activities")
     }
 
     /// D-Bus: `org.ferry.Scenes1.ContinueRemoteActivity` (the source and its app answer within
