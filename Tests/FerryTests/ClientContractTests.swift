@@ -7,7 +7,7 @@ import Testing
 /// The library exports exactly the published org.ferry.Client1.
 @Suite("Ferry: org.ferry.Client1 matches its interface XML")
 struct ClientContractTests {
-    @Test("Introspect of a registered client's /org/ferry/Client equals org.ferry.Client1.xml; Version is 5")
+    @Test("Introspect of a registered client's /org/ferry/Client equals org.ferry.Client1.xml; Version is 7")
     func introspectionMatchesContract() async throws {
         try await ClientFixture.with { fixture in
             let client = try await fixture.registeredClient()
