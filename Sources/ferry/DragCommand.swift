@@ -77,7 +77,7 @@ struct DragCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Drop on this scene's centre.", valueName: "app[/session]"))
     var to: SceneTarget?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Drop at this point (desktop coordinates).", valueName: "x,y"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Drop at this point (desktop coordinates, each from -10000000 to 10000000).", valueName: "x,y"))
     var at: Point?
 
     @Option(name: .long, help: ArgumentHelp("Drop in the middle of this edge zone.", valueName: "edge"))
