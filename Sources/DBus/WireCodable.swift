@@ -177,20 +177,18 @@ extension Dictionary: WireCodable where Key: WireCodable & DBusBasicRepresentabl
 
     /// Writes an `a{kv}` with its entries sorted by key, as `dbusValue` orders them.
     func write(to writer: inout WireWriter) throws {
-        let array = writer.startArray(elementAlignment: 8)
+        let ordered: [(key: Key, value: Value)]
         if Key.self == String.self {
             // Strings sort as themselves: no sort key to make.
-            for (key, value) in sorted(by: { unsafeBitCast($0.key, to: String.self) < unsafeBitCast($1.key, to: String.self) }) {
-                writer.align(8)
-                try key.write(to: &writer)
-                try value.write(to: &writer)
-            }
+            ordered = sorted { ($0.key as! String) < ($1.key as! String) }
         } else {
-            for (_, key, value) in map({ (DBusValue.sortKey($0.key.dbusValue), $0.key, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
-                writer.align(8)
-                try key.write(to: &writer)
-                try value.write(to: &writer)
-            }
+            ordered = map { (DBusValue.sortKey($0.key.dbusValue), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        let array = writer.startArray(elementAlignment: 8)
+        for (key, value) in ordered {
+            writer.align(8)
+            try key.write(to: &writer)
+            try value.write(to: &writer)
         }
         try writer.endCheckedArray(array)
     }

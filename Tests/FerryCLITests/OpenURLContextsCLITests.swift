@@ -23,7 +23,7 @@ struct OpenURLContextsCLITests {
             let again = try await broker.ferry(open + ["--url", urls[0], "--url", urls[1]])
             #expect(again.stdout == "\(editor)  continued in an existing scene (Editor, foregroundActive)\n", "\(again.summary)")
             let line = "org.ferry.notes: open-urls \(editor) urls=\(urls.joined(separator: ","))"
-            #expect(try await eventually { notes.standardOutput.contains(line) }, "\(notes.standardOutput)")
+            #expect(await eventually { notes.standardOutput.contains(line) }, "\(notes.standardOutput)")
             let output = notes.standardOutput
             let continued = try #require(output.range(of: "continue \(editor)"), "\(output)")
             let opening = try #require(output.range(of: line))

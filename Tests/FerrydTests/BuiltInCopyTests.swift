@@ -61,7 +61,7 @@ struct BuiltInCopyTests {
         }
         let historyItems = try elements.map { try VariantDictionary(dbusValue: $0.unwrappingVariants) }
         #expect(try historyItems.map(F.types) == [["public.utf8-plain-text", "public.png"], ["public.html"]])
-        #expect(try await broker.store.changeCount(of: PasteboardName.general) == 2)
+        #expect(try broker.store.changeCount(of: PasteboardName.general) == 2)
 
         changes.cancel()
         await sharer.close()
@@ -151,13 +151,13 @@ struct BuiltInCopyTests {
         #expect(failed.errorName == "org.ferry.Error.Unavailable")
         #expect(failed.error?.contains("item 0's public.jpeg cannot be fetched") == true, "\(failed.error ?? "")")
         #expect(try await F.items(sharer).isEmpty)
-        #expect(try await broker.store.changeCount(of: PasteboardName.general) == 0)
+        #expect(try broker.store.changeCount(of: PasteboardName.general) == 0)
 
         // The app goes away before the perform: its promises are unavailable.
         try await broker.createShare(writer: source, sharer: sharer)
         try await broker.write(source, [F.item([F.promised("public.png")])])
         await source.close()
-        #expect(try await eventually(.seconds(30)) {
+        #expect(await eventually(.seconds(30)) {
             (try? await broker.pasteboards.transientItems(B.name).first?.representations.first?.storage) == .unavailable
         })
         let gone = await broker.perform(.copy, sharer: sharer)

@@ -56,7 +56,7 @@ struct ShareEndingTests {
         defer { stage.stop() }
         let (notes, _, share) = try await Self.sharedScene(stage, sharer: stage.tool)
         await notes.quit()
-        #expect(try await eventually(.seconds(30)) {
+        #expect(await eventually(.seconds(30)) {
             await ShareBus.error { _ = try await ShareBus.list(stage.tool, share) }.name == "org.ferry.Error.NotFound"
         })
     }
@@ -80,7 +80,7 @@ struct ShareEndingTests {
         await sharer.close(gracePeriod: .zero)
         _ = await performing.value
         // The app asked may see the items' metadata while the share runs; once it ends, the pasteboard is gone.
-        #expect(try await eventually(.seconds(5)) {
+        #expect(await eventually(.seconds(5)) {
             await slow.tryItems("org.ferry.share.\(share)") != "ok 1"
         }, "the share outlived its sharer")
     }
@@ -99,7 +99,7 @@ struct ShareEndingTests {
             #expect(failed.name == "org.ferry.Error.NotFound")
             if !failed.message.contains("can perform now") { break }  // ended already
         }
-        #expect(try await eventually(.seconds(5)) {
+        #expect(await eventually(.seconds(5)) {
             await ShareBus.error { _ = try await ShareBus.list(stage.tool, share) }.name == "org.ferry.Error.NotFound"
         }, "the share outlived its idle timeout")
     }
