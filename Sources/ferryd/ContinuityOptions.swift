@@ -5,8 +5,9 @@ import FerryContinuity
 import Glibc
 #endif
 
-/// ferryd's continuity options (issue #22): where the engine is and who this device is. All or
-/// none of URL, creds and key; off when none is given.
+/// ferryd's continuity options (issue #22): where the engine is and who this device is, from the
+/// command line and the config file (``ContinuityConfigFile``). All or none of URL, creds and
+/// key; off when none is given.
 struct ContinuityOptions: ParsableArguments {
     @Option(name: .customLong("continuity"),
             help: ArgumentHelp("The continuity engine (nats-server), e.g. tls://host:4222; turns continuity on.", valueName: "url"))
@@ -29,23 +30,63 @@ struct ContinuityOptions: ParsableArguments {
                                valueName: "seconds"))
     var handoffLifetime: Double?
 
+    @Option(help: ArgumentHelp("A continuity config file of key = value lines, the options above without dashes (default: $XDG_CONFIG_HOME/ferry/continuity.conf, read when it exists); the command line wins.",
+                               valueName: "file"))
+    var continuityConfig: String?
+
+    /// Checks each value given on the command line; whether they go together is checked once
+    /// the config file is read (``resolved(defaultConfigPath:)``).
     func validate() throws {
-        let given = [url, creds, continuityKey].compactMap { $0 }
-        guard given.isEmpty || given.count == 3 else {
-            throw ValidationError("--continuity, --creds and --continuity-key go together")
-        }
-        if given.isEmpty, continuityCA != nil || device != nil {
-            throw ValidationError("--continuity-ca and --device need --continuity")
-        }
+        if let problem = valueProblem { throw ValidationError(problem) }
+    }
+
+    /// What is wrong with a value, if anything.
+    private var valueProblem: String? {
         if let lifetime = handoffLifetime, !(lifetime >= 1 && lifetime <= 86_400) {
-            throw ValidationError("--handoff-lifetime \(lifetime): expected 1 to 86400 seconds")
-        }
-        if given.isEmpty, handoffLifetime != nil {
-            throw ValidationError("--handoff-lifetime needs --continuity")
+            return "--handoff-lifetime \(lifetime): expected 1 to 86400 seconds"
         }
         if let url, !(url.hasPrefix("tls://") || url.hasPrefix("nats://")) {
-            throw ValidationError("--continuity \(url): expected tls://host:port")
+            return "--continuity \(url): expected tls://host:port"
         }
+        if let continuityConfig, continuityConfig.isEmpty { return "--continuity-config must not be empty" }
+        return nil
+    }
+
+    /// What is wrong with the options together, if anything.
+    private var combinationProblem: String? {
+        let given = [url, creds, continuityKey].compactMap { $0 }
+        guard given.isEmpty || given.count == 3 else { return "--continuity, --creds and --continuity-key go together" }
+        if given.isEmpty, continuityCA != nil || device != nil { return "--continuity-ca and --device need --continuity" }
+        if given.isEmpty, handoffLifetime != nil { return "--handoff-lifetime needs --continuity" }
+        return nil
+    }
+
+    /// These options with the config file's values under them: `--continuity-config`'s file
+    /// (which must exist), else the default one when it exists.
+    /// - Throws: ``Broker/StartFailure`` naming the file and line, or the options that do not go
+    ///   together.
+    func resolved(defaultConfigPath: String? = ContinuityConfigFile.defaultPath()) throws -> ContinuityOptions {
+        var options = self
+        var source = "the command line"
+        if let path = continuityConfig ?? defaultConfigPath.flatMap({ ContinuityConfigFile.exists($0) ? $0 : nil }) {
+            let file = try ContinuityConfigFile(path: path)
+            options.url = url ?? file.values["continuity"]
+            options.creds = creds ?? file.values["creds"]
+            options.continuityKey = continuityKey ?? file.values["continuity-key"]
+            options.continuityCA = continuityCA ?? file.values["continuity-ca"]
+            options.device = device ?? file.values["device"]
+            if let lifetime = file.values["handoff-lifetime"], handoffLifetime == nil {
+                guard let seconds = Double(lifetime) else {
+                    throw Broker.StartFailure(message: "\(path): handoff-lifetime \(lifetime): expected a number of seconds")
+                }
+                options.handoffLifetime = seconds
+            }
+            source = "the command line and \(path)"
+        }
+        if let problem = options.valueProblem ?? options.combinationProblem {
+            throw Broker.StartFailure(message: "continuity (from \(source)): \(problem)")
+        }
+        return options
     }
 
     /// Whether continuity is on (`--continuity`, `--creds` and `--continuity-key` given).

@@ -166,7 +166,13 @@ struct Ferryd: AsyncParsableCommand {
         FreedMemory.returnLargeBuffersAtOnce()
         FerryLogging.bootstrap(level: isQuiet ? .warning : .info)
         let logger = Logger(label: "ferryd")
-        let broker = Broker(options: try brokerOptions(), logger: logger)
+        let options: Broker.Options
+        do {
+            options = try brokerOptions()
+        } catch let failure as Broker.StartFailure {
+            fail(failure.message)
+        }
+        let broker = Broker(options: options, logger: logger)
         var configuration = ServiceGroupConfiguration(
             services: [.init(service: broker, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger)
@@ -193,7 +199,8 @@ extension Ferryd {
                                || StateLockHolder.environmentVariable("DBUS_STARTER_ADDRESS") != nil))
     }
 
-    /// The broker's options from the command line.
+    /// The broker's options from the command line (and the continuity config file).
+    /// - Throws: ``Broker/StartFailure`` when the continuity options are wrong.
     func brokerOptions() throws -> Broker.Options {
         var options = Broker.Options(busAddress: bus, stateDirectory: stateDir)
         options.replace = replace
@@ -206,7 +213,7 @@ extension Ferryd {
         options.desktop = Desktop(screenSizes: screenSizes, edgeZone: edgeZone, externalDisplay: externalDisplay)
         options.consentTimeout = .milliseconds(Int64(consentTimeout * 1000))
         options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
-        let continuity = continuity
+        let continuity = try continuity.resolved()
         if continuity.isOn {
             options.companions.append { pasteboards, scenes, log in try continuity.make(pasteboards: pasteboards, scenes: scenes, log: log) }
         }

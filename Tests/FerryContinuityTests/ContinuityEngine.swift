@@ -45,7 +45,9 @@ final class ContinuityEngine: @unchecked Sendable {
     }
 
     func writeSecret(_ text: String, to path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw EngineSetupError("cannot write \(path)")
+        }
     }
 
     /// A port nobody listens on now (the kernel's pick for port 0).
@@ -183,12 +185,13 @@ final class Device: @unchecked Sendable {
     let stateDir: URL
     var daemon: ServiceProcess?
 
-    init(_ name: String, engine: ContinuityEngine, extra: [String] = []) async throws {
+    /// Starts ferryd with `engine`'s arguments for `name` (or `arguments` instead) and `extra`.
+    init(_ name: String, engine: ContinuityEngine, arguments: [String]? = nil, extra: [String] = []) async throws {
         self.name = name
         bus = try PrivateBus()
         stateDir = engine.directory.appendingPathComponent("state-\(name)")
         try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
-        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, engine.arguments(for: name) + extra)
+        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, (arguments ?? engine.arguments(for: name)) + extra)
     }
 
     /// Runs `ferry ARGS` on this device's bus.

@@ -114,7 +114,7 @@ struct HandoffTests {
             #expect(laptop.daemon?.standardError.contains("desktop continues \(name), saved by org.ferry.notes just now") == true,
                     "the laptop's Notes was not asked for its activity")
             // Notes on the desktop opened the note from the fetched userInfo, in its Editor.
-            #expect(try await eventually {
+            #expect(await eventually {
                 target.events.contains { $0["event"] == "connect" && $0["session"] == session && $0["note"] == "groceries" }
             }, "no Editor scene with the note on the desktop: \(target.events.suffix(4))")
             #expect(target.count("connect") > connectsBefore)
@@ -124,7 +124,7 @@ struct HandoffTests {
             let again = try await desktop.ferry("continue", name)
             #expect(again.succeeded, "ferry continue again: \(again.stderr)")
             #expect(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == session)
-            #expect(try await eventually {
+            #expect(await eventually {
                 target.events.contains { $0["event"] == "continue" && $0["session"] == session && $0["note"] == "groceries" }
             }, "the Editor scene did not continue the activity: \(target.events.suffix(4))")
         }
