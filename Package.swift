@@ -92,7 +92,9 @@ let package = Package(
         .target(name: "FerryBus", dependencies: ["FerryModel", "DBus"], swiftSettings: strictness),
 
         // The client library for apps and the CLI: connect, register, pasteboards, promises, scenes.
-        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerrySystem"], swiftSettings: strictness),
+        .target(name: "Ferry", dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerrySystem",
+                                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: strictness),
 
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
@@ -197,7 +199,9 @@ let package = Package(
         // `make install`, `make uninstall` and `make deb` (issue #18): they run `make` on the release
         // build (`make release`), which `make test` does first.
         .testTarget(name: "InstallTests", dependencies: ["FerryTerminal", "FerryTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport", "promise-source"],
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryModel", "DBus", "FerryBus", "ferryd", "FerryTestSupport", "promise-source",
+                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                   .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
 
         // Continuity (issue #22): Universal Clipboard between a user's machines over NATS.

@@ -125,6 +125,7 @@ extension FerryClient {
     /// The hook waits on the calling thread while the flush runs on other threads; a process
     /// that exits from a task of the connection's own executor would wait the full 10 s.
     public func flushOnExit() {
+        guard !state.withLock({ $0.flushedByService }) else { return }
         TerminationFlush.flushAtExit(self)
     }
 }

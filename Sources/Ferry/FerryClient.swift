@@ -36,6 +36,8 @@ public final class FerryClient: Sendable {
         var brokerOwner: BusName?
         var ownerWatch: Task<Void, Never>?
         var closed = false
+        /// A ``FerryClient/FlushService`` owns the flush on the way out: no `atexit` hook.
+        var flushedByService = false
     }
 
     init(connection: Connection) {

@@ -40,6 +40,11 @@ enum TerminationFlush {
         if !s.clients.contains(where: { $0.client === client }) { s.clients.append(WeakClient(client: client)) }
     }
 
+    /// Takes `client` out of the clients flushed on the way out.
+    static func leave(_ client: FerryClient) {
+        state.withLock { s in s.clients.removeAll { $0.client == nil || $0.client === client } }
+    }
+
     /// Flushes `client` when the process exits normally.
     static func flushAtExit(_ client: FerryClient) {
         let install = state.withLock { s in
