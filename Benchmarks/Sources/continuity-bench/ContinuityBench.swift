@@ -16,6 +16,8 @@ import Glibc
 ///
 /// - C1: a 1 KiB paste of a remote item (Read, the chunk pulled from the other ferryd over the
 ///   engine, the pipe, FinishTransfer) against one libnats request-reply round trip of 1 KiB.
+/// - C2: a 64 MiB remote paste's throughput against a raw chunked pull of 64 MiB (libnats
+///   request-reply of 512 KiB chunks, the chunk size ferryd pulls with) on the same engine.
 /// - C3: a copy on the laptop until the desktop's general pasteboard shows it as remote.
 /// - H1, H2: Handoff (HandoffBench.swift).
 ///
@@ -42,6 +44,7 @@ struct ContinuityBench {
             let laptop = try await FerryClient.connect(address: stages[0].address)
             let desktop = try await FerryClient.connect(address: stages[1].address)
             try await c1(setup: setup, laptop: laptop, desktop: desktop, count: quick ? 200 : 1000)
+            try await c2(setup: setup, laptop: laptop, desktop: desktop, runs: quick ? 3 : 7)
             try await c3(laptop: laptop, desktop: desktop, count: quick ? 50 : 200)
             try await HandoffBench.run(setup: setup, laptop: laptop, desktop: desktop, addresses: stages.map(\.address),
                                        count: quick ? 10 : 30)
@@ -89,6 +92,54 @@ struct ContinuityBench {
                anchor: "libnats request-reply, 1 KiB", anchorValue: anchor.median, goal: .ratio(atMost: 3))
         report("C1 1 KiB remote paste (Read + chunk over the engine + FinishTransfer)", "p99", value: pastes.percentile(99),
                unit: "µs", anchor: "libnats request-reply, 1 KiB", anchorValue: anchor.percentile(99))
+    }
+
+    /// C2: 64 MiB remote pastes (read to the end, and checked) vs a raw chunked pull of the
+    /// same size: sequential libnats request-replies of 512 KiB, as ferryd's puller makes them,
+    /// answered from memory, with no sealing, no pipe and no D-Bus.
+    static func c2(setup: Setup, laptop: FerryClient, desktop: FerryClient, runs: Int) async throws {
+        let size = 64 << 20
+        let chunk = 512 << 10
+        let responder = try setup.link()
+        let requester = try setup.link()
+        defer { responder.close(); requester.close() }
+        let block = [UInt8](repeating: 0x44, count: chunk)
+        try responder.subscribe("bench.chunk") { _, subject in
+            if let subject { try? responder.publish(subject, block) }
+        }
+        try responder.flush()
+        var anchor = Samples()
+        for _ in 0..<runs {
+            let start = now()
+            var pulled = 0
+            while pulled < size { pulled += try requester.request("bench.chunk", [0], timeout: .seconds(5)).count }
+            anchor.append(Double(pulled) / (now() - start))  // bytes per µs = MB/s
+        }
+
+        var payload = [UInt8](repeating: 0, count: size)
+        for index in stride(from: 0, to: size, by: 4096) { payload[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        let general = desktop.general
+        let before = try await general.changeCount
+        // An archive, so the wait cannot mistake C1's 1 KiB data item, still listed, for this one.
+        _ = try await laptop.general.setData(Data(payload), forType: .archive)
+        let start = now()
+        while true {
+            if try await general.changeCount != before, let item = try await general.items.first,
+               item.origin == "continuity:laptop", item.contentTypes == [.archive] { break }
+            guard now() - start < 10e6 else { throw Spawn.Failure(description: "the laptop's 64 MiB copy never reached the desktop") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        var pastes = Samples()
+        for _ in 0..<runs {
+            let start = now()
+            let bytes = try await general.read(item: 0, type: .archive).bytes()
+            let elapsed = now() - start
+            guard bytes == payload else { throw Spawn.Failure(description: "the remote paste gave other bytes (\(bytes.count))") }
+            pastes.append(Double(bytes.count) / elapsed)
+        }
+        report("C2 64 MiB remote paste (chunks pulled over the engine into the reader's pipe)", "throughput, median of \(runs)",
+               value: pastes.median, unit: "MB/s", anchor: "raw chunked pull with libnats, 512 KiB chunks",
+               anchorValue: anchor.median, goal: .ratio(atLeast: 0.8))
     }
 
     /// C3: copy on the laptop → the desktop's pasteboard lists it as remote.

@@ -32,7 +32,7 @@ enum HandoffBench {
         var apps: [pid_t] = []
         defer { for pid in apps { _ = Spawn.stop(pid, grace: 2) } }
         for (index, address) in addresses.enumerated() {
-            apps.append(try Spawn.start([Spawn.ownFolder + "/ferry-demo", folder, "--bus", address,
+            apps.append(try Spawn.start([Spawn.ferryFolder + "/ferry-demo", folder, "--bus", address,
                                          "--state-dir", "\(setup.folder)/notes-\(index)"], stdout: .null, stderr: .null))
         }
         for client in [laptop, desktop] { try await waitForScene(client.connection) }
