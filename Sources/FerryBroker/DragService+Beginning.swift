@@ -133,7 +133,7 @@ extension DragService {
                 allowsMove = allowsMove && offered.allowsMove
                 restricted = restricted || offered.restrictedToApp
             } catch {
-                previews[number] = nil
+                dropPreviews(number)
                 await pasteboards.removeTransientPasteboard(pasteboard)
                 throw error
             }
@@ -152,7 +152,7 @@ extension DragService {
         do {
             try connection.export(sessionInterface(session), at: path)
         } catch {
-            previews[number] = nil
+            dropPreviews(number)
             await pasteboards.removeTransientPasteboard(pasteboard)
             throw error
         }

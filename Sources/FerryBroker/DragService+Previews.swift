@@ -49,8 +49,21 @@ extension DragService {
         }
         // The drag may have ended while its items were counted.
         guard previews[number] != nil else { throw Self.gone(number) }
+        // Held in memory like the drag's items: charged to the caller within ferryd's budget.
+        let bytes = list.reduce(0) { $0 + ($1?.image?.count ?? 0) + ($1?.title?.utf8.count ?? 0) }
+        _ = try pasteboards.memory.charge(Self.previewsKey(slot.pasteboard), caller: caller.uniqueName, bytes: bytes)
         previews[number]?.previews = list
-        log("drag \(number): \(list.compactMap { $0 }.count) preview\(list.count == 1 ? "" : "s") set by \(caller.uniqueName)")
+        let count = list.compactMap { $0 }.count
+        log("drag \(number): \(count) preview\(count == 1 ? "" : "s") set by \(caller.uniqueName)")
+    }
+
+    /// The memory budget's key for a drag's previews.
+    static func previewsKey(_ pasteboard: String) -> String { pasteboard + "#previews" }
+
+    /// Forgets drag `number`'s previews and releases their memory.
+    func dropPreviews(_ number: Int) {
+        guard let slot = previews.removeValue(forKey: number) else { return }
+        _ = pasteboards.memory.release(Self.previewsKey(slot.pasteboard))
     }
 
     /// `Previews`: the drag's previews, for its source app, its initiator and apps whose scene

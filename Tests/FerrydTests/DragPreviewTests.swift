@@ -113,6 +113,25 @@ struct DragPreviewTests {
         #expect(try await Self.previews(stage.tool, session).first?.image.count == big.count)
     }
 
+    @Test("previews count against the caller's memory budget: past it SetPreviews is TooLarge and the old ones stay; the drag's end gives the memory back")
+    func memoryBudget() async throws {
+        // 400 KiB per caller: two drags' 256 KiB images do not fit at once.
+        let stage = try await DragStage.start(["--caller-memory-budget", "400K"])
+        defer { stage.stop() }
+        let sampleSize = try Self.samplePNG().count
+        let image = try Self.png(inserting: "IDAT", [UInt8](repeating: 0, count: 256 * 1024 - sampleSize - 12))
+        let first = try await DragBus.begin(stage.tool, scene: stage.notesScene).session
+        try await Self.setPreviews(stage.tool, first, [Self.preview(title: "first", image: image)])
+        let second = try await DragBus.begin(stage.tool, scene: stage.notesScene).session
+        try await Self.setPreviews(stage.tool, second, [Self.preview(title: "small")])
+        #expect(await DragBus.errorName { try await Self.setPreviews(stage.tool, second, [Self.preview(image: image)]) }
+                == "org.ferry.Error.TooLarge")
+        #expect(try await Self.previews(stage.tool, second).map(\.title) == ["small"])
+        try await DragBus.cancel(stage.tool, first)
+        try await Self.setPreviews(stage.tool, second, [Self.preview(image: image)])
+        #expect(try await Self.previews(stage.tool, second).first?.image == image)
+    }
+
     @Test("only the source app and the initiator set previews, and not once the drop started; a bad session path is InvalidArgument")
     func whoSets() async throws {
         let stage = try await DragStage.start(gallery: .init(performDelay: .seconds(2)))
