@@ -26,6 +26,26 @@ extension DesktopPicture {
             }
         }
 
+        /// What a running drag shows under the pointer (its first item's preview): a title and/or
+        /// a PNG image, drawn at the drag's last location.
+        public struct Preview: Sendable, Hashable {
+            /// The title; nil or empty for none. Cut at ``titleLimit`` characters.
+            public var title: String?
+            /// PNG bytes; nil for none. Scaled into a box of at most ``imageSide`` points a side.
+            public var image: [UInt8]?
+
+            /// Makes a preview.
+            public init(title: String? = nil, image: [UInt8]? = nil) {
+                self.title = title
+                self.image = image
+            }
+
+            /// The longest title drawn.
+            public static let titleLimit = 60
+            /// The longest side of the box an image is drawn in, in points.
+            public static let imageSide = 64.0
+        }
+
         /// The locations in order: the beginning, each move, the drop.
         public var steps: [Step]
         /// How the drag ended; nil while it runs (the last step is then not marked as a drop).
@@ -33,12 +53,20 @@ extension DesktopPicture {
         /// The text beside the drop point (or the last step), e.g. `drag 3: copy to Notes`; cut at
         /// ``labelLimit`` characters.
         public var label: String
+        /// The preview drawn at the last location (layer class `drag-preview`), nil for none.
+        public var preview: Preview?
 
         /// Makes a drag path.
-        public init(steps: [Step], outcome: DropOperation?, label: String) {
+        /// - Parameters:
+        ///   - steps: the locations in order.
+        ///   - outcome: how the drag ended, nil while it runs.
+        ///   - label: the text beside the last location.
+        ///   - preview: what the drag shows under the pointer, nil for none.
+        public init(steps: [Step], outcome: DropOperation?, label: String, preview: Preview? = nil) {
             self.steps = steps
             self.outcome = outcome
             self.label = label
+            self.preview = preview
         }
 
         /// The longest label drawn.
@@ -68,6 +96,12 @@ extension PictureStyle {
     static let dragLabelBackground = PictureColor(0x14141A, alpha: 230)
     static let dragLabelText = PictureColor(0xFFFFFF)
     static let dragLabelSize = 13.0
+    /// A preview's card: light, so that it reads as the dragged thing rather than a label.
+    static let previewBackground = PictureColor(0xFFFFFF, alpha: 235)
+    static let previewText = PictureColor(0x14141A)
+    static let previewSize = 12.0
+    /// Where an image is drawn whose pixels the PNG renderer cannot show.
+    static let previewImagePlaceholder = PictureColor(0xD8DBE0)
 }
 
 extension DesktopPicture {
@@ -102,6 +136,52 @@ extension DesktopPicture {
         }
         shapes += labelShapes(drag.label, near: last.location)
         return PictureLayer(kind: "drag", clip: nil, shapes: shapes)
+    }
+
+    /// The running drag's preview (class `drag-preview`) below and to the right of its last
+    /// location, as a card: the image scaled into a box of at most
+    /// ``DragPath/Preview/imageSide`` points (its aspect kept, from its header), the title under
+    /// it; moved inside the picture's bounds. Nil when there is nothing to show.
+    func dragPreviewLayer() -> PictureLayer? {
+        guard let drag, let preview = drag.preview,
+              let anchor = drag.steps.last(where: { $0.location.x.isFinite && $0.location.y.isFinite })?.location
+        else { return nil }
+        var title = (preview.title ?? "").printableLine()
+        if title.count > DragPath.Preview.titleLimit { title = String(title.prefix(DragPath.Preview.titleLimit - 3)) + "..." }
+        let side = DragPath.Preview.imageSide
+        var imageSize: (width: Double, height: Double)?
+        if let image = preview.image, let dimensions = ImageDimensions(header: image.prefix(64)) {
+            let factor = side / Double(max(dimensions.width, dimensions.height))
+            imageSize = (max(1, Double(dimensions.width) * factor), max(1, Double(dimensions.height) * factor))
+        }
+        guard !title.isEmpty || imageSize != nil else { return nil }
+        let padding = PictureStyle.padding, size = PictureStyle.previewSize
+        let titleWidth = title.isEmpty ? 0 : Double(title.count) * size * 0.95
+        let titleHeight = title.isEmpty ? 0 : size + 8
+        let width = max(titleWidth, imageSize?.width ?? 0) + 2 * padding
+        let height = (imageSize?.height ?? 0) + titleHeight + 2 * padding + (imageSize != nil && !title.isEmpty ? 4 : 0)
+        let bounds = self.bounds
+        let gap = PictureStyle.dragMarkRadius + 4
+        var x = anchor.x + gap, y = anchor.y + gap
+        if x + width > bounds.maxX { x = anchor.x - gap - width }
+        if y + height > bounds.maxY { y = anchor.y - gap - height }
+        x = max(min(x, bounds.maxX - width), bounds.minX)
+        y = max(min(y, bounds.maxY - height), bounds.minY)
+        var shapes: [PictureShape] = [
+            .rect(Rect(x: x, y: y, width: width, height: height), fill: PictureStyle.previewBackground,
+                  stroke: PictureStroke(color: PictureStyle.dragCasing, width: 1.5)),
+        ]
+        var top = y + padding
+        if let imageSize, let image = preview.image {
+            let box = Rect(x: x + (width - imageSize.width) / 2, y: top, width: imageSize.width, height: imageSize.height)
+            shapes.append(.image(box, png: image))
+            top += imageSize.height + 4
+        }
+        if !title.isEmpty {
+            shapes.append(.text(PictureText(string: title, x: x + padding, line: Rect(x: x, y: top, width: width, height: titleHeight),
+                                            size: size, color: PictureStyle.previewText, bold: false)))
+        }
+        return PictureLayer(kind: "drag-preview", clip: nil, shapes: shapes)
     }
 
     /// A dark box with the label in it, above and to the right of `anchor`, moved inside the

@@ -45,7 +45,8 @@ enum PictureStyle {
 
 extension DesktopPicture {
     /// What to draw, in order: the background, the screens, the scenes back to front, then the
-    /// edge zones over everything, then the drag's path (``dragLayer()``) on top.
+    /// edge zones over everything, then the drag's path (``dragLayer()``) and a running drag's
+    /// preview (``dragPreviewLayer()``) on top.
     func layers() -> [PictureLayer] {
         let bounds = self.bounds
         var layers = [PictureLayer(kind: "background", clip: nil,
@@ -67,6 +68,7 @@ extension DesktopPicture {
         }
         if !zones.isEmpty { layers.append(PictureLayer(kind: "edge-zones", clip: nil, shapes: zones)) }
         if let drag = dragLayer() { layers.append(drag) }
+        if let preview = dragPreviewLayer() { layers.append(preview) }
         return layers
     }
 

@@ -62,6 +62,8 @@ extension DesktopPicture {
                         raster.strokeCircle(center: mapping.spot(center), radius: pixels, thickness: max(1, stroke.width * scale),
                                             stroke.color)
                     }
+                case .image(let rect, let png):
+                    raster.drawImage(png, in: mapping.box(rect))
                 }
             }
         }

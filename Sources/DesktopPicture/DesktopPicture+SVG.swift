@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import FerryModel
 
 extension DesktopPicture {
@@ -37,6 +42,8 @@ extension DesktopPicture {
                     out += Self.polylineElement(points, stroke: stroke) + "\n"
                 case .circle(let center, let radius, let fill, let stroke):
                     out += Self.circleElement(center: center, radius: radius, fill: fill, stroke: stroke) + "\n"
+                case .image(let rect, let png):
+                    out += Self.imageElement(rect, png: png) + "\n"
                 }
             }
             out += "</g>\n"
@@ -67,6 +74,12 @@ extension DesktopPicture {
         element += paint(fill, attribute: "fill")
         if let stroke { element += paint(stroke.color, attribute: "stroke") + " stroke-width=\"\(number(stroke.width))\"" }
         return element + "/>"
+    }
+
+    /// The PNG embedded as a `data:` URL (SVG 1.1's `xlink:href`), stretched to `rect`.
+    private static func imageElement(_ rect: Rect, png: [UInt8]) -> String {
+        "<image xmlns:xlink=\"http://www.w3.org/1999/xlink\"" + geometry(rect) + " preserveAspectRatio=\"none\""
+            + " xlink:href=\"data:image/png;base64," + Data(png).base64EncodedString() + "\"/>"
     }
 
     /// ` x="…" y="…" width="…" height="…"` (negative sizes as 0).

@@ -46,6 +46,8 @@ enum PictureShape: Hashable {
     case polyline([Point], stroke: PictureStroke)
     /// A disc of `radius` points around `center`, filled and/or outlined.
     case circle(center: Point, radius: Double, fill: PictureColor?, stroke: PictureStroke?)
+    /// A PNG image scaled to fill the rectangle (its aspect is the caller's to keep).
+    case image(Rect, png: [UInt8])
 }
 
 /// A group of shapes drawn together, optionally clipped (an SVG `<g class="…">`).

@@ -18,10 +18,12 @@ extension Application {
     // MARK: Source
 
     /// `ProvideDragItems`: the delegate's `itemsForBeginning`, written on the drag pasteboard
-    /// (large representations promised); then the drag's `Moved` signal from `broker` (the unique
-    /// name of the broker running the drag) is watched.
+    /// (large representations promised), and their previews set (`DragManager1.SetPreviews`);
+    /// then the drag's `Moved` signal from `broker` (the unique name of the broker running the
+    /// drag) is watched.
     /// - Returns: `count`, `allowsMove`, `restrictedToApp`.
-    /// - Throws: `FerryError` from the write (`.tooLarge`, `.invalidArgument` for an empty item …).
+    /// - Throws: `FerryError` from the write (`.tooLarge`, `.invalidArgument` for an empty item or
+    ///   more previews than items …).
     func provideDragItems(_ drag: String, scene: Scene, pasteboard path: ObjectPath, request: DragRequest,
                           broker: BusName?) async throws(FerryError) -> [String: DBusValue] {
         guard let name = PasteboardName.name(fromObjectPath: path.rawValue) else {
@@ -39,6 +41,12 @@ extension Application {
         }
         let pasteboard = Pasteboard(source: .client(client), name: name, path: path)
         try await pasteboard.writeDragItems(items.providers, append: false)
+        if items.previews.contains(where: { $0 != nil }) {
+            guard items.previews.count <= items.providers.count else {
+                throw FerryError(.invalidArgument, "previews: \(items.previews.count) for \(items.providers.count) items (one per item)")
+            }
+            try await client.setDragPreviews(items.previews, drag: drag)
+        }
         await watchDrag(drag, from: scene, broker: broker)
         return result
     }

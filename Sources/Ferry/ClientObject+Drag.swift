@@ -49,7 +49,7 @@ extension ClientObject {
                 try await serving(client, call) { application throws(FerryError) in
                     let drag = try string(call.arguments[0])
                     let scene = try application.connected(try string(call.arguments[1]))
-                    let (session, operation) = try DropSession.decode(id: drag, info: call.arguments[2])
+                    let (session, operation) = try DropSession.decode(id: drag, info: call.arguments[2], client: client)
                     guard let operation, operation.transfersItems else {
                         throw FerryError(.invalidArgument, "info.operation: expected copy or move")
                     }
@@ -97,7 +97,7 @@ extension ClientObject {
         try await serving(client, call) { application throws(FerryError) in
             let drag = try string(call.arguments[0])
             let scene = try application.connected(try string(call.arguments[1]))
-            let (session, _) = try DropSession.decode(id: drag, info: call.arguments[2])
+            let (session, _) = try DropSession.decode(id: drag, info: call.arguments[2], client: client)
             let proposal = await application.dropProposal(for: session, in: scene, entering: entering)
             return [.string(proposal.operation.name), .boolean(proposal.isPrecise)]
         }

@@ -39,12 +39,23 @@ public struct DragItems: Sendable {
     /// Whether only this app's scenes may see the drag (Apple's
     /// `isRestrictedToDraggingApplication`).
     public var restrictedToApp: Bool
+    /// The items' previews (Apple's `UIDragItem.previewProvider`), one per provider from the
+    /// first (nil, or fewer than the providers: no preview for those): what targets see while
+    /// the drag is over them, and pictures of the desktop draw at its location.
+    public var previews: [DragPreview?]
 
     /// Makes the items of a drag.
-    public init(_ providers: [ItemProvider], allowsMoveOperation: Bool = true, restrictedToApp: Bool = false) {
+    /// - Parameters:
+    ///   - providers: the dragged items.
+    ///   - allowsMoveOperation: whether the source allows a move.
+    ///   - restrictedToApp: whether only this app's scenes may see the drag.
+    ///   - previews: the items' previews, at most one per provider.
+    public init(_ providers: [ItemProvider], allowsMoveOperation: Bool = true, restrictedToApp: Bool = false,
+                previews: [DragPreview?] = []) {
         self.providers = providers
         self.allowsMoveOperation = allowsMoveOperation
         self.restrictedToApp = restrictedToApp
+        self.previews = previews
     }
 
     /// Nothing to drag.

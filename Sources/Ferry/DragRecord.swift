@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 /// The most recent drag as the broker recorded it: who dragged what, the path it took with the
@@ -44,11 +45,15 @@ public struct DragRecord: Sendable, Hashable {
     public let reason: String?
     /// The path, in order.
     public let steps: [Step]
+    /// While the drag runs, its first item's preview that is set (what the screen shows under
+    /// the pointer); nil for none and once the drag ended.
+    public let preview: DragPreview?
 
     /// Makes a record.
     public init(id: Int, sourceApp: String, sourceSession: String? = nil, app: String? = nil, state: String,
                 operation: DropOperation? = nil, target: String? = nil, newSession: String? = nil,
-                reason: String? = nil, steps: [Step] = []) {
+                reason: String? = nil, steps: [Step] = [], preview: DragPreview? = nil) {
+        self.preview = preview
         self.id = id
         self.sourceApp = sourceApp
         self.sourceSession = sourceSession
@@ -94,8 +99,16 @@ public struct DragRecord: Sendable, Hashable {
                 steps.append(Step(location: Point(x: x, y: y), target: target, operation: proposed))
             }
         }
+        var preview: DragPreview?
+        if let value = dictionary["preview"] {
+            do {
+                preview = try DragPreview.list([try WireReader(dbus: value, path: "preview")]).first ?? nil
+            } catch {
+                throw FerryError(.bus, "DragManager1.LastDrag answered \(error)")
+            }
+        }
         self.init(id: Int(number), sourceApp: text("sourceApp") ?? "", sourceSession: text("sourceSession"),
                   app: text("app"), state: text("state") ?? "", operation: operation, target: text("target"),
-                  newSession: text("newSession"), reason: text("reason"), steps: steps)
+                  newSession: text("newSession"), reason: text("reason"), steps: steps, preview: preview)
     }
 }

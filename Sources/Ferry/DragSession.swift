@@ -21,15 +21,19 @@ public struct DragOptions: Sendable {
     /// writes these right after the drag begins (promising large ones when the client is
     /// registered) and must stay connected to serve them until the drag ends.
     public var providers: [ItemProvider]?
+    /// The items' previews, one per item from the first, set right after the items are written
+    /// (`DragManager1.SetPreviews`; they replace any the source app set); empty sets none.
+    public var previews: [DragPreview?]
 
     /// Makes options.
     public init(location: Point? = nil, allowsMove: Bool = false, restrictedToApp: Bool = false,
-                item: Int? = nil, providers: [ItemProvider]? = nil) {
+                item: Int? = nil, providers: [ItemProvider]? = nil, previews: [DragPreview?] = []) {
         self.location = location
         self.allowsMove = allowsMove
         self.restrictedToApp = restrictedToApp
         self.item = item
         self.providers = providers
+        self.previews = previews
     }
 }
 

@@ -3,10 +3,12 @@ import FerryBus
 import FerryModel
 
 extension DropSession {
-    /// Reads the `info` dictionary of `DropEntered` / `DropUpdated` / `PerformDrop` for drag `id`.
+    /// Reads the `info` dictionary of `DropEntered` / `DropUpdated` / `PerformDrop` for drag `id`;
+    /// the session asks `client` for its previews.
     /// - Returns: the session and, for `PerformDrop`, the `operation` being performed.
     /// - Throws: `FerryError` `.invalidArgument` naming the malformed key (`info.location`).
-    static func decode(id: String, info value: DBusValue) throws(FerryError) -> (DropSession, DropOperation?) {
+    static func decode(id: String, info value: DBusValue,
+                       client: FerryClient? = nil) throws(FerryError) -> (DropSession, DropOperation?) {
         try FerryError.bridgingSync {
             let entries = try WireReader.variantDictionary(value, path: "info")
             let info = WireReader(dbus: entries, path: "info")
@@ -25,12 +27,13 @@ extension DropSession {
                 operation = known
             }
             let isLocal = try info.bool("isLocal") ?? false
-            let session = DropSession(id: id, location: try entries.point("location", keyPath: info.keyPath("location")) ?? .zero,
+            var session = DropSession(id: id, location: try entries.point("location", keyPath: info.keyPath("location")) ?? .zero,
                                       types: types, numberOfItems: Int(try info.uint32("items") ?? 0),
                                       allowsMoveOperation: try info.bool("allowsMove") ?? false, isLocal: isLocal,
                                       sourceApp: isLocal ? try text("sourceApp") : nil,
                                       sourceSession: isLocal ? try text("sourceSession") : nil,
                                       pasteboardName: pasteboard)
+            session.previewSource = DropPreviewSource(client)
             return (session, operation)
         }
     }

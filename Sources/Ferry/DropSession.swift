@@ -4,7 +4,8 @@ import Synchronization
 /// A drag as a drop target sees it before it performs the drop (Apple's `UIDropSession`): where
 /// it is, the types and number of its items, and who it comes from when local. Metadata only:
 /// the items' content can be read only in
-/// ``SceneDelegate/scene(_:performDrop:operation:itemProviders:)``.
+/// ``SceneDelegate/scene(_:performDrop:operation:itemProviders:)``; their previews
+/// (``previews()``) at any time.
 ///
 /// D-Bus: the `info` dictionary of `org.ferry.Client1.DropEntered` / `DropUpdated` / `PerformDrop`.
 public struct DropSession: Sendable, Hashable {
@@ -37,6 +38,8 @@ public struct DropSession: Sendable, Hashable {
     public var progress: ItemProvider.Progress { aggregate.progress }
     /// Sums the loads into ``progress``.
     let aggregate = DropProgress()
+    /// Who ``previews()`` asks: the client that received the broker's call.
+    var previewSource = DropPreviewSource(nil)
 
     /// Makes a drop session (the library makes them from the broker's calls; tests and previews
     /// may make their own).

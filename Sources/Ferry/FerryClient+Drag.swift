@@ -25,7 +25,7 @@ extension FerryClient {
     ///   `.invalidArgument` (a bad option, an empty item), `.tooLarge`, `.noBroker`.
     ///
     /// D-Bus: `org.ferry.DragManager1.BeginDrag`, then `org.ferry.Pasteboard1.SetItems` when
-    /// the caller provides the items.
+    /// the caller provides the items, and `org.ferry.DragManager1.SetPreviews` for previews.
     public func beginDrag(fromScene persistentIdentifier: String, options: DragOptions = DragOptions())
         async throws(FerryError) -> DragSession {
         guard !persistentIdentifier.isEmpty else {
@@ -52,6 +52,7 @@ extension FerryClient {
         let session = try await callBeginDrag(persistentIdentifier, wire)
         if let application, let ownScene, options.providers == nil {
             try await provideOwnItems(session, application: application, scene: ownScene, options: options)
+            try await setPreviews(options.previews, of: session)
             return session
         }
         if let providers = options.providers {
@@ -62,10 +63,24 @@ extension FerryClient {
                 throw error
             }
         }
+        try await setPreviews(options.previews, of: session)
         if let application, let ownScene {
             await application.watchDrag(session.id, from: ownScene, broker: state.withLock { $0.brokerOwner })
         }
         return session
+    }
+
+    /// Sets `previews` on a drag that just began (nothing when there are none); a failure
+    /// cancels the drag.
+    /// - Throws: `FerryError` from `SetPreviews`.
+    private func setPreviews(_ previews: [DragPreview?], of session: DragSession) async throws(FerryError) {
+        guard previews.contains(where: { $0 != nil }) else { return }
+        do {
+            try await session.setPreviews(previews)
+        } catch {
+            try? await session.cancel()
+            throw error
+        }
     }
 
     /// Begins a drag of an app's icon: no items, no source scene; only a drop at a screen's edge

@@ -123,6 +123,7 @@ extension DragService {
         let pasteboardPath = try await pasteboards.createTransientPasteboard(pasteboard, access: TransientPasteboardAccess(
             writers: source == nil ? [] : parties, metadataReaders: parties,
             contentReaders: Set(sourceUniqueName.map { [$0] } ?? [])))
+        previews[number] = DragPreviews(pasteboard: pasteboard, writers: source == nil ? [] : parties)
         var allowsMove = request.allowsMove && source != nil
         var restricted = request.restrictedToApp
         if let source, let callbacks = sourceCallbacks, request.writer == .source, caller.uniqueName != source.uniqueName {
@@ -132,6 +133,7 @@ extension DragService {
                 allowsMove = allowsMove && offered.allowsMove
                 restricted = restricted || offered.restrictedToApp
             } catch {
+                dropPreviews(number)
                 await pasteboards.removeTransientPasteboard(pasteboard)
                 throw error
             }
@@ -150,6 +152,7 @@ extension DragService {
         do {
             try connection.export(sessionInterface(session), at: path)
         } catch {
+            dropPreviews(number)
             await pasteboards.removeTransientPasteboard(pasteboard)
             throw error
         }

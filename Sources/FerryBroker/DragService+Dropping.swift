@@ -137,6 +137,7 @@ extension DragService {
     func finish(_ number: Int, _ ending: Ending) async {
         guard var session = sessions.removeValue(forKey: number) else { return }
         session.state = .ended
+        dropPreviews(number)
         if let scene = session.current, scene.id != ending.target, session.entered[scene.id]?.exited == false {
             _ = try? scene.callbacks.enqueue("DropExited", [.string(session.id), .string(scene.id)],
                                              timeout: Self.noticeTimeout)

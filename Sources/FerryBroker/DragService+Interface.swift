@@ -1,4 +1,5 @@
 import DBus
+import FerryBus
 import FerryModel
 
 extension DragService {
@@ -17,6 +18,19 @@ extension DragService {
             Method("LastDrag", out: ["drag": "a{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
                 return [await self.lastDrag()]
+            }
+            Method("SetPreviews", in: ["session": "o", "previews": "aa{sv}"]) { call in
+                let caller = try await self.resolveCaller(call)
+                let number = try Self.dragNumber(call.arguments[0])
+                let previews = try DragPreview.list(try WireReader.readers(dbus: call.arguments[1], path: "previews"))
+                try await self.setPreviews(number, previews, caller: caller)
+                return []
+            }
+            Method("Previews", in: ["session": "o"], out: ["previews": "aa{sv}"]) { call in
+                let caller = try await self.resolveCaller(call)
+                let number = try Self.dragNumber(call.arguments[0])
+                let previews = try await self.previews(number, caller: caller)
+                return [.array(of: "a{sv}", DragPreview.wireList(previews).map(\.dbusValue))]
             }
             Signal("DragBegan", ["session": "o", "source_app": "s"])
             Signal("DragEnded", ["session": "o", "operation": "s"])
@@ -40,7 +54,7 @@ extension DragService {
             if call.sender.rawValue != initiator { _ = try await self.resolveCaller(call) }
         }
         return Interface(Self.sessionInterfaceName) {
-            Property("Version", "u", get: { _ in .uint32(Self.version) })
+            Property("Version", "u", get: { _ in .uint32(Self.sessionVersion) })
             constants.map { name, signature, value in
                 InterfaceMember.property(Property(name, signature, get: { _ in value }))
             }

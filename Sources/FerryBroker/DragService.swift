@@ -20,8 +20,10 @@ public actor DragService {
     public static let interfaceName: InterfaceName = "org.ferry.DragManager1"
     /// The session objects' interface name.
     public static let sessionInterfaceName: InterfaceName = "org.ferry.DragSession1"
-    /// The version of both interfaces (their `Version` properties).
-    public static let version: UInt32 = 1
+    /// The manager interface's version (its `Version` property): 2 added previews.
+    public static let version: UInt32 = 2
+    /// The session interface's version (its `Version` property).
+    public static let sessionVersion: UInt32 = 1
     /// How long a drag may go without a Move, Drop or Cancel before it ends as cancel.
     public static let defaultIdleTimeout: Duration = .seconds(60)
     /// How long a target has for `DropEntered` / `DropUpdated` (no answer: forbidden).
@@ -68,6 +70,9 @@ public actor DragService {
     var lastEnded: DragRecord?
     /// The most recent drag's number.
     var lastNumber: Int?
+    /// Each drag's item previews and who may set and see them, from its beginning (the source
+    /// app sets them while it provides the items) to its end.
+    var previews: [Int: DragPreviews] = [:]
 
     /// Makes the service; nothing is exported until ``start()``.
     /// - Parameters:
@@ -147,7 +152,7 @@ public actor DragService {
 
     /// `LastDrag`: the most recent drag, running or ended; empty when there was none.
     func lastDrag() -> DBusValue {
-        if let lastNumber, let running = records[lastNumber] { return running.dbusValue }
+        if let lastNumber, let running = records[lastNumber] { return running.dbusValue(preview: shownPreview(lastNumber)) }
         return lastEnded?.dbusValue ?? [String: DBusValue]().dbusValue
     }
 

@@ -156,7 +156,10 @@ struct DragRecord: Sendable {
     }
 
     /// The `a{sv}` LastDrag returns.
-    var dbusValue: DBusValue {
+    var dbusValue: DBusValue { dbusValue(preview: nil) }
+
+    /// The `a{sv}` LastDrag returns for a running drag showing `preview` (its key `preview`).
+    func dbusValue(preview: DragPreview?) -> DBusValue {
         var entries: [String: DBusValue] = [
             "id": .uint32(UInt32(clamping: number)),
             "sourceApp": .string(sourceApp),
@@ -172,6 +175,12 @@ struct DragRecord: Sendable {
         if let target { entries["target"] = .string(target) }
         if let newSession { entries["newSession"] = .string(newSession) }
         if let reason { entries["reason"] = .string(reason) }
+        if let preview {
+            var shown: [String: DBusValue] = [:]
+            if let title = preview.title { shown["title"] = .string(title) }
+            if let image = preview.image { shown["image"] = .bytes(Array(image)) }
+            entries["preview"] = shown.dbusValue
+        }
         return entries.dbusValue
     }
 }

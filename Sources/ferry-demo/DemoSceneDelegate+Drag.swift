@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Ferry
 import FerryModel
 import Synchronization
@@ -28,7 +33,19 @@ extension DemoSceneDelegate {
                                                                  ("types", .strings(provider.registeredContentTypes.map(\.identifier)))]
         if allowsMove { details.append(("move", .flag)) }
         app.printer.print(DemoEvent("drag-began", session: id, details))
-        return DragItems([provider], allowsMoveOperation: allowsMove)
+        return DragItems([provider], allowsMoveOperation: allowsMove, previews: [dragPreview(of: item, provider: provider)])
+    }
+
+    /// What a drag of `item` shows under the pointer (Apple's `UIDragItem.previewProvider`): its
+    /// name (the note's id, the photo's file name without extension) and, for a Gallery PNG that
+    /// is small enough to be a preview, the photo itself. Nil when neither makes a preview.
+    func dragPreview(of item: String, provider: ItemProvider) -> DragPreview? {
+        var image: Data?
+        if app.kind == .gallery, ContentLibrary.imageType(ofFileNamed: item) == .png,
+           let bytes = try? Data(contentsOf: app.library.url(of: item)), (try? DragPreview.validateImage(bytes)) != nil {
+            image = bytes
+        }
+        return try? DragPreview(title: provider.suggestedName ?? item, image: image)
     }
 
     func scene(_ scene: Scene, dragSessionDidMove id: String, to location: Point, operation: DropOperation) async {

@@ -15,9 +15,10 @@ extension DemoSceneDelegate {
         return app.kind == .notes && session.isLocal && session.allowsMoveOperation ? .move : .copy
     }
 
-    /// Prints `drop-entered` the first time a scene answers a drag (with the proposal), then
-    /// `drop-updated` whenever the proposal changes (every time with `--verbose`).
-    private func note(_ proposal: DropProposal, for session: DropSession, in scene: Scene) {
+    /// Prints `drop-entered` the first time a scene answers a drag (with the proposal and the
+    /// first item's preview title, when `preview` gives one), then `drop-updated` whenever the
+    /// proposal changes (every time with `--verbose`).
+    private func note(_ proposal: DropProposal, for session: DropSession, in scene: Scene, preview: String? = nil) {
         let id = scene.persistentIdentifier
         let before = app.drags.propose(proposal.operation, drag: session.id, scene: id)
         var details: [(key: String, value: DemoEvent.Value)] = [("drag", .string(session.id)),
@@ -27,6 +28,7 @@ extension DemoSceneDelegate {
             details.append(("items", .int(session.numberOfItems)))
             if session.isLocal { details.append(("local", .flag)) }
             if let source = session.sourceSession { details.append(("from", .string(source))) }
+            if let preview { details.append(("preview", .string(preview))) }
             app.printer.print(DemoEvent("drop-entered", session: id, headline: ("operation", proposal.operation.name), details))
         } else if before != proposal.operation || app.verbose {
             app.printer.print(DemoEvent("drop-updated", session: id, headline: ("operation", proposal.operation.name), details))
@@ -40,8 +42,11 @@ extension DemoSceneDelegate {
         return proposal.operation != .forbidden
     }
 
+    /// Prints `drop-entered` with what the drag shows: the preview is the one thing of the items
+    /// a target sees before the drop.
     func scene(_ scene: Scene, dropSessionDidEnter session: DropSession) async {
-        note(proposal(for: session, in: scene), for: session, in: scene)
+        let preview = (try? await session.previews())?.lazy.compactMap { $0?.title }.first
+        note(proposal(for: session, in: scene), for: session, in: scene, preview: preview)
     }
 
     func scene(_ scene: Scene, dropSessionDidUpdate session: DropSession) async -> DropProposal {

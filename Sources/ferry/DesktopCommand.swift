@@ -20,7 +20,9 @@ struct DesktopCommand: AsyncParsableCommand {
             last drag's path on top: a mark per step coloured by the proposal there (cancel \
             grey, forbidden red, copy green, move blue; a violet square where a drop would \
             open a scene at an edge), a ring at the drop coloured by the outcome, and a \
-            label saying how it ended. The PNG is drawn at half scale. FILE '-' is standard \
+            label saying how it ended; while a drag runs, its preview (its first item's \
+            title and image, the image scaled into a 64-point box) as a card beside its \
+            current point. The PNG is drawn at half scale. FILE '-' is standard \
             output; FILE is written as 'ferry paste -o' writes it (a file replaced only once \
             complete, keeping its mode and owner; links followed; FIFOs and devices written \
             through). Nothing else is printed \
@@ -29,8 +31,9 @@ struct DesktopCommand: AsyncParsableCommand {
             JSON keys: edgeZone, screens (array of objects with index, frame (x, y, width, \
             height), external (bool) and scenes (front to back: app, persistentIdentifier, configuration, \
             state, title, frame, stackIndex)), lastDrag (null, or id, sourceApp, \
-            sourceSession, app, state, operation, target, newSession, reason and steps: \
-            array of objects with x, y, target and operation).
+            sourceSession, app, state, operation, target, newSession, reason, steps: \
+            array of objects with x, y, target and operation, previewTitle and \
+            previewImageBytes (the running drag's preview)).
             """)
 
     @Option(name: .long, help: ArgumentHelp("Draw the desktop as SVG into this file.", valueName: "file"))
@@ -74,7 +77,8 @@ struct DesktopCommand: AsyncParsableCommand {
         func dragPath(_ record: DragRecord, appNames: [String: String]) -> DesktopPicture.DragPath {
             DesktopPicture.DragPath(steps: record.steps.map {
                 DesktopPicture.DragPath.Step(location: $0.location, operation: $0.operation, isEdge: $0.target.hasPrefix("edge:"))
-            }, outcome: record.operation, label: dragSummary(record, appNames: appNames))
+            }, outcome: record.operation, label: dragSummary(record, appNames: appNames),
+               preview: record.preview.map { DesktopPicture.DragPath.Preview(title: $0.title, image: $0.image.map { Array($0) }) })
         }
 
         /// `drag 7: copy to Gallery/5E6F7A8B`, `drag 8: opened Notes/1A2B3C4D at the right edge`,
@@ -119,7 +123,13 @@ struct DesktopCommand: AsyncParsableCommand {
             if let lastDrag {
                 let from = lastDrag.sourceSession.map { "\(lastDrag.sourceApp)/\($0.prefix(8))" } ?? "the icon of \(lastDrag.sourceApp)"
                 let steps = "\(lastDrag.steps.count) step\(lastDrag.steps.count == 1 ? "" : "s")"
-                text += "\n" + "last \(dragSummary(lastDrag, appNames: [:])) (from \(from), \(steps))".printableLine() + "\n"
+                var previewText = ""
+                if let preview = lastDrag.preview {
+                    let parts = [preview.title.map { "\"\($0.printableLine(limit: tableTitleLimit))\"" },
+                                 preview.image.map { "a \($0.count)-byte image" }].compactMap { $0 }
+                    previewText = ", showing " + parts.joined(separator: " and ")
+                }
+                text += "\n" + "last \(dragSummary(lastDrag, appNames: [:])) (from \(from), \(steps)\(previewText))".printableLine() + "\n"
             }
             return text
         }
@@ -194,10 +204,13 @@ struct DesktopCommand: AsyncParsableCommand {
             try c.encode(record.reason, forKey: .reason)
             try c.encode(record.steps.map { Step(x: $0.location.x, y: $0.location.y, target: $0.target, operation: $0.operation.name) },
                          forKey: .steps)
+            try c.encode(record.preview?.title, forKey: .previewTitle)
+            try c.encode(record.preview?.image?.count, forKey: .previewImageBytes)
         }
 
         enum CodingKeys: String, CodingKey {
             case id, sourceApp, sourceSession, app, state, operation, target, newSession, reason, steps
+            case previewTitle, previewImageBytes
         }
     }
 

@@ -1,4 +1,5 @@
 import FerryModel
+import FerryTerminal
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -52,6 +53,33 @@ extension DragCommand {
             }
         }
         return text
+    }
+}
+
+extension DragCommand {
+    /// The first item's preview that `--preview-title` and `--preview-image` give, nil for none.
+    /// - Throws: `CLIFailure`: status 2 for an image file that cannot be read, 64 for one that
+    ///   is not a preview PNG or is too large.
+    func readPreview() throws -> DragPreview? {
+        guard previewTitle != nil || previewImage != nil else { return nil }
+        var image: Data?
+        if let previewImage {
+            let argument = PathArgument(previewImage)
+            let source = try CopySource.file(argument, sniff: false, verb: "show")
+            guard source.size <= UInt64(DragPreview.imageLimit) else {
+                throw CLIFailure(.usage, "--preview-image '\(argument.display)': a preview image has at most "
+                                 + "\(DragPreview.imageLimit / 1024) KiB (this one \(source.size) bytes)")
+            }
+            do { image = try source.load() } catch let error as FerryModelError {
+                throw CLIFailure(.notFound, "cannot read '\(argument.display)': \(error.message)")
+            }
+        }
+        do {
+            return try DragPreview(title: previewTitle, image: image)
+        } catch {
+            let option = error.keyPath == "title" ? "--preview-title" : "--preview-image"
+            throw CLIFailure(.usage, "\(option)\(option == "--preview-image" ? " '\(previewImage ?? "")'" : ""): \(error.message)")
+        }
     }
 }
 

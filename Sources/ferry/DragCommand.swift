@@ -14,6 +14,7 @@ struct DragCommand: AsyncParsableCommand {
             ferry drag --from APP[/SESSION]
                        (--to APP[/SESSION] | --at X,Y | --edge left|right)
                        [--via X,Y]... [--item N | --text S | --file PATH]
+                       [--preview-title TEXT] [--preview-image FILE.png]
                        [--move] [--restricted] [--screen N] [--json] [--bus ADDRESS]
             ferry drag --app APP --edge left|right [--screen N] [--via X,Y]...
                        [--json] [--bus ADDRESS]
@@ -37,6 +38,12 @@ struct DragCommand: AsyncParsableCommand {
             public.file-url, so an edge drop opens it in an app whose document types accept \
             it. --move asks for a move (only inside the source app); --restricted keeps the \
             drag to the source app's scenes.
+
+            --preview-title and --preview-image give the first item a preview (replacing any \
+            the source app set): what a target sees while the drag is over it, before the \
+            drop, and what 'ferry desktop' draws at the drag's location. The title is one line \
+            of at most 200 characters; the image a PNG of at most 256 KiB and 1024 pixels a \
+            side, with pixels only (no text chunks). Anything else is refused (status 64).
 
             --app drags an app's icon: no items; dropped at an edge of --screen (default \
             screen 0) it opens the app's default configuration in that half of the screen.
@@ -73,6 +80,12 @@ struct DragCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Drag this file instead of what the source app provides.", valueName: "path"))
     var file: String?
+
+    @Option(name: .long, help: ArgumentHelp("Show this title as the first item's preview.", valueName: "text"))
+    var previewTitle: String?
+
+    @Option(name: .long, help: ArgumentHelp("Show this PNG image as the first item's preview.", valueName: "file.png"))
+    var previewImage: String?
 
     @Option(name: .long, help: ArgumentHelp("Drop on this scene's centre.", valueName: "app[/session]"))
     var to: SceneTarget?
@@ -120,7 +133,8 @@ struct DragCommand: AsyncParsableCommand {
         if app != nil {
             guard edge != nil else { throw ValidationError("--app needs --edge left|right: an app's icon does something only at an edge.") }
             for (name, given) in [("--item", item != nil), ("--text", text != nil), ("--file", file != nil), ("--move", move),
-                                  ("--restricted", restricted)] where given {
+                                  ("--restricted", restricted), ("--preview-title", previewTitle != nil),
+                                  ("--preview-image", previewImage != nil)] where given {
                 throw ValidationError("\(name) does not apply to --app (an app's icon carries no items).")
             }
         } else if destinations.isEmpty {
@@ -132,6 +146,10 @@ struct DragCommand: AsyncParsableCommand {
         if let screen, screen < 0 { throw ValidationError("--screen must be 0 or more, not \(screen).") }
         if screen != nil, edge == nil { throw ValidationError("--screen applies only with --edge.") }
         if let file, file.isEmpty { throw ValidationError("--file needs a path.") }
+        if let previewTitle {
+            do { try DragPreview.validateTitle(previewTitle) } catch { throw ValidationError("--preview-title: \(error.message)") }
+        }
+        if let previewImage, previewImage.isEmpty { throw ValidationError("--preview-image needs a path.") }
     }
 
     /// The destination the arguments name (after ``validate()``).
@@ -156,7 +174,8 @@ struct DragCommand: AsyncParsableCommand {
             // Items over 1 MiB are promised: ferry serves them itself, as a registered tool.
             if items.contains(where: \.needsPromises) { try await client.registerCommandLineTool() }
             let options = DragOptions(allowsMove: move, restrictedToApp: restricted, item: item,
-                                      providers: items.isEmpty ? nil : try items.map { try $0.provider(lazy: false) })
+                                      providers: items.isEmpty ? nil : try items.map { try $0.provider(lazy: false) },
+                                      previews: try readPreview().map { [$0] } ?? [])
             outcome = try await run.drag(from: from, to: destination, screen: screen, via: via, options: options)
         } else {
             throw CLIFailure(.usage, "give --from APP[/SESSION] and a destination, or --app APP --edge left|right")

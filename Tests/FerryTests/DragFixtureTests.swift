@@ -111,6 +111,11 @@ struct DragBehaviour: Sendable {
     var activity: UserActivity?
     /// dropSessionDidUpdate reads the drag pasteboard's metadata over the bus first.
     var readsMetadataOnUpdate = false
+    /// The previews a drag from the scene gives its items.
+    var previews: [DragPreview?] = []
+    /// dropSessionDidUpdate reads the session's previews and tries the first item's text,
+    /// recording `previews <scene> <title>|<image as base64>;…` and `content <scene> <result>`.
+    var readsPreviewsOnUpdate = false
 }
 
 final class DragAppDelegate: ApplicationDelegate {
@@ -161,7 +166,8 @@ final class DragSceneDelegate: SceneDelegate {
             }
             return provider
         }
-        return DragItems(providers, allowsMoveOperation: behaviour.allowsMove, restrictedToApp: behaviour.restrictedToApp)
+        return DragItems(providers, allowsMoveOperation: behaviour.allowsMove, restrictedToApp: behaviour.restrictedToApp,
+                         previews: behaviour.previews)
     }
 
     func scene(_ scene: Scene, dragSessionDidMove id: String, to location: Point, operation: DropOperation) async {
@@ -190,6 +196,22 @@ final class DragSceneDelegate: SceneDelegate {
                 events.add("metadata \(scene.persistentIdentifier) \(items.count) items")
             } catch {
                 events.add("metadata \(scene.persistentIdentifier) failed: \(error)")
+            }
+        }
+        if behaviour.readsPreviewsOnUpdate, let client = scene.application?.client {
+            do {
+                let previews = try await session.previews()
+                events.add("previews \(scene.persistentIdentifier) " + previews.map { preview in
+                    preview.map { "\($0.title ?? "-")|\($0.image?.base64EncodedString() ?? "-")" } ?? "none"
+                }.joined(separator: ";"))
+            } catch {
+                events.add("previews \(scene.persistentIdentifier) failed: \(error.code)")
+            }
+            do {
+                let text = try await client.pasteboard(named: session.pasteboardName).data(forType: .utf8PlainText, userAction: true)
+                events.add("content \(scene.persistentIdentifier) read \(text?.count ?? 0) bytes")
+            } catch {
+                events.add("content \(scene.persistentIdentifier) \(error.code)")
             }
         }
         events.add("update \(scene.persistentIdentifier) at=\(Int(session.location.x)),\(Int(session.location.y))")
