@@ -56,14 +56,17 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 # Every test: unit tests, private-bus integration tests, interop with independent peers, CLI goldens.
-# One test at a time (about a minute): every suite shares one process whose Swift thread pool has
-# one thread per core, and tests that start and stop daemons block a thread while they wait, so
-# on 2 cores parallel suites starve each other and time-bounded expectations fail at random.
+# Suites run in TEST_JOBS processes at once, each process one test at a time (scripts/test-parallel.sh
+# says why processes: one process's Swift thread pool has one thread per core, and tests that start
+# and stop daemons block a thread while they wait, so parallel suites in one process starve each
+# other and time-bounded expectations fail at random). `swift test --skip-build --no-parallel`
+# still runs everything in one process, one test at a time.
 # The install tests (Tests/InstallTests) install the release build: it is built first.
+TEST_JOBS ?= 4
 test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory release
-	FERRY_REQUIRE_RELEASE=1 $(SWIFT) test --skip-build --no-parallel
+	FERRY_REQUIRE_RELEASE=1 FERRY_TEST_JOBS=$(TEST_JOBS) SWIFT=$(SWIFT) bash scripts/test-parallel.sh
 
 # The swift-format rules that .swift-format turns on, over every Swift file (scripts/lint.sh says
 # which rules and why the formatter's layout findings are left out). CI runs it before the tests.
