@@ -10,7 +10,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev \
                 nats-server libnats-dev openssl
 
-.PHONY: all deps build test demo bench clean release programs install uninstall deb lint
+.PHONY: all deps build test test-parallel demo bench clean release programs install uninstall deb lint
 
 # --- Installing (README, "Install") ------------------------------------------------------------
 # The executables `make install` and `make deb` install, release builds each linked with the Swift
@@ -56,14 +56,22 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 # Every test: unit tests, private-bus integration tests, interop with independent peers, CLI goldens.
-# Suites run in TEST_JOBS processes at once, each process one test at a time (scripts/test-parallel.sh
-# says why processes: one process's Swift thread pool has one thread per core, and tests that start
-# and stop daemons block a thread while they wait, so parallel suites in one process starve each
-# other and time-bounded expectations fail at random). `swift test --skip-build --no-parallel`
-# still runs everything in one process, one test at a time.
+# One test at a time (about a minute): every suite shares one process whose Swift thread pool has
+# one thread per core, and tests that start and stop daemons block a thread while they wait, so
+# on 2 cores parallel suites starve each other and time-bounded expectations fail at random.
 # The install tests (Tests/InstallTests) install the release build: it is built first.
-TEST_JOBS ?= 4
 test: deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory release
+	FERRY_REQUIRE_RELEASE=1 $(SWIFT) test --skip-build --no-parallel
+
+# The same tests, each suite in a process of its own, TEST_JOBS processes at a time
+# (scripts/test-parallel.sh says why processes): about a third of the time of `make test`. Not
+# yet what `make test` runs: beside other suites on a loaded 2-core machine some tests still fail
+# now and then (in three runs: a drag's progress fractions, a demo scene's paste, a promise
+# dropped from a listing, each once).
+TEST_JOBS ?= 4
+test-parallel: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory release
 	FERRY_REQUIRE_RELEASE=1 FERRY_TEST_JOBS=$(TEST_JOBS) SWIFT=$(SWIFT) bash scripts/test-parallel.sh
