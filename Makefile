@@ -10,7 +10,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-dev lib
                 xdg-desktop-portal fuse3 systemd desktop-file-utils binutils zlib1g-dev \
                 nats-server libnats-dev openssl
 
-.PHONY: all deps build test demo bench clean release programs install uninstall deb lint
+.PHONY: all deps build test test-parallel demo bench clean release programs install uninstall deb lint
 
 # --- Installing (README, "Install") ------------------------------------------------------------
 # The executables `make install` and `make deb` install, release builds each linked with the Swift
@@ -64,6 +64,17 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory release
 	FERRY_REQUIRE_RELEASE=1 $(SWIFT) test --skip-build --no-parallel
+
+# The same tests, each suite in a process of its own, TEST_JOBS processes at a time
+# (scripts/test-parallel.sh says why processes): about a third of the time of `make test`. Not
+# yet what `make test` runs: beside other suites on a loaded 2-core machine some tests still fail
+# now and then (in four runs: a demo scene pasted to before ferryd has it connected, twice; a
+# drag's progress sampled fewer than twice; a lost connection still saying isConnected, once each).
+TEST_JOBS ?= 4
+test-parallel: deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory release
+	FERRY_REQUIRE_RELEASE=1 FERRY_TEST_JOBS=$(TEST_JOBS) SWIFT=$(SWIFT) bash scripts/test-parallel.sh
 
 # The swift-format rules that .swift-format turns on, over every Swift file (scripts/lint.sh says
 # which rules and why the formatter's layout findings are left out). CI runs it before the tests.

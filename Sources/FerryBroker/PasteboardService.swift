@@ -342,6 +342,9 @@ public actor PasteboardService {
         dropTransientPromises(of: owner)
         do {
             let changes = try store.dropPromises(of: owner)
+            // At once, not only on the way out: until then listings are answered from the cache,
+            // with the dropped promises, while reads already fail with NotFound.
+            contentsCache.invalidateAll()
             for (name, change) in changes.sorted(by: { $0.key < $1.key }) {
                 if var content = volatile[name] {
                     // A sensitive write held in memory: the same items go there, or all of it

@@ -67,6 +67,6 @@ struct ConnectionExecutorTests {
         await f.client.close()
         let error = await #expect(throws: DBusError.self) { try await task.value }
         #expect(error?.name == .disconnected)
-        await f.service.close()
+        await f.service.close(gracePeriod: .zero)
     }
 }

@@ -17,6 +17,7 @@ struct SilentDescriptorTests {
         // Warm up both connections and the broker's threads.
         try await FerrydFixture.setItems(victim, [FerrydFixture.item([FerrydFixture.representation("public.utf8-plain-text", "warm")])])
         let baseline = try #require(Self.threads(of: daemon.pid))
+        let descriptors = try #require(Self.openDescriptors(of: daemon.pid))
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-silent-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -44,8 +45,9 @@ struct SilentDescriptorTests {
             calls.append(Task { _ = try? await FerrydFixture.setItems(attacker, [item], timeout: .seconds(60)) })
         }
         defer { calls.forEach { $0.cancel() } }
-        // Let the 50 calls reach the broker and settle.
-        try await Task.sleep(for: .seconds(2))
+        // The 50 calls have reached the broker once it holds their 50 descriptors.
+        #expect(await eventually { (Self.openDescriptors(of: daemon.pid) ?? 0) >= descriptors + 50 },
+                "ferryd never held the 50 silent descriptors")
 
         let start = ContinuousClock.now
         let path = try await FerrydFixture.call(victim, "Pasteboard", [.string("victim"), .variantDictionary([:])])[0].get(ObjectPath.self)
@@ -78,6 +80,11 @@ struct SilentDescriptorTests {
         #expect(failure?.name == "org.ferry.Error.Timeout", "\(String(describing: failure))")
         #expect(ContinuousClock.now - start < .seconds(5))
         _ = pipe.write
+    }
+
+    /// How many descriptors process `pid` has open (the entries of /proc/PID/fd).
+    static func openDescriptors(of pid: Int32) -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
     }
 
     /// The `Threads:` line of /proc/PID/status.
