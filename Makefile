@@ -67,9 +67,9 @@ test: deps
 
 # The same tests, each suite in a process of its own, TEST_JOBS processes at a time
 # (scripts/test-parallel.sh says why processes): about a third of the time of `make test`. Not
-# yet what `make test` runs: beside other suites on a loaded 2-core machine some tests still fail
-# now and then (in four runs: a demo scene pasted to before ferryd has it connected, twice; a
-# drag's progress sampled fewer than twice; a lost connection still saying isConnected, once each).
+# yet what `make test` runs: it needs a record of clean runs first (the failures its first four
+# runs found are mended: a demo scene pasted to before ferryd had it connected, a drag's progress
+# sampled too rarely, a lost connection still saying isConnected).
 TEST_JOBS ?= 4
 test-parallel: deps
 	$(SWIFT) build --build-tests

@@ -97,7 +97,10 @@ public final class Connection: Sendable {
                 try loop.start(open: {
                     do {
                         loop.incoming = { router.receive($0) }
-                        loop.teardown = { router.tearDown($0) }
+                        loop.teardown = {
+                            lifecycle.markEnding()
+                            router.tearDown($0)
+                        }
                         continuation.resume(returning: try open(loop))
                     } catch {
                         loop.end(with: DBusError(.disconnected, "open failed"))
@@ -123,7 +126,10 @@ public final class Connection: Sendable {
         let lifecycle = Lifecycle()
         try loop.start(open: {
             loop.incoming = { router.receive($0) }
-            loop.teardown = { router.tearDown($0) }
+            loop.teardown = {
+                lifecycle.markEnding()
+                router.tearDown($0)
+            }
         }, finished: {
             lifecycle.markEnded()
         })
@@ -166,7 +172,7 @@ public final class Connection: Sendable {
     }
 
     /// True until the connection is closed or lost.
-    public var isConnected: Bool { !lifecycle.ended }
+    public var isConnected: Bool { !lifecycle.ending }
 
     /// Closes the connection gracefully and waits for its thread to stop.
     ///
@@ -220,13 +226,23 @@ public final class Connection: Sendable {
 
 /// Whether a connection's thread has stopped, and who waits for it to.
 final class Lifecycle: Sendable {
-    private let state = Mutex<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Mutex<(ending: Bool, ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
 
     var ended: Bool { state.withLock { $0.ended } }
+
+    /// Whether the connection is closed or lost: set before its pending calls and signal streams
+    /// fail, so a task they resume never sees it still connected.
+    var ending: Bool { state.withLock { $0.ending } }
+
+    /// Marks the connection closed or lost (its thread may still be winding down).
+    func markEnding() {
+        state.withLock { $0.ending = true }
+    }
 
     /// Marks the thread stopped and resumes the waiters.
     func markEnded() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.ending = true
             s.ended = true
             defer { s.waiters = [] }
             return s.waiters

@@ -204,6 +204,9 @@ struct DemoSceneTests {
             let gallery = try await h.startDemo("Gallery")
             defer { gallery.process.stop() }
             let scene = try await gallery.event("connect").session
+            // The app says connect while the broker's call is still running; the broker moves the
+            // scene to the foreground only once it is connected, and Paste needs that.
+            _ = try await gallery.event("state") { $0["state"] == "foregroundActive" && $0.session == scene }
             _ = try await ChildProcess.run(try BuiltProducts.executable("ferry"), ["copy", "--text", "not an image"],
                                            environment: h.bus.environment())
             let reply = try await h.call("/org/ferry/Scenes", "org.ferry.Scenes1.Paste", scene, "general", "{}")

@@ -390,8 +390,10 @@ struct DragEndToEndTests {
             let line = try #require(s.targetEvents.dragOf(t).first { $0.hasPrefix("dropProgress") }, "\(s.targetEvents.dragOf(t))")
             let total = 16 << 20
             #expect(line.hasPrefix("dropProgress \(t) \(total)/\(total) "), "\(line)")
+            // Sampled every millisecond while 16 MiB arrive: on a loaded machine the loads may
+            // finish between two samples but one, so one fraction strictly inside 0…1 is the bar.
             let between = try #require(line.split(separator: "=").last.flatMap { Int($0) })
-            #expect(between >= 2, "\(line)")
+            #expect(between >= 1, "\(line)")
         }
     }
 
