@@ -121,8 +121,12 @@ wl_copy() { "${wl[@]}" wl-copy -- "$1"; }
 wait_lines "$work/wl.marks" 0
 measure wl_copy "$work/wl.starts" "$work/wl.marks" "$work/wl.returns"
 
-# ferry watch --exec on a private bus.
+# ferry watch --exec on a private bus. Like the Wayland side (and any desktop session), Ferry's
+# processes get a runtime directory of their own: there ferryd serves direct connections, which
+# long-lived clients such as `ferry watch` use for their reads (docs/direct-connections.md).
 start_private_bus
+mkdir -m 700 "$work/ferry-runtime"
+export XDG_RUNTIME_DIR="$work/ferry-runtime"
 "$bin/ferryd" --state-dir "$work/state" >"$work/ferryd.out" 2>"$work/ferryd.log" &
 ferryd_pid=$!
 for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done

@@ -3,10 +3,10 @@ import CDBus
 import Glibc
 #endif
 
-/// A private libdbus connection and the three broker calls a paste makes, each blocking (this
+/// A private libdbus connection and the broker calls a paste and a copy make, each blocking (this
 /// process does nothing else meanwhile): `Broker1.Pasteboard`, `Pasteboard1.Read` and
-/// `Pasteboard1.FinishTransfer`, with the arguments, options and time limits the full CLI's client
-/// library uses. Method calls leave auto-start on, so the bus activates ferryd when it is not running.
+/// `Pasteboard1.FinishTransfer` (here), `Pasteboard1.SetItems` (`BrokerLink+Writing`), with the
+/// arguments, options and time limits the full CLI's client library uses. Method calls leave auto-start on, so the bus activates ferryd when it is not running.
 struct BrokerLink {
     private let connection: OpaquePointer
 
@@ -154,14 +154,14 @@ struct BrokerLink {
 
     // MARK: - Messages
 
-    private enum Reply {
+    enum Reply {
         case message(OpaquePointer)
         case error(name: String, message: String)
     }
 
     /// Sends a method call to the broker and waits for its reply; nil when the call could not be
     /// built (out of memory).
-    private func call(path: String, interface: String, member: String, timeoutMilliseconds: Int32,
+    func call(path: String, interface: String, member: String, timeoutMilliseconds: Int32,
                       arguments: (inout DBusMessageIter) -> Bool) -> Reply? {
         guard let message = dbus_message_new_method_call(Self.broker, path, interface, member) else { return nil }
         defer { dbus_message_unref(message) }
@@ -230,15 +230,15 @@ struct BrokerLink {
     }
 
     /// The string or object path at `iter`.
-    private static func string(at iter: inout DBusMessageIter) -> String? {
+    static func string(at iter: inout DBusMessageIter) -> String? {
         var chars: UnsafePointer<CChar>?
         dbus_message_iter_get_basic(&iter, &chars)
         return chars.map { String(cString: $0) }
     }
 
     /// Appends a string (valid UTF-8 without NUL: a Swift string from the command line, checked
-    /// by `PlainPaste`, or one the broker sent).
-    private static func append(_ text: String, to iter: inout DBusMessageIter) -> Bool {
+    /// by `PlainPaste` or `PlainCopy`, or one the broker sent).
+    static func append(_ text: String, to iter: inout DBusMessageIter) -> Bool {
         text.withCString { chars in
             var pointer: UnsafePointer<CChar>? = chars
             return dbus_message_iter_append_basic(&iter, CDBUS_TYPE_STRING, &pointer) != 0
@@ -262,7 +262,7 @@ struct BrokerLink {
     }
 
     /// Appends an empty `a{sv}`.
-    private static func appendEmptyOptions(to iter: inout DBusMessageIter) -> Bool {
+    static func appendEmptyOptions(to iter: inout DBusMessageIter) -> Bool {
         var dictionary = DBusMessageIter()
         guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dictionary) != 0 else { return false }
         return dbus_message_iter_close_container(&iter, &dictionary) != 0

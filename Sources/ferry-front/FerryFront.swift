@@ -4,8 +4,9 @@ import Glibc
 
 /// The installed `ferry`: a small executable that starts in about half the time of the full CLI.
 ///
-/// It does one thing itself — plain `ferry paste` to standard output (see `PlainPaste`), the
-/// command scripts and editors run most — over raw libdbus, with no Foundation, ArgumentParser or
+/// It does two things itself — plain `ferry paste` to standard output (see `PlainPaste`) and
+/// plain `ferry copy` of a text or of standard input (see `PlainCopy`), the commands scripts,
+/// editors and clipboard watchers run most — over raw libdbus, with no Foundation, ArgumentParser or
 /// type database. Every other command line, and every paste that does not go the ordinary way
 /// (an error reply from the broker, a bus it cannot reach), it hands to the full CLI, `ferry-cli`
 /// beside it, with the same arguments (`FullCLI.exec`): every message, exit status and help text
@@ -19,8 +20,16 @@ import Glibc
 @main
 enum FerryFront {
     static func main() {
-        guard let request = PlainPaste(arguments: CommandLine.arguments.dropFirst()) else { FullCLI.exec() }
-        switch request.run() {
+        let arguments = CommandLine.arguments.dropFirst()
+        let outcome: PlainPaste.Outcome
+        if let paste = PlainPaste(arguments: arguments) {
+            outcome = paste.run()
+        } else if let copy = PlainCopy(arguments: arguments) {
+            outcome = copy.run()
+        } else {
+            FullCLI.exec()
+        }
+        switch outcome {
         case .handOver:
             FullCLI.exec()
         case .finished(let status):

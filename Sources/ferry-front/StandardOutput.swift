@@ -7,10 +7,11 @@ import Glibc
 /// Standard output, written the way the full CLI's `OutputFile` and `ByteCopier` write it, with
 /// the same messages: every byte, retrying short writes; a descriptor copied to its end with
 /// `splice(2)` when one side is a pipe, else through a 1 MiB buffer; promised data that stalls
-/// for the inactivity timeout is status 5.
+/// for the inactivity timeout is status 5. (`PlainCopy` writes standard input into a memory file
+/// with it, named as the full CLI names that file.)
 struct StandardOutput {
-    let fd: Int32 = 1
-    let name = "standard output"
+    var fd: Int32 = 1
+    var name = "standard output"
 
     private static let chunk = 1 << 20
 

@@ -65,8 +65,8 @@ struct ReadableOutputTests {
             #expect(entries.map { $0["process"] as? String } == ["ferry-cli", "clip-reader"], "newest first: \(entries)")
             let text = try await broker.ferry("log")
             let lines = text.stdout.split(separator: "\n")
-            // The last column is the writer: `ferry copy` execs ferry-cli.
-            #expect(lines.count == 2 && lines[0].hasSuffix("  ferry-cli  ferry-cli") && lines[1].hasSuffix("  clip-reader  ferry-cli"),
+            // The last column is the writer: the front copies a text itself, as `ferry`.
+            #expect(lines.count == 2 && lines[0].hasSuffix("  ferry-cli  ferry") && lines[1].hasSuffix("  clip-reader  ferry"),
                     "\(text.stdout)")
             #expect(lines.allSatisfy { $0.contains("  pid ") }, "\(text.stdout)")
         }
