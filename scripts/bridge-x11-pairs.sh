@@ -14,12 +14,10 @@ cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 now() { date +%s.%N; }
 head -c 268435456 /dev/urandom > "$DIR/q.bin"
-display() {
-  Xvfb -displayfd 3 -nolisten tcp 3> "$DIR/$1" > /dev/null 2>&1 & PIDS+=($!)
-  for _ in $(seq 100); do [ -s "$DIR/$1" ] && break; sleep 0.1; done
-  echo ":$(head -1 "$DIR/$1")"
-}
-ANCHOR=$(display anchor.d); FERRY=$(display ferry.d)
+# Started in this shell (not in a command substitution), so that cleanup knows their pids.
+for d in anchor ferry; do Xvfb -displayfd 3 -nolisten tcp 3> "$DIR/$d.d" > /dev/null 2>&1 & PIDS+=($!); done
+for d in anchor ferry; do for _ in $(seq 100); do [ -s "$DIR/$d.d" ] && break; sleep 0.1; done; done
+ANCHOR=:$(head -1 "$DIR/anchor.d"); FERRY=:$(head -1 "$DIR/ferry.d")
 paste_time() {
   local s; s=$(now)
   env -u WAYLAND_DISPLAY DISPLAY="$1" xclip -o -selection clipboard -t application/octet-stream > "${2:-/dev/null}"
