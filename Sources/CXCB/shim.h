@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
+#include <sys/ioctl.h>
 
 /* Event codes and values as plain integers (the enums import as wrapper structs). */
 static const uint8_t CXCB_PROPERTY_NOTIFY = XCB_PROPERTY_NOTIFY;
@@ -70,5 +71,10 @@ static inline int cxcb_set_nonblocking(int fd) {
 /* A larger pipe means fewer wake-ups per megabyte; failure (a limit) is harmless. */
 static inline int cxcb_set_pipe_size(int fd, int size) { return fcntl(fd, CXCB_F_SETPIPE_SZ, size); }
 static inline int cxcb_errno(void) { return errno; }
+/* How many bytes wait unread in a pipe (FIONREAD; ioctl is variadic in Swift); -1 on failure. */
+static inline int cxcb_bytes_waiting(int fd) {
+    int n = 0;
+    return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
 
 #endif

@@ -48,10 +48,26 @@ public protocol DesktopClipboardBackend: AnyObject, Sendable {
     func own(_ selection: DesktopSelection, types: [String],
              serve: @escaping @Sendable (_ type: String, _ descriptor: Int32) -> Void) async throws
 
+    /// Serves the bytes of one `serve` call from `file` (a regular file, memfd included, read
+    /// from its current offset) in place of the receiver writing them into `descriptor`, the one
+    /// `serve` handed out, before anything was written into it. X11: the display loop reads the
+    /// file itself, one copy instead of three (file → receiver → pipe → display loop).
+    /// - Returns: true when the backend took both descriptors (it closes them); false when it
+    ///   took neither — `file` is not a regular file, `descriptor` is not a fresh one of
+    ///   `serve`'s, its request is gone, or the backend cannot (Wayland) — and the receiver
+    ///   writes into `descriptor` as before.
+    func serve(from file: Int32, for descriptor: Int32) async -> Bool
+
     /// Gives up the bridge's ownership of `selection`, if it has it (the selection becomes
     /// empty). Never clears another client's selection.
     func disown(_ selection: DesktopSelection) async
 
     /// Closes the display connection; `events` finishes. Calling it again does nothing.
     func shutdown() async
+}
+
+extension DesktopClipboardBackend {
+    /// A backend whose `serve` descriptors go to the reader itself (Wayland) takes no file:
+    /// the receiver writes into the descriptor.
+    public func serve(from file: Int32, for descriptor: Int32) async -> Bool { false }
 }

@@ -65,7 +65,7 @@ extension Bridge {
             return false
         }
         let byName = Dictionary(names.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let log = self.log, portal = self.portal
+        let log = self.log, portal = self.portal, backend = self.backend
         do {
             try await backend.own(selection, types: names.map(\.name)) { name, descriptor in
                 guard let exported = byName[name] else { close(descriptor); return }
@@ -76,7 +76,10 @@ extension Bridge {
                     }
                     return
                 }
-                Task { await Self.serve(exported, changeCount: changeCount, from: board, into: descriptor, log: log) }
+                Task {
+                    await Self.serve(exported, changeCount: changeCount, from: board, into: descriptor,
+                                     backend: backend, log: log)
+                }
             }
         } catch {
             log.warning("\(selection): could not take the selection for change \(changeCount): \(error)")
@@ -92,8 +95,11 @@ extension Bridge {
     }
 
     /// Streams one representation from ferryd into a desktop reader's descriptor (which this owns).
+    /// Bytes ferryd holds (its file, or a memfd) that need no conversion go to `backend` to read
+    /// itself when it can (X11); the rest is pumped.
     nonisolated static func serve(_ exported: DesktopTypeMap.Exported, changeCount: UInt64, from board: Pasteboard,
-                                  into descriptor: Int32, log: BridgeLog) async {
+                                  into descriptor: Int32, backend: any DesktopClipboardBackend,
+                                  log: BridgeLog) async {
         let read: PasteboardRead
         do {
             read = try await board.read(item: 0, type: exported.contentType, userAction: true, preferFD: true,
@@ -106,6 +112,8 @@ extension Bridge {
         switch read.content {
         case .stream(let source, _):
             guard let raw = source.take() else { close(descriptor); return }
+            if exported.conversion == .none, read.transfer == nil,
+               await backend.serve(from: raw, for: descriptor) { return }
             let outcome = await DescriptorPump.copy(from: raw, to: descriptor, conversion: exported.conversion,
                                                     idleTimeout: lazyIdleTimeout, stallTimeout: stallTimeout)
             if case .complete = outcome {} else { log.event("serving \(exported.name): \(outcome)") }

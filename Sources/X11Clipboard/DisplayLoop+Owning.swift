@@ -137,6 +137,7 @@ extension DisplayLoop {
             _ = cxcb_set_nonblocking(ends[0])
             _ = cxcb_set_pipe_size(ends[0], Int32(chunkSize))
             part.pipe = ends[0]
+            part.pipeIdentity = PipeIdentity(of: ends[0])
             // TEXT is the owner's choice of encoding: the bridge serves UTF-8.
             part.dataType = target == atoms.text ? atoms.utf8String : target
             part.deadline = .now + Self.silentServer
@@ -166,6 +167,23 @@ extension DisplayLoop {
     /// Breaks the request ↔ part cycle once nothing of the request is in flight.
     private func retireIfFinished(_ request: OutgoingRequest) {
         if request.notified && !request.parts.contains(where: { parts[$0.key] === $0 }) { request.parts = [] }
+    }
+
+    /// `serve(from:for:)`: the part whose serve pipe `descriptor` is the write end of reads
+    /// `file` in its place, if nothing went into the pipe yet. Takes both descriptors (closing the
+    /// pipe) when it returns true, neither when false.
+    func serveFile(_ file: Int32, for descriptor: Int32) -> Bool {
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let pipe = PipeIdentity(of: descriptor),
+              let part = parts.values.first(where: { $0.pipeIdentity == pipe }),
+              part.state == .collecting, part.buffer.isEmpty, !part.endOfFile,
+              cxcb_bytes_waiting(part.pipe) == 0 else { return false }
+        part.closePipe()
+        close(descriptor)
+        part.pipe = file
+        part.pipeIdentity = nil
+        // A regular file is always readable: the next poll reads it at once.
+        return true
     }
 
     /// The serve pipe has bytes (or reached its end).

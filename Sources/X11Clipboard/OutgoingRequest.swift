@@ -1,9 +1,24 @@
+import CXCB
 import DesktopClipboard
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+
+/// A pipe as `fstat` names it: both its ends share the identity, and no other open pipe has it.
+struct PipeIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The pipe `descriptor` is an end of; nil when it is no pipe (or no descriptor).
+    init?(of descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
 
 /// A requestor's property: the key of one answer in flight.
 struct PartKey: Hashable {
@@ -35,7 +50,8 @@ final class OutgoingRequest {
 }
 
 /// One target written into one property of a requestor: inline (TARGETS, TIMESTAMP), or read
-/// from the pipe `serve` writes and sent as one property or in INCR chunks.
+/// from the pipe `serve` writes (or the file handed over in its place) and sent as one property
+/// or in INCR chunks.
 final class OutgoingPart {
     enum State {
         /// Reading the pipe; not yet decided between one property and INCR.
@@ -55,8 +71,12 @@ final class OutgoingPart {
     /// The type written on the property.
     var dataType: UInt32 = 0
     var state = State.collecting
-    /// The read end of the serve pipe (non-blocking), -1 once closed.
+    /// The read end of the serve pipe (non-blocking), or the regular file handed over in its
+    /// place (`serve(from:for:)`); -1 once closed.
     var pipe: Int32 = -1
+    /// The serve pipe as `fstat` names it (device, inode), which its write end shares: how a
+    /// file handed over finds its part. Nil once a file replaced the pipe.
+    var pipeIdentity: PipeIdentity?
     var endOfFile = false
     let buffer = ByteQueue()
     /// INCR: the requestor deleted the last chunk and waits for the next.

@@ -87,6 +87,20 @@ public final class X11ClipboardBackend: DesktopClipboardBackend {
         }
     }
 
+    /// Serves one `serve` call's bytes from `file` (a regular file or memfd, read from its
+    /// offset) in place of the pipe `descriptor`, which it closes: the display loop reads the
+    /// file a chunk ahead of the requestor and closes it when the answer ends.
+    /// - Returns: false, taking neither descriptor, when `file` is not a regular file or
+    ///   `descriptor` is not the write end of a serve pipe still waiting for its first byte.
+    public func serve(from file: Int32, for descriptor: Int32) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let accepted = loop.submit { loop in
+                continuation.resume(returning: loop.serveFile(file, for: descriptor))
+            }
+            if !accepted { continuation.resume(returning: false) }
+        }
+    }
+
     /// Gives up `selection` if the backend owns it.
     public func disown(_ selection: DesktopSelection) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
