@@ -70,14 +70,11 @@ struct PlainCopy {
                         type = value
                     }
                     key = "type"
-                case "-p", "--pasteboard":
-                    guard PlainPaste.isValidPasteboardName(value) else { return nil }
-                    key = "pasteboard"; pasteboard = value
-                case "--bus":
-                    guard !value.isEmpty else { return nil }
-                    key = "bus"; bus = value
                 default:
-                    return nil
+                    guard let shared = PlainPaste.sharedOption(option, value, pasteboard: &pasteboard, bus: &bus) else {
+                        return nil
+                    }
+                    key = shared
                 }
             }
             guard !seen.contains(key) else { return nil }

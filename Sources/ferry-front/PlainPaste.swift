@@ -66,20 +66,34 @@ struct PlainPaste {
             case "-i", "--item":
                 guard let n = Int(value), n >= 0, let index = UInt32(exactly: n) else { return nil }
                 key = "item"; item = index
-            case "-p", "--pasteboard":
-                guard Self.isValidPasteboardName(value) else { return nil }
-                key = "pasteboard"; pasteboard = value
             case "--timeout":
                 guard let n = Int(value), n > 0 else { return nil }
                 key = "timeout"; timeout = n
-            case "--bus":
-                guard !value.isEmpty else { return nil }
-                key = "bus"; bus = value
             default:
-                return nil
+                guard let shared = Self.sharedOption(option, value, pasteboard: &pasteboard, bus: &bus) else { return nil }
+                key = shared
             }
             guard !seen.contains(key) else { return nil }
             seen.append(key)
+        }
+    }
+
+    /// The options every plain command takes: `-p`/`--pasteboard NAME` (checked as
+    /// ``isValidPasteboardName(_:)``) and `--bus ADDRESS` (not empty). Sets the one `option`
+    /// names and returns its key for the caller's once-only check; nil for another option or a
+    /// value refused.
+    static func sharedOption(_ option: String, _ value: String, pasteboard: inout String, bus: inout String?) -> String? {
+        switch option {
+        case "-p", "--pasteboard":
+            guard isValidPasteboardName(value) else { return nil }
+            pasteboard = value
+            return "pasteboard"
+        case "--bus":
+            guard !value.isEmpty else { return nil }
+            bus = value
+            return "bus"
+        default:
+            return nil
         }
     }
 
