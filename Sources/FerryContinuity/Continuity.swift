@@ -255,9 +255,16 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         if !items.isEmpty, items.allSatisfy({ $0.options.origin?.hasPrefix(Self.originPrefix) == true }) { return }
         let stamp = clock.tick()
         state.withLock { $0.localStamp = stamp; $0.appliedStamp = nil }
-        guard let envelope = Self.envelope(of: items, device: device, stamp: stamp, changeCount: changeCount) else { return }
-        state.withLock { $0.announced = envelope }
-        put(envelope)
+        let envelope = Self.envelope(of: items, device: device, stamp: stamp, changeCount: changeCount)
+        // When nothing may leave (a local-only or sensitive copy, a clear), the envelope without
+        // items still goes if this device's older item is out there: the others drop it, as this
+        // device could no longer serve it.
+        let announce = state.withLock { state in
+            guard !envelope.items.isEmpty || state.announced?.items.isEmpty == false else { return false }
+            state.announced = envelope
+            return true
+        }
+        if announce { put(envelope) }
     }
 
     /// Announces again the newest local copy of this run, if any (after connecting). What the
@@ -267,8 +274,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         if let announced = state.withLock({ $0.announced }) { put(announced) }
     }
 
-    /// What of `items` may leave the machine, as an envelope; nil when nothing may.
-    static func envelope(of items: [StoredItem], device: String, stamp: ClockStamp, changeCount: UInt64) -> Envelope? {
+    /// What of `items` may leave the machine, as an envelope (without items when nothing may).
+    static func envelope(of items: [StoredItem], device: String, stamp: ClockStamp, changeCount: UInt64) -> Envelope {
         let now = Date()
         let leaving: [Envelope.Item] = items.compactMap { item in
             guard mayLeave(item, now: now) else { return nil }
@@ -280,7 +287,6 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             return Envelope.Item(id: item.id, types: types, name: item.suggestedName,
                                  expires: item.options.expirationDate.map { UInt64($0.timeIntervalSince1970 * 1000) })
         }
-        guard !leaving.isEmpty else { return nil }
         return Envelope(device: device, stamp: stamp, changeCount: changeCount, items: leaving)
     }
 
@@ -336,6 +342,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         guard newer else { return }
         let now = Date()
         let windowEnd = now.addingTimeInterval(Double(configuration.ttl.components.seconds))
+        let origin = Self.originPrefix + envelope.device
         let items: [NewItem] = envelope.items.compactMap { item in
             var expiration = windowEnd
             if let expires = item.expires {
@@ -348,10 +355,16 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
                 return NewRepresentation(contentType: type, data: .promised(owner: owner, estimatedSize: representation.size))
             }
             guard !representations.isEmpty else { return nil }
-            return NewItem(options: StoredItem.Options(expirationDate: expiration, origin: Self.originPrefix + envelope.device),
+            return NewItem(options: StoredItem.Options(expirationDate: expiration, origin: origin),
                            suggestedName: item.name, representations: representations)
         }
-        guard !items.isEmpty else { return }
+        guard !items.isEmpty else {
+            // Nothing of the source's newer copy may be shown here: its older item goes.
+            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
+                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
+            }
+            return
+        }
         do {
             let count = try await pasteboards.writeRemoteItems(items)
             log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
