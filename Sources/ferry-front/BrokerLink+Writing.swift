@@ -4,17 +4,6 @@ import Glibc
 #endif
 
 extension BrokerLink {
-    /// How a call that writes ended.
-    enum Answer<Value> {
-        /// The broker answered.
-        case answered(Value)
-        /// The broker answered with an error (nothing changed): the full CLI may ask again, or the
-        /// front may report this failure, as the full CLI would.
-        case refused(FrontFailure)
-        /// As `ReadResult.failed`: report this, do not ask again.
-        case failed(FrontFailure)
-    }
-
     /// One representation's bytes as `SetItems` carries them.
     enum Payload {
         /// Inline (`data`): at most 16 KiB, as the client library sends small bytes.
@@ -31,31 +20,6 @@ extension BrokerLink {
         var payload: Payload
         var localOnly = false
         var sensitive = false
-    }
-
-    /// The object path of the pasteboard `name`, created when it does not exist, as the full
-    /// CLI's `copy` asks for it.
-    ///
-    /// D-Bus: `org.ferry.Broker1.Pasteboard` with no options.
-    func pasteboardPath(creating name: String) -> Answer<String> {
-        let reply = call(path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "Pasteboard",
-                         timeoutMilliseconds: 30_000) { iter in
-            Self.append(name, to: &iter) && Self.appendEmptyOptions(to: &iter)
-        }
-        switch reply {
-        case nil:
-            return .failed(FrontFailure(status: 1, message: "out of memory"))
-        case .error(let name, let message)?:
-            return Self.answer(toError: name, message)
-        case .message(let message)?:
-            defer { dbus_message_unref(message) }
-            var iter = DBusMessageIter()
-            guard dbus_message_has_signature(message, "o") != 0, dbus_message_iter_init(message, &iter) != 0,
-                  let path = Self.string(at: &iter) else {
-                return .failed(FrontFailure(busErrorName: "org.ferry.Error.Bus", message: "Broker1.Pasteboard answered without an object path"))
-            }
-            return .answered(path)
-        }
     }
 
     /// Replaces the items of the pasteboard at `path` with `item`, with no options; the new
@@ -97,12 +61,6 @@ extension BrokerLink {
         }
     }
 
-    /// An error reply: refused, except the replies `reportedHere` names.
-    private static func answer<Value>(toError name: String, _ message: String) -> Answer<Value> {
-        if let failure = reportedHere(name, message) { return .failed(failure) }
-        return .refused(FrontFailure(busErrorName: name, message: message))
-    }
-
     /// Appends the item's `a{sv}`: `representations` (one: `type`, `visibility` all, `data` or
     /// `fd`), then `localOnly` and `sensitive` when set.
     private static func appendItem(_ item: OneItem, to items: inout DBusMessageIter) -> Bool {
@@ -120,8 +78,8 @@ extension BrokerLink {
                       && dbus_message_iter_close_container(&list, &one) != 0
                       && dbus_message_iter_close_container(&variant, &list) != 0
               }),
-              !item.localOnly || appendTrue("localOnly", to: &dictionary),
-              !item.sensitive || appendTrue("sensitive", to: &dictionary) else { return false }
+              !item.localOnly || appendBool("localOnly", true, to: &dictionary),
+              !item.sensitive || appendBool("sensitive", true, to: &dictionary) else { return false }
         return dbus_message_iter_close_container(&items, &dictionary) != 0
     }
 
@@ -147,26 +105,5 @@ extension BrokerLink {
                 return dbus_message_iter_append_basic(&variant, CDBUS_TYPE_UNIX_FD, &descriptor) != 0
             }
         }
-    }
-
-    /// Appends `{key: <true>}` to an open `a{sv}`.
-    private static func appendTrue(_ key: String, to dictionary: inout DBusMessageIter) -> Bool {
-        appendEntry(key, signature: "b", to: &dictionary) { variant in
-            var yes: dbus_bool_t = 1
-            return dbus_message_iter_append_basic(&variant, CDBUS_TYPE_BOOLEAN, &yes) != 0
-        }
-    }
-
-    /// Appends one `{sv}` entry whose variant holds `signature`, written by `value`.
-    private static func appendEntry(_ key: String, signature: String, to dictionary: inout DBusMessageIter,
-                                    _ value: (inout DBusMessageIter) -> Bool) -> Bool {
-        var entry = DBusMessageIter()
-        var variant = DBusMessageIter()
-        return dbus_message_iter_open_container(&dictionary, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0
-            && append(key, to: &entry)
-            && dbus_message_iter_open_container(&entry, CDBUS_TYPE_VARIANT, signature, &variant) != 0
-            && value(&variant)
-            && dbus_message_iter_close_container(&entry, &variant) != 0
-            && dbus_message_iter_close_container(&dictionary, &entry) != 0
     }
 }

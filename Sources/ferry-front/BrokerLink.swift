@@ -62,36 +62,48 @@ struct BrokerLink {
         case failed(FrontFailure)
     }
 
-    /// How asking for a pasteboard's object path ended.
-    enum PathResult {
-        case path(String)
-        /// As `ReadResult.refused`.
-        case refused
-        /// As `ReadResult.failed`.
+    /// How a call ended.
+    enum Answer<Value> {
+        /// The broker answered.
+        case answered(Value)
+        /// The broker answered with an error, or in a shape the front does not take (nothing
+        /// changed): the full CLI may ask again, or the front may report this failure, as the
+        /// full CLI would.
+        case refused(FrontFailure)
+        /// As `ReadResult.failed`: report this, do not ask again.
         case failed(FrontFailure)
     }
 
-    /// The object path of the existing pasteboard `name`: a paste never creates one, so one that
-    /// does not exist is refused (the full CLI then reports `NotFound`).
+    /// The object path of the pasteboard `name`. A paste never creates one (`create` false: one
+    /// that does not exist is refused, and the full CLI reports `NotFound`); a copy does, as the
+    /// full CLI's `copy` asks for it.
     ///
-    /// D-Bus: `org.ferry.Broker1.Pasteboard` with `create` false.
-    func pasteboardPath(named name: String) -> PathResult {
+    /// D-Bus: `org.ferry.Broker1.Pasteboard`.
+    func pasteboardPath(_ name: String, create: Bool) -> Answer<String> {
         let reply = call(path: "/org/ferry/Broker", interface: "org.ferry.Broker1", member: "Pasteboard",
                          timeoutMilliseconds: 30_000) { iter in
-            Self.append(name, to: &iter) && Self.appendNoCreateOption(to: &iter)
+            Self.append(name, to: &iter) && Self.appendOptions(to: &iter) { create || Self.appendBool("create", false, to: &$0) }
         }
         switch reply {
         case nil:
-            return .refused
+            return .refused(FrontFailure(status: 1, message: "out of memory"))
         case .error(let name, let message)?:
-            return Self.reportedHere(name, message).map { .failed($0) } ?? .refused
+            return Self.answer(toError: name, message)
         case .message(let message)?:
             defer { dbus_message_unref(message) }
             var iter = DBusMessageIter()
             guard dbus_message_has_signature(message, "o") != 0, dbus_message_iter_init(message, &iter) != 0,
-                  let path = Self.string(at: &iter) else { return .refused }
-            return .path(path)
+                  let path = Self.string(at: &iter) else {
+                return .refused(FrontFailure(busErrorName: "org.ferry.Error.Bus", message: "Broker1.Pasteboard answered without an object path"))
+            }
+            return .answered(path)
         }
+    }
+
+    /// An error reply: refused, except the replies `reportedHere` names.
+    static func answer<Value>(toError name: String, _ message: String) -> Answer<Value> {
+        if let failure = reportedHere(name, message) { return .failed(failure) }
+        return .refused(FrontFailure(busErrorName: name, message: message))
     }
 
     /// The error replies the front reports itself, as the full CLI would, instead of handing the
@@ -245,26 +257,37 @@ struct BrokerLink {
         }
     }
 
-    /// Appends the `a{sv}` `{"create": <false>}`.
-    private static func appendNoCreateOption(to iter: inout DBusMessageIter) -> Bool {
+    /// Appends an empty `a{sv}`.
+    static func appendEmptyOptions(to iter: inout DBusMessageIter) -> Bool {
+        appendOptions(to: &iter) { _ in true }
+    }
+
+    /// Appends an `a{sv}` whose entries `entries` writes.
+    static func appendOptions(to iter: inout DBusMessageIter, _ entries: (inout DBusMessageIter) -> Bool) -> Bool {
         var dictionary = DBusMessageIter()
-        var entry = DBusMessageIter()
-        var variant = DBusMessageIter()
-        var no: dbus_bool_t = 0
         guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dictionary) != 0,
-              dbus_message_iter_open_container(&dictionary, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0,
-              append("create", to: &entry),
-              dbus_message_iter_open_container(&entry, CDBUS_TYPE_VARIANT, "b", &variant) != 0,
-              dbus_message_iter_append_basic(&variant, CDBUS_TYPE_BOOLEAN, &no) != 0,
-              dbus_message_iter_close_container(&entry, &variant) != 0,
-              dbus_message_iter_close_container(&dictionary, &entry) != 0 else { return false }
+              entries(&dictionary) else { return false }
         return dbus_message_iter_close_container(&iter, &dictionary) != 0
     }
 
-    /// Appends an empty `a{sv}`.
-    static func appendEmptyOptions(to iter: inout DBusMessageIter) -> Bool {
-        var dictionary = DBusMessageIter()
-        guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dictionary) != 0 else { return false }
-        return dbus_message_iter_close_container(&iter, &dictionary) != 0
+    /// Appends `{key: <value>}` to an open `a{sv}`.
+    static func appendBool(_ key: String, _ value: Bool, to dictionary: inout DBusMessageIter) -> Bool {
+        appendEntry(key, signature: "b", to: &dictionary) { variant in
+            var boolean: dbus_bool_t = value ? 1 : 0
+            return dbus_message_iter_append_basic(&variant, CDBUS_TYPE_BOOLEAN, &boolean) != 0
+        }
+    }
+
+    /// Appends one `{sv}` entry whose variant holds `signature`, written by `value`.
+    static func appendEntry(_ key: String, signature: String, to dictionary: inout DBusMessageIter,
+                            _ value: (inout DBusMessageIter) -> Bool) -> Bool {
+        var entry = DBusMessageIter()
+        var variant = DBusMessageIter()
+        return dbus_message_iter_open_container(&dictionary, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0
+            && append(key, to: &entry)
+            && dbus_message_iter_open_container(&entry, CDBUS_TYPE_VARIANT, signature, &variant) != 0
+            && value(&variant)
+            && dbus_message_iter_close_container(&entry, &variant) != 0
+            && dbus_message_iter_close_container(&dictionary, &entry) != 0
     }
 }

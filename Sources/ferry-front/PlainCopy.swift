@@ -125,7 +125,7 @@ struct PlainCopy {
         }
         var path = "/org/ferry/Pasteboard/general"
         if pasteboard != "general" {
-            switch link.pasteboardPath(creating: pasteboard) {
+            switch link.pasteboardPath(pasteboard, create: true) {
             case .answered(let named): path = named
             case .refused(let failure): return ended(failure, refused: true)
             case .failed(let failure): return ended(failure, refused: false)

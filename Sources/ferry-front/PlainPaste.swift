@@ -134,8 +134,8 @@ struct PlainPaste {
         } else {
             // As the full CLI does: a paste never creates a named pasteboard; one that does not
             // exist is handed over, and the full CLI reports NotFound.
-            switch link.pasteboardPath(named: pasteboard) {
-            case .path(let named): path = named
+            switch link.pasteboardPath(pasteboard, create: false) {
+            case .answered(let named): path = named
             case .refused: return .handOver
             case .failed(let failure): return .finished(failure.report())
             }
