@@ -3,8 +3,6 @@ import FerryModel
 /// Writes a truecolour PNG (ISO/IEC 15948): 8-bit RGB, no interlace, filter type 0 ("None") on
 /// every row, one IDAT chunk holding a stream of the system zlib (``Zlib``).
 enum PNGEncoder {
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
     /// Encodes `raster` as a PNG file.
     /// - Throws: `FerryModelError` `.io` when zlib cannot compress it.
     static func encode(_ raster: Raster) throws(FerryModelError) -> [UInt8] {
@@ -35,7 +33,7 @@ enum PNGEncoder {
         append(UInt32(raster.height), to: &header)
         header += [8, 2, 0, 0, 0]   // bit depth 8, colour type 2 (RGB), deflate, adaptive filtering, no interlace
 
-        var file = signature
+        var file = PNGChunks.signature
         appendChunk("IHDR", header, to: &file)
         appendChunk("IDAT", try Zlib.compress(scanlines), to: &file)
         appendChunk("IEND", [], to: &file)

@@ -1,3 +1,5 @@
+import FerryModel
+
 /// A drag preview's PNG painted into the raster.
 ///
 /// The previews ferryd passes on are checked PNGs of at most 1024 pixels a side; this decodes
@@ -42,28 +44,19 @@ struct DecodedImage {
 
     /// Decodes an 8-bit, non-interlaced PNG; nil for anything else or anything malformed.
     init?(png bytes: [UInt8]) {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard bytes.starts(with: signature) else { return nil }
-        func bigEndian(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
-        var offset = signature.count
+        guard let file = try? PNGChunks(bytes) else { return nil }
         var header: [UInt8] = [], palette: [UInt8] = [], transparency: [UInt8] = [], data: [UInt8] = []
-        while offset + 12 <= bytes.count {
-            let length = bigEndian(offset)
-            guard length <= bytes.count - offset - 12 else { return nil }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            let body = bytes[offset + 8..<offset + 8 + length]
-            switch type {
-            case "IHDR": header = Array(body)
-            case "PLTE": palette = Array(body)
-            case "tRNS": transparency = Array(body)
-            case "IDAT": data += body
+        for chunk in file.chunks {
+            switch chunk.type {
+            case "IHDR": header = Array(chunk.body)
+            case "PLTE": palette = Array(chunk.body)
+            case "tRNS": transparency = Array(chunk.body)
+            case "IDAT": data += chunk.body
             default: break
             }
-            offset += 12 + length
-            if type == "IEND" { break }
         }
         guard header.count == 13 else { return nil }
-        let width = header[0..<4].reduce(0) { $0 << 8 | Int($1) }, height = header[4..<8].reduce(0) { $0 << 8 | Int($1) }
+        let width = PNGChunks.bigEndian(header[0..<4]), height = PNGChunks.bigEndian(header[4..<8])
         let depth = header[8], colorType = header[9], interlace = header[12]
         let channels: Int
         switch colorType {

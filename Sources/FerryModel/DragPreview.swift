@@ -27,7 +27,6 @@ public struct DragPreview: Sendable, Hashable {
     static let allowedChunks: Set<String> = [
         "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT", "bKGD", "pHYs",
     ]
-    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The title shown with the item, nil for none.
     public let title: String?
@@ -83,37 +82,26 @@ public struct DragPreview: Sendable, Hashable {
             throw FerryModelError(.tooLarge, "a preview image has at most \(imageLimit / 1024) KiB (this one \(image.count) bytes)",
                                   keyPath: "image")
         }
-        let bytes = [UInt8](image)
-        guard bytes.starts(with: signature) else { throw refuse("it does not start with the PNG signature") }
-        func bigEndian(_ offset: Int) -> Int {
-            bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        let chunks: [PNGChunks.Chunk]
+        do {
+            chunks = try PNGChunks([UInt8](image)).chunks
+        } catch {
+            throw refuse(error.description)
         }
-        var offset = signature.count
-        var chunks = 0
-        var sawEnd = false
-        while offset < bytes.count {
-            guard !sawEnd else { throw refuse("there are bytes after its IEND chunk") }
-            guard offset + 12 <= bytes.count else { throw refuse("a chunk is cut short at byte \(offset)") }
-            let length = bigEndian(offset)
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            guard length <= bytes.count - offset - 12 else { throw refuse("chunk \(type) runs past the end") }
-            guard allowedChunks.contains(type) else {
-                throw refuse("chunk \"\(type.printableLine(limit: 8))\" is not allowed (a preview carries pixels only)")
+        for (index, chunk) in chunks.enumerated() {
+            guard allowedChunks.contains(chunk.type) else {
+                throw refuse("chunk \"\(chunk.type.printableLine(limit: 8))\" is not allowed (a preview carries pixels only)")
             }
-            if chunks == 0 {
-                guard type == "IHDR", length == 13 else { throw refuse("the first chunk is not IHDR") }
-                let width = bigEndian(offset + 8), height = bigEndian(offset + 12)
+            if index == 0 {
+                guard chunk.type == "IHDR", chunk.body.count == 13 else { throw refuse("the first chunk is not IHDR") }
+                let width = PNGChunks.bigEndian(chunk.body.prefix(4)), height = PNGChunks.bigEndian(chunk.body.dropFirst(4).prefix(4))
                 guard (1...dimensionLimit).contains(width), (1...dimensionLimit).contains(height) else {
                     throw refuse("\(width)×\(height) pixels; a preview has 1 to \(dimensionLimit) a side")
                 }
-            } else if type == "IHDR" {
+            } else if chunk.type == "IHDR" {
                 throw refuse("it has a second IHDR chunk")
             }
-            sawEnd = type == "IEND"
-            chunks += 1
-            offset += 12 + length
         }
-        guard sawEnd else { throw refuse("it has no IEND chunk") }
     }
 }
 
