@@ -143,7 +143,9 @@ let package = Package(
         .executableTarget(
             name: "ferry-demo",
             dependencies: ["Ferry", "FerryModel", "FerryLogging", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.

@@ -169,13 +169,16 @@ extension Application {
     /// Saves every connected scene's state of the application registered through `client`, if
     /// any: the hook for the flush/termination path (``FerryClient/flush()``). Gives up after
     /// `limit`: a broker that does not answer must not hold up the process's exit.
-    static func saveScenes(of client: FerryClient, limit: Duration) async {
-        guard let application = of(client) else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await application.saveState() }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
+    /// - Returns: false when `limit` passed first (the saves still running were cancelled).
+    @discardableResult
+    static func saveScenes(of client: FerryClient, limit: Duration) async -> Bool {
+        guard let application = of(client) else { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await application.saveState(); return true }
+            group.addTask { try? await Task.sleep(for: limit); return false }
+            let saved = await group.next() ?? false
             group.cancelAll()
+            return saved
         }
     }
 }

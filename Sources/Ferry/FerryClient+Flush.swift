@@ -21,11 +21,12 @@ extension FerryClient {
     /// - Parameter sceneSaveLimit: how long saving the scenes' state may take before the flush
     ///   goes on without it (a broker that does not answer must not hold up the process's exit).
     /// - Throws: the first `FerryError` of a representation that could not be handed over (the
-    ///   others are still tried).
+    ///   others are still tried); else `.timeout` when the scenes' state was not saved within
+    ///   `sceneSaveLimit`.
     ///
     /// D-Bus: `org.ferry.Pasteboard1.Fulfill`, once per promised representation.
     public func flush(sceneSaveLimit: Duration = .seconds(5)) async throws(FerryError) {
-        await Application.saveScenes(of: self, limit: sceneSaveLimit)
+        let scenesSaved = await Application.saveScenes(of: self, limit: sceneSaveLimit)
         var firstError: FerryError?
         for (id, wireID, path, representation) in await promises.pending() {
             let type = representation.contentType.identifier
@@ -45,6 +46,7 @@ extension FerryClient {
             }
         }
         if let firstError { throw firstError }
+        if !scenesSaved { throw FerryError(.timeout, "the broker did not take the scenes' state within \(sceneSaveLimit)") }
     }
 
     /// Whether this client still promises representations the broker does not hold.

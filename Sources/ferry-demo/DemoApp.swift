@@ -1,6 +1,7 @@
-import Dispatch
 import Ferry
 import FerryModel
+import Logging
+import ServiceLifecycle
 import Synchronization
 import UnixSignals
 #if canImport(FoundationEssentials)
@@ -67,7 +68,10 @@ final class DemoApp: Sendable {
     }
 
     /// Connects, registers the app (its archived scenes then reconnect), prints `registered` and
-    /// `READY`, and runs until a signal; then saves every scene and returns.
+    /// `READY`, and runs until a signal. Then, in a `ServiceGroup`: the app saves every scene's
+    /// file and returns, which shuts the group down gracefully, and the client's
+    /// ``FerryClient/FlushService`` hands the scenes' state and whatever the app still promises
+    /// to the broker, within ``shutdownDeadline``.
     /// - Throws: `DemoFailure`: `.noBroker` without a bus or broker, `.failure` when the broker
     ///   refuses the app.
     func run(bus: String?, signals: UnixSignalsSequence) async throws(DemoFailure) {
@@ -90,31 +94,56 @@ final class DemoApp: Sendable {
                                 [(kind.contentFolder, .int(library.ids.count))]))
         printer.ready()
 
-        var received = UnixSignal.sigterm
-        for await signal in signals {
-            received = signal
-            break
+        let running = Running(app: self, application: application, signals: signals)
+        // Services shut down in reverse order: the app's files first, then the flush.
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: client.flushService(sceneSaveLimit: Self.shutdownDeadline)),
+                       .init(service: running, successTerminationBehavior: .gracefullyShutdownGroup)],
+            logger: Logger(label: "ferry-demo"))
+        configuration.maximumGracefulShutdownDuration = Self.shutdownDeadline + .seconds(1)
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            report("on the way out: \((error as? FerryError)?.message ?? "\(error)")")
         }
-        // The scene files first (local, immediate), then the restoration activities to the
-        // broker, which may be gone or stuck: after `shutdownDeadline` the app exits anyway.
-        var saved = 0
-        for scene in application.connectedScenes {
-            if let demo = scene.delegate as? DemoSceneDelegate, demo.persist(scene) { saved += 1 }
-        }
-        let exitEvent = DemoEvent("exit", headline: ("signal", "\(received)"), [("scenes", .int(saved))])
-        let printer = printer
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.shutdownDeadline) {
-            printer.print(DemoEvent("error", [("message", .string("the broker did not take the scenes' state in time"))]))
-            printer.print(exitEvent)
-            exit(0)
-        }
-        await application.saveState()
-        printer.print(exitEvent)
-        await client.close()
+        printer.print(DemoEvent("exit", headline: ("signal", "\(running.received.withLock { $0 })"),
+                                [("scenes", .int(running.saved.withLock { $0 }))]))
+        // No `client.close()`: it would flush again, waiting on a stuck broker as long again;
+        // the connection ends with the process.
     }
 
-    /// How long saving to the broker may take on the way out (seconds).
-    static let shutdownDeadline = 5.0
+    /// The app's part of the group: waits for SIGTERM or SIGINT, then writes every scene's file.
+    final class Running: Service {
+        let app: DemoApp
+        let application: Application
+        let signals: UnixSignalsSequence
+        /// The signal that stopped the app.
+        let received = Mutex(UnixSignal.sigterm)
+        /// How many scene files were written on the way out.
+        let saved = Mutex(0)
+
+        init(app: DemoApp, application: Application, signals: UnixSignalsSequence) {
+            self.app = app
+            self.application = application
+            self.signals = signals
+        }
+
+        func run() async {
+            for await signal in signals {
+                received.withLock { $0 = signal }
+                break
+            }
+            var count = 0
+            for scene in application.connectedScenes {
+                if let demo = scene.delegate as? DemoSceneDelegate, demo.persist(scene) { count += 1 }
+            }
+            saved.withLock { $0 = count }
+        }
+    }
+
+    /// How long handing the scenes' state to the broker may take on the way out: a broker that
+    /// is gone or stuck does not hold up the exit.
+    static let shutdownDeadline: Duration = .seconds(5)
 
     /// Prints an `error` event (a failure that does not stop the app).
     func report(_ message: String, session: String? = nil) {

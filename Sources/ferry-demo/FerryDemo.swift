@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryLogging
+import Logging
 import FerryModel
 import FerryTerminal
 import UnixSignals
@@ -76,6 +77,9 @@ struct FerryDemo: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Standard output is the app's events: the service group's own log lines go to
+        // standard error, warnings only.
+        FerryLogging.bootstrap(level: .warning)
         do {
             let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
             let folder = try DemoFolder(path: folder)

@@ -49,13 +49,19 @@ struct SceneDelegateFlowTests {
         }
     }
 
-    @Test("flushing on the way out saves every scene at once and gives up on a broker that does not answer")
+    @Test("flushing on the way out saves every scene at once and gives up on a broker that does not answer, with a Timeout")
     func flushDoesNotHang() async throws {
         try await SceneFixture.with { f in
             for _ in 0..<3 { _ = try await f.broker.connect(try f.broker.newSession()) }
             f.broker.state.withLock { $0.holdUpdates = true }
             let started = ContinuousClock.now
-            try await f.client.flush(sceneSaveLimit: .seconds(1))
+            // The caller learns that the scenes' state did not reach the broker.
+            do {
+                try await f.client.flush(sceneSaveLimit: .seconds(1))
+                Issue.record("the flush did not say the scenes' state was not saved")
+            } catch {
+                #expect((error as? FerryError)?.code == .timeout, "\(error)")
+            }
             let elapsed = ContinuousClock.now - started
             #expect(elapsed < .seconds(3), "three unanswered saves took \(elapsed), not one limit of 1 s")
             #expect(elapsed >= .milliseconds(900), "it waited for the broker first: \(elapsed)")
