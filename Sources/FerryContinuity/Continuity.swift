@@ -402,7 +402,10 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         return (pipe.read, task)
     }
 
-    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks).
+    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks), with
+    /// ``window`` requests in flight: the source reads and seals the next chunks while this
+    /// side opens one and writes it into the pipe. Chunks are written in order; requests past
+    /// the end are answered empty and dropped.
     struct Puller: Sendable {
         let link: EngineLink
         let seal: Seal
@@ -410,25 +413,50 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         var request: ChunkRequest
         let timeout: Duration
         let sink: FileDescriptor
+        /// Requests in flight at most.
+        static let window = 4
 
         func run() throws -> UInt64 {
             defer { sink.close() }
-            var request = self.request
             var total: UInt64 = 0
             let subject = Subjects.chunks(of: source)
+            let pipeline = try link.pipeline()
+            defer { pipeline.close() }
+            var sent: [Int: ChunkRequest] = [:]
+            var arrived: [Int: [UInt8]] = [:]
+            var nextToSend = 0
+            var nextToWrite = 0
+            func fail(_ error: EngineError) -> FerryModelError {
+                // A source that is gone answers at once (no responders); a partition after the timeout.
+                let why = error.code == .noResponders ? "is gone (no responders)"
+                    : error.code == .timeout ? "did not answer within \(timeout)" : "cannot be reached: \(error.message)"
+                return FerryModelError(error.code == .timeout ? .timeout : .unavailable,
+                                       "the source device \(source) \(why) after \(total) bytes of \(request.type)")
+            }
             while true {
-                let sealed = try seal.seal([UInt8](try JSONEncoder().encode(request)), context: Subjects.request(to: source))
-                let answer: [UInt8]
-                do {
-                    answer = try link.request(subject, sealed, timeout: timeout)
-                } catch let error as EngineError {
-                    // A source that is gone answers at once (no responders); a partition after the timeout.
-                    let why = error.code == .noResponders ? "is gone (no responders)"
-                        : error.code == .timeout ? "did not answer within \(timeout)" : "cannot be reached: \(error.message)"
-                    throw FerryModelError(error.code == .timeout ? .timeout : .unavailable,
-                                          "the source device \(source) \(why) after \(total) bytes of \(request.type)")
+                while nextToSend < nextToWrite + Self.window {
+                    var chunk = request
+                    chunk.offset = request.offset + Int64(nextToSend) * Int64(request.length)
+                    let sealed = try seal.seal([UInt8](try JSONEncoder().encode(chunk)), context: Subjects.request(to: source))
+                    do {
+                        try pipeline.send(subject, sealed, tag: nextToSend)
+                    } catch let error as EngineError {
+                        throw fail(error)
+                    }
+                    sent[nextToSend] = chunk
+                    nextToSend += 1
                 }
-                let plain = try seal.open(answer, context: Subjects.reply(to: source, request))
+                while arrived[nextToWrite] == nil {
+                    do {
+                        let (tag, answer) = try pipeline.next(timeout: timeout)
+                        if sent[tag] != nil { arrived[tag] = answer }
+                    } catch let error as EngineError {
+                        throw fail(error)
+                    }
+                }
+                let chunk = sent.removeValue(forKey: nextToWrite)!
+                let plain = try seal.open(arrived.removeValue(forKey: nextToWrite)!, context: Subjects.reply(to: source, chunk))
+                nextToWrite += 1
                 guard let status = plain.first else {
                     throw FerryModelError(.unavailable, "the source device \(source) sent an empty answer")
                 }
@@ -437,6 +465,10 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
                     throw FerryModelError(.unavailable, "the source device \(source) refused \(request.type): "
                                           + String(decoding: body, as: UTF8.self))
                 }
+                // The next requests assumed whole chunks: a short one would leave a gap.
+                guard status == ChunkStatus.last || body.count == chunk.length else {
+                    throw FerryModelError(.unavailable, "the source device \(source) sent \(body.count) bytes of a \(chunk.length)-byte chunk")
+                }
                 do {
                     try sink.write(all: body)
                 } catch {
@@ -444,7 +476,6 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
                 }
                 total += UInt64(body.count)
                 if status == ChunkStatus.last { return total }
-                request.offset += Int64(body.count)
             }
         }
     }
