@@ -21,9 +21,10 @@ struct ClientScenesTests {
         return app
     }
 
-    @Test("registeredApps, sceneSessions and desktopLayout show the app, its scene and the screens ferryd was given")
+    @Test("registeredApps, sceneSessions and desktopLayout show the app, its scene and the screens ferryd was given, external display included")
     func listing() async throws {
-        try await ClientFixture.with(ferrydArguments: ["--screen", "1280x720", "--screen", "1920x1080", "--edge-zone", "10"]) { fixture in
+        try await ClientFixture.with(ferrydArguments: ["--screen", "1280x720", "--screen", "1920x1080", "--external-display", "800x600",
+                                                      "--edge-zone", "10"]) { fixture in
             let tool = try await fixture.client()
             #expect(try await tool.registeredApps().isEmpty)
             #expect(try await tool.sceneSessions().isEmpty)
@@ -53,10 +54,11 @@ struct ClientScenesTests {
 
             let layout = try await tool.desktopLayout()
             #expect(layout.edgeZone == 10)
-            #expect(layout.screens.map(\.index) == [0, 1])
-            #expect(layout.screens.map(\.frame) == [Rect(x: 0, y: 0, width: 1280, height: 720),
-                                                    Rect(x: 1280, y: 0, width: 1920, height: 1080)])
-            #expect(layout.screens.allSatisfy { !$0.isExternal })
+            #expect(layout.screens.map(\.index) == [0, 1, 2])
+            #expect(layout.screens.prefix(2).map(\.frame) == [Rect(x: 0, y: 0, width: 1280, height: 720),
+                                                               Rect(x: 1280, y: 0, width: 1920, height: 1080)])
+            #expect(layout.screens.map(\.isExternal) == [false, false, true])
+            #expect(layout.screens.last?.frame.size == Size(width: 800, height: 600))
             await app.client.close()
             await tool.close()
         }
