@@ -99,7 +99,7 @@ let package = Package(
         // Executables stay thin: parse arguments, call into the libraries.
         .executableTarget(
             name: "ferry",
-            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "DesktopPicture", "FerryBridge",
+            dependencies: ["Ferry", "FerryModel", "FerryTerminal", "DesktopPicture", "FerryBridge",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness,
             // Start-up time (BENCHMARKS.md, P6): in release builds, the Swift runtime and Foundation

@@ -1,5 +1,3 @@
-import DBus
-import FerryBus
 import FerryModel
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -36,32 +34,8 @@ extension Application {
     public func requestSceneSessionActivation(_ session: SceneSession?, userActivity: UserActivity?,
                                               options: SceneActivationRequestOptions = .init())
         async throws(FerryError) -> String {
-        var wire: [String: DBusValue] = [:]
-        if let userActivity {
-            let dictionary = try FerryError.bridgingSync {
-                try userActivity.validate()
-                return try userActivity.wireDictionary()
-            }
-            wire["userActivity"] = dictionary.dbusValue
-        }
-        if !options.urls.isEmpty {
-            wire["urls"] = .array(of: .string, options.urls.map { .string($0.absoluteString) })
-        }
-        if let requesting = options.requestingScene { wire["requestingScene"] = .string(requesting) }
-        if let placement = options.placement { wire["placement"] = .string(placement.rawValue) }
-        if let screen = options.screen {
-            guard let index = UInt32(exactly: screen) else {
-                throw FerryError(.invalidArgument, "screen: \(screen) is not a screen index")
-            }
-            wire["screen"] = .uint32(index)
-        }
-        let reply = try await callScenes("RequestActivation",
-                                         [.string(appID), .string(session?.persistentIdentifier ?? ""), wire.dbusValue],
-                                         timeout: .seconds(60))
-        guard reply.count == 2, case .string(let identifier) = reply[1] else {
-            throw FerryError(.bus, "Scenes1.RequestActivation answered with an unexpected signature")
-        }
-        return identifier
+        try await client.requestSceneSessionActivation(app: appID, session: session?.persistentIdentifier, userActivity: userActivity,
+                                                      options: options)
     }
 
     /// Asks for a session's scene to be redrawn (Apple's `requestSceneSessionRefresh`): its
@@ -71,7 +45,7 @@ extension Application {
     ///
     /// D-Bus: `org.ferry.Scenes1.RequestRefresh`.
     public func requestSceneSessionRefresh(_ session: SceneSession) async throws(FerryError) {
-        _ = try await callScenes("RequestRefresh", [.string(session.persistentIdentifier)])
+        try await client.requestSceneSessionRefresh(session.persistentIdentifier)
     }
 
     /// Destroys a session (Apple's `requestSceneSessionDestruction`): its scene disconnects, then
@@ -82,8 +56,6 @@ extension Application {
     public func requestSceneSessionDestruction(_ session: SceneSession,
                                                options: SceneDestructionRequestOptions = .init())
         async throws(FerryError) {
-        let wire: [String: DBusValue] = ["animation": .string(options.animation.name)]
-        _ = try await callScenes("RequestDestruction", [.string(session.persistentIdentifier), wire.dbusValue],
-                                 timeout: .seconds(60))
+        try await client.requestSceneSessionDestruction(session.persistentIdentifier, options: options)
     }
 }

@@ -22,9 +22,6 @@ import Foundation
 /// restoration activity with its session after it connects, after each activation-state change
 /// and after a continued activity; ``saveState()`` saves every scene (call it before quitting).
 public final class Application: Sendable {
-    static let scenesPath: ObjectPath = "/org/ferry/Scenes"
-    static let scenesInterface: InterfaceName = "org.ferry.Scenes1"
-
     /// The client the app is registered through.
     public let client: FerryClient
     /// The app's parsed manifest (Info.plist).
@@ -126,7 +123,7 @@ public final class Application: Sendable {
     /// D-Bus: `org.ferry.Scenes1.ListSessions` with option `app`.
     public var openSessions: [SceneSession] {
         get async throws(FerryError) {
-            let reply = try await callScenes("ListSessions", [["app": DBusValue.string(appID)].dbusValue])
+            let reply = try await client.callScenes("ListSessions", [["app": DBusValue.string(appID)].dbusValue])
             guard let value = reply.first else { return [] }
             let dictionaries = try FerryError.bridgingSync { try WireBridge.dictionaries(value) }
             var sessions: [SceneSession] = []
@@ -146,16 +143,6 @@ public final class Application: Sendable {
             for scene in connectedScenes {
                 group.addTask { try? await scene.saveState() }
             }
-        }
-    }
-
-    /// Calls a `org.ferry.Scenes1` method.
-    func callScenes(_ member: MemberName, _ body: [DBusValue], timeout: Duration = .seconds(30))
-        async throws(FerryError) -> [DBusValue] {
-        try await FerryError.bridging {
-            try await client.connection.call(destination: FerryClient.brokerName, path: Self.scenesPath,
-                                             interface: Self.scenesInterface, member: member, body: body,
-                                             timeout: timeout)
         }
     }
 

@@ -75,6 +75,14 @@ public struct FerryError: Error, Sendable, Hashable, CustomStringConvertible {
                   dbusErrorName: name)
     }
 
+    /// The error for a D-Bus error (a reply's error name, or a failure of the D-Bus layer
+    /// itself) that reached the caller as `any Error` (through a loader, a stream), so that a
+    /// program maps it without importing the D-Bus layer; nil for any other error.
+    public init?(dbusError error: any Error) {
+        guard let error = error as? DBusError else { return nil }
+        self.init(error)
+    }
+
     /// The error for a model error (a loader that failed, a bad pasteboard name).
     public init(_ error: FerryModelError) {
         let known = ErrorTable.statuses[error.code.rawValue] != nil && !ErrorTable.localCodes.contains(error.code.rawValue)

@@ -43,6 +43,19 @@ public struct PasteboardRead: Sendable {
         self.path = path
     }
 
+    /// The raw descriptor of a ``Content/stream`` while it is open, for a program that hands it
+    /// on (to `splice(2)`, to a child process's standard input); nil for inline bytes and once
+    /// closed. The read owns it: close it with ``closeStream()``, never yourself.
+    public var streamDescriptor: Int32? {
+        if case .stream(let fd, _) = content { fd.rawValue } else { nil }
+    }
+
+    /// Closes a ``Content/stream``'s descriptor now (a source app still writing a promised
+    /// representation then sees a broken pipe). Does nothing for inline bytes or a closed stream.
+    public func closeStream() {
+        if case .stream(let fd, _) = content { fd.close() }
+    }
+
     /// For a promised read, the transfer id to confirm with ``finish()``; nil otherwise.
     public var transfer: String? {
         if case .stream(_, let transfer) = content { transfer } else { nil }

@@ -18,13 +18,18 @@ public struct SceneActivationRequestOptions: Sendable, Hashable {
     public var urls: [URL]
     /// The screen for a new scene without a requesting scene (default 0).
     public var screen: Int?
+    /// The new scene's role (default ``SceneRole/windowApplication``); the app's manifest must
+    /// have configurations for it.
+    public var role: SceneRole?
 
     /// Makes options; the defaults ask for nothing special.
-    public init(requestingScene: String? = nil, placement: ScenePlacement? = nil, urls: [URL] = [], screen: Int? = nil) {
+    public init(requestingScene: String? = nil, placement: ScenePlacement? = nil, urls: [URL] = [], screen: Int? = nil,
+                role: SceneRole? = nil) {
         self.requestingScene = requestingScene
         self.placement = placement
         self.urls = urls
         self.screen = screen
+        self.role = role
     }
 }
 

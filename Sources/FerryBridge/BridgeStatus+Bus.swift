@@ -1,4 +1,5 @@
 import DBus
+import Ferry
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -54,6 +55,14 @@ extension BridgeStatus {
                                               member: "Status", body: [], timeout: .seconds(10))
         guard let first = reply.first else { throw DBusError(.invalidArgs, "Status answered nothing") }
         return try BridgeStatus(dictionary: try VariantDictionary(dbusValue: first))
+    }
+
+    /// Asks the running bridge on `client`'s bus for its status (a tool on the client library,
+    /// `ferry bridge status`, needs no D-Bus connection of its own).
+    /// - Returns: nil when no bridge runs (nobody owns `org.ferry.Bridge`).
+    /// - Throws: `DBusError` from the call, or a malformed reply.
+    public static func fetch(through client: FerryClient) async throws -> BridgeStatus? {
+        try await fetch(over: client.connection)
     }
 
     private static func dictionary(_ selection: Selection) -> VariantDictionary {

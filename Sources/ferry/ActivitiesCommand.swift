@@ -1,5 +1,5 @@
 import ArgumentParser
-import DBus
+import Ferry
 import FerryModel
 import FerryTerminal
 
@@ -37,15 +37,15 @@ struct ActivitiesCommand: AsyncParsableCommand {
         var apps: [String]
         var expires: Double
 
-        init(_ entry: WireReader) throws {
-            activity = try entry.string("activity") ?? ""
-            device = try entry.string("device") ?? ""
-            app = try entry.string("app") ?? ""
-            activityType = try entry.string("activityType") ?? ""
-            title = try entry.string("title")
-            targetContentIdentifier = try entry.string("targetContentIdentifier")
-            apps = try entry.strings("apps") ?? []
-            expires = Double(try entry.int64("expirationDate") ?? 0) / 1_000_000
+        init(_ activity: HandoffActivity) {
+            self.activity = activity.identifier
+            device = activity.device
+            app = activity.sourceApp
+            activityType = activity.activityType
+            title = activity.title
+            targetContentIdentifier = activity.targetContentIdentifier
+            apps = activity.apps
+            expires = Double(activity.expirationMicroseconds) / 1_000_000
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -69,7 +69,7 @@ struct ActivitiesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let broker = try await SceneCommand.Broker.connect(bus)
-        let activities = try await broker.remoteActivities().map(Entry.init)
+        let activities = try await broker.client.remoteActivities().map(Entry.init)
         if json { return try printJSON(Report(activities: activities)) }
         if activities.isEmpty { return }
         let rows = [["ACTIVITY", "APP", "TYPE", "CONTINUE IN", "TITLE"]]
@@ -116,30 +116,7 @@ struct ContinueCommand: AsyncParsableCommand {
         let broker = try await SceneCommand.Broker.connect(bus)
         var app = self.app
         if let name = app { app = try await broker.appID(name) }
-        let identifier = try await broker.continueRemoteActivity(activity, app: app)
+        let identifier = try await broker.client.continueRemoteActivity(activity, app: app)
         try writeOut("\(identifier)\n")
-    }
-}
-
-extension SceneCommand.Broker {
-    /// D-Bus: `org.ferry.Scenes1.ListRemoteActivities`.
-    func remoteActivities() async throws -> [WireReader] {
-        let reply = try await connection.call(destination: Self.name, path: Self.scenesPath, interface: Self.scenesInterface,
-                                              member: "ListRemoteActivities", body: [VariantDictionary().dbusValue])
-        return try replyReaders(reply.first, path: "activities")
-    }
-
-    /// D-Bus: `org.ferry.Scenes1.ContinueRemoteActivity` (the source and its app answer within
-    /// about 8 s, the new scene's app within 15 s: the call waits up to 40 s).
-    func continueRemoteActivity(_ activity: String, app: String?) async throws -> String {
-        var options = VariantDictionary()
-        options.set("app", to: app)
-        let reply = try await connection.call(destination: Self.name, path: Self.scenesPath, interface: Self.scenesInterface,
-                                              member: "ContinueRemoteActivity", body: [.string(activity), options.dbusValue],
-                                              timeout: .seconds(40))
-        guard reply.count == 2, case .string(let identifier) = reply[1] else {
-            throw CLIFailure(.failure, "Scenes1.ContinueRemoteActivity answered '\(reply.map(\.signature.rawValue).joined())', not 'os'")
-        }
-        return identifier
     }
 }

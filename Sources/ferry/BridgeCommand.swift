@@ -42,7 +42,7 @@ struct BridgeStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await bus.connect()
-        guard let status = try await BridgeStatus.fetch(over: client.connection) else {
+        guard let status = try await BridgeStatus.fetch(through: client) else {
             throw CLIFailure(.noBroker, "no ferry-bridge runs on this bus (start it in the graphical session: ferry-bridge)")
         }
         if json { return try printJSON(Report(status)) }

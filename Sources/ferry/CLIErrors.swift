@@ -1,5 +1,5 @@
 import ArgumentParser
-import DBus
+import Ferry
 import FerryModel
 import FerryTerminal
 
@@ -64,8 +64,6 @@ private func describeVerbatim(_ error: any Error) -> (ExitStatus, String) {
     switch error {
     case let error as any ReportableError:
         return (error.status, error.message)
-    case let error as DBusError:
-        return (ExitStatus.of(errorName: error.name.rawValue), message(BrokerKeyPath.reworded(error.message), name: error.name.rawValue))
     case let error as FerryModelError:
         return (ExitStatus.of(ferryCode: error.code.rawValue),
                 BrokerKeyPath.reworded(error.keyPath.map { "\($0): \(error.message)" } ?? error.message))
@@ -74,13 +72,9 @@ private func describeVerbatim(_ error: any Error) -> (ExitStatus, String) {
     case let error as TypeDatabaseError:
         return (.notFound, error.description)
     default:
-        if let ferry = ferryErrorDescription(error) { return (ferry.0, BrokerKeyPath.reworded(ferry.1)) }
+        // A D-Bus error that reached a command untyped (through a loader) reads as the library's
+        // errors do: one table, one wording.
+        if let ferry = ferryErrorDescription(FerryError(dbusError: error) ?? error) { return (ferry.0, BrokerKeyPath.reworded(ferry.1)) }
         return (.failure, String(describing: error))
     }
-}
-
-private func message(_ text: String, name: String) -> String {
-    let short = name.split(separator: ".").last.map(String.init) ?? name
-    if text.isEmpty { return short }
-    return ExitStatus.of(errorName: name) == .noBroker ? "cannot reach the Ferry broker: \(text)" : text
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DBus
 import FerryModel
 import FerryTerminal
 #if canImport(FoundationEssentials)

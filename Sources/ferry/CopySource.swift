@@ -1,4 +1,3 @@
-import DBus
 import FerryModel
 import FerryTerminal
 #if canImport(FoundationEssentials)
@@ -120,10 +119,10 @@ struct CopySource {
         }
         let memfd: Int32
         do {
-            // Taken out of its owner: it stays open for the life of the process (see below).
-            memfd = try FileDescriptor.memfd(name: "ferry-copy", contents: [], sealed: false).take() ?? -1
-        } catch {
-            throw CLIFailure(.failure, "cannot buffer \(name): \(error)")
+            // Not closed: it stays open for the life of the process (see below).
+            memfd = try LinuxCalls.memoryFile(name: "ferry-copy", contents: [], sealed: false)
+        } catch let error as CLIFailure {
+            throw CLIFailure(.failure, "cannot buffer \(name): \(error.message)")
         }
         let sink = OutputFile(fd: memfd, name: "a memory file")
         try sink.write(prefix)

@@ -237,7 +237,7 @@ struct DesktopCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await bus.connect()
-        let broker = SceneCommand.Broker(connection: client.connection)
+        let broker = SceneCommand.Broker(client: client)
         let (screens, edgeZone) = try await broker.desktop()
         // A broker without the drag service (an older ferryd) simply has no last drag.
         let snapshot = Snapshot(screens: screens, edgeZone: edgeZone, sessions: try await broker.sessions(),

@@ -12,7 +12,7 @@ struct DragRun {
     static let stepsPerSegment = 4
 
     /// The broker's scene calls on the same connection as the drag.
-    var broker: SceneCommand.Broker { SceneCommand.Broker(connection: client.connection) }
+    var broker: SceneCommand.Broker { SceneCommand.Broker(client: client) }
 
     /// A drag from the scene `from` names to `destination`, through `via`.
     /// - Returns: how the drop ended.

@@ -1,12 +1,13 @@
+import FerryTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// The Linux call the CLI needs that neither Swift's Glibc module (it sits behind `_GNU_SOURCE`)
-/// nor the DBus module's `FileDescriptor` (pipes, memfds) provides: looked up once with `dlsym`,
-/// nil where the C library lacks it, so callers fall back to plain `read`/`write`.
+/// The Linux calls the CLI needs that Swift's Glibc module does not provide (they sit behind
+/// `_GNU_SOURCE`): looked up once with `dlsym`, nil where the C library lacks them, so callers
+/// fall back to plain `read`/`write` or say what is missing.
 enum LinuxCalls {
     typealias SpliceFunction = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int,
                                                UInt32) -> Int
@@ -15,6 +16,35 @@ enum LinuxCalls {
     static let splice: SpliceFunction? = symbol("splice")
 
     static let spliceMove: UInt32 = 1        // SPLICE_F_MOVE
+
+    typealias MemfdCreateFunction = @convention(c) (UnsafePointer<CChar>?, UInt32) -> Int32
+
+    /// `memfd_create(2)`: an anonymous file in memory.
+    static let memfdCreate: MemfdCreateFunction? = symbol("memfd_create")
+
+    /// A memory file holding `contents`, positioned at offset 0, closed on exec (a child gets it
+    /// only as a descriptor it is handed). When `sealed`, it is sealed against writing, shrinking,
+    /// growing and further seals, so whoever reads it sees exactly `contents`. The caller owns it.
+    /// - Throws: `CLIFailure` (status 1) naming `name` and the system's reason.
+    static func memoryFile(name: String, contents: [UInt8], sealed: Bool) throws -> Int32 {
+        let closeOnExec: UInt32 = 0x1, allowSealing: UInt32 = 0x2               // MFD_CLOEXEC, MFD_ALLOW_SEALING
+        let addSeals: Int32 = 1033                                              // F_ADD_SEALS
+        let allSeals: Int32 = 0x1 | 0x2 | 0x4 | 0x8                             // F_SEAL_SEAL, _SHRINK, _GROW, _WRITE
+        guard let memfdCreate else { throw CLIFailure(.failure, "cannot make \(name): the C library has no memfd_create") }
+        let fd = name.withCString { memfdCreate($0, closeOnExec | allowSealing) }
+        guard fd >= 0 else { throw CLIFailure(.failure, "cannot make \(name): \(reason(errno))") }
+        do {
+            try OutputFile(fd: fd, name: name).write(contents)
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw CLIFailure(.failure, "cannot rewind \(name): \(reason(errno))") }
+            if sealed, fcntl(fd, addSeals, allSeals) != 0 {
+                throw CLIFailure(.failure, "cannot seal \(name): \(reason(errno))")
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
 
     /// `O_PATH` (behind `_GNU_SOURCE` too): a descriptor that only names a file, opened without
     /// reading it (a FIFO is not waited on).

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DBus
 import Ferry
 import FerryModel
 

@@ -1,4 +1,3 @@
-import DBus
 import Ferry
 import FerryModel
 import FerryTerminal
@@ -99,8 +98,8 @@ struct PasteRequest {
             }
         case .bytes(let bytes):
             try sink.write(bytes)
-        case .stream(let fd, let transfer):
-            guard let raw = fd.rawValue else { throw CLIFailure(.failure, "the broker sent a closed descriptor") }
+        case .stream(_, let transfer):
+            guard let raw = read.streamDescriptor else { throw CLIFailure(.failure, "the broker sent a closed descriptor") }
             let progress = ProgressBar.make(label: "pasting", total: read.size.map { UInt64(max(0, $0)) })
             let copier = ByteCopier(source: raw, sourceName: transfer == nil ? "the pasteboard" : "the source app",
                                     destination: sink, inactivityTimeout: transfer == nil ? nil : .seconds(timeout),
@@ -111,10 +110,10 @@ struct PasteRequest {
                 progress?.finish()
             } catch {
                 progress?.finish()
-                fd.close()
+                read.closeStream()
                 throw error
             }
-            fd.close()
+            read.closeStream()
             guard transfer != nil else { return }
             let written = try await read.finish()
             if let written, written != copied {

@@ -20,7 +20,7 @@ struct SceneActivateCommand: AsyncParsableCommand {
     func run() async throws {
         let broker = try await SceneCommand.Broker.connect(bus)
         let target = try SceneCommand.resolve(session, among: try await broker.sessions())
-        _ = try await broker.requestActivation(app: target.app, persistentID: target.persistentIdentifier, options: [:])
+        _ = try await broker.requestActivation(app: target.app, persistentID: target.persistentIdentifier)
     }
 }
 

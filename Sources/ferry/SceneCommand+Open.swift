@@ -1,6 +1,5 @@
 import ArgumentParser
-import DBus
-import FerryBus
+import Ferry
 import FerryModel
 import FerryTerminal
 #if canImport(FoundationEssentials)
@@ -110,26 +109,24 @@ struct SceneOpenCommand: AsyncParsableCommand {
         return true
     }
 
-    /// The user activity `--activity`, `--info` and `--target-content` describe, as its wire
-    /// dictionary (docs/wire.md, UserActivity); nil without `--activity`.
-    func userActivity() throws -> [String: WireValue]? {
+    /// The user activity `--activity`, `--info` and `--target-content` describe; nil without
+    /// `--activity`.
+    func userActivity() throws -> UserActivity? {
         guard let activity else { return nil }
         var made = try UserActivity(activityType: activity)
         // Text for the app: bytes of an argument that were not UTF-8 become U+FFFD.
         made.userInfo = try Self.userInfo(info.map(RawArguments.lossy))
         made.targetContentIdentifier = targetContent.map(RawArguments.lossy)
-        return try made.wireDictionary()
+        return made
     }
 
-    /// The `RequestActivation` options for these arguments (`requesting` already resolved).
-    func requestOptions(requesting: String?) throws -> VariantDictionary {
-        var options = VariantDictionary()
-        if let activity = try userActivity() { options["userActivity"] = activity.dbusValue }
-        if !url.isEmpty { options["urls"] = .array(of: .string, url.map { .string(RawArguments.lossy($0)) }) }
-        if let requesting { options["requestingScene"] = .string(requesting) }
-        if let placement { options["placement"] = .string(placement.rawValue) }
-        if let role { options["role"] = .string(role.role.rawValue) }
-        return options
+    /// The request's options for these arguments (`requesting` already resolved).
+    func requestOptions(requesting: String?) throws -> SceneActivationRequestOptions {
+        let urls = try url.map { text in
+            guard let parsed = URL(string: RawArguments.lossy(text)) else { throw ValidationError("--url '\(text)' is not an absolute URL.") }
+            return parsed
+        }
+        return SceneActivationRequestOptions(requestingScene: requesting, placement: placement, urls: urls, role: role?.role)
     }
 
     struct Report: Encodable {
@@ -163,11 +160,12 @@ struct SceneOpenCommand: AsyncParsableCommand {
         }
         let identifier: String
         do {
-            identifier = try await broker.requestActivation(app: app, persistentID: "", options: try requestOptions(requesting: requestingID))
-        } catch where SceneCommand.isBrokerError(error, "MultipleScenesNotSupported") {
+            identifier = try await broker.requestActivation(app: app, persistentID: nil, userActivity: try userActivity(),
+                                                            options: try requestOptions(requesting: requestingID))
+        } catch where SceneCommand.isBrokerError(error, .multipleScenesNotSupported) {
             let existing = before.first.map { ": 'ferry scene activate \($0.persistentIdentifier)' brings it forward" } ?? ""
             throw CLIFailure(.failure, "\(app) supports only one scene and already has it\(existing)")
-        } catch where SceneCommand.isBrokerError(error, "Unavailable") {
+        } catch where SceneCommand.isBrokerError(error, .unavailable) {
             throw CLIFailure(.unavailable, "\(app) is running but does not show scenes (it registered without them)")
         }
         let session = try await broker.sessions(app: app).first { $0.persistentIdentifier == identifier }

@@ -1,3 +1,4 @@
+import Ferry
 import FerryModel
 import FerryTerminal
 
@@ -14,18 +15,15 @@ extension SceneCommand {
         var showsScenes: Bool
         var supportsMultipleScenes: Bool
 
-        /// Reads one entry of the reply.
-        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
-        ///   without `app-id`.
-        init(_ entry: WireReader) throws {
-            guard let appID = try entry.string("app-id") else { throw CLIFailure(.failure, "ListApps sent an app without app-id") }
-            self.appID = appID
-            name = try entry.string("name") ?? ""
-            state = try entry.string("state") ?? SceneActivationState.unattached.name
-            scenes = Int(try entry.int32("scenes") ?? 0)
-            pid = try entry.int64("pid") ?? 0
-            showsScenes = try entry.bool("shows-scenes") ?? false
-            supportsMultipleScenes = try entry.bool("supports-multiple-scenes") ?? false
+        /// The row for an app of the broker's list.
+        init(_ app: RegisteredApp) {
+            appID = app.appID
+            name = app.name
+            state = app.activationState.name
+            scenes = app.connectedScenes
+            pid = app.processID
+            showsScenes = app.showsScenes
+            supportsMultipleScenes = app.supportsMultipleScenes
         }
     }
 
@@ -54,21 +52,17 @@ extension SceneCommand {
             self.stackIndex = stackIndex
         }
 
-        /// Reads one entry of the reply.
-        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
-        ///   without `persistentIdentifier`.
-        init(_ entry: WireReader) throws {
-            guard let identifier = try entry.string("persistentIdentifier") else {
-                throw CLIFailure(.failure, "ListSessions sent a session without persistentIdentifier")
-            }
-            persistentIdentifier = identifier
-            app = try entry.string("bundleIdentifier") ?? ""
-            configuration = try entry.string("configurationName").flatMap { $0.isEmpty ? nil : $0 }
-            state = try entry.int32("state").flatMap(SceneActivationState.init(rawValue:)) ?? .unattached
-            title = try entry.string("title").flatMap { $0.isEmpty ? nil : $0 }
-            frame = try entry.decode(Rect.self, "frame")
-            screen = Int(try entry.int32("screen") ?? 0)
-            stackIndex = Int(try entry.int32("stackIndex") ?? 0)
+        /// The row for a session of the broker's list (an empty configuration name or title shows
+        /// as none).
+        init(_ scene: DesktopScene) {
+            persistentIdentifier = scene.session.persistentIdentifier
+            app = scene.session.bundleIdentifier
+            configuration = scene.session.configurationName.flatMap { $0.isEmpty ? nil : $0 }
+            state = scene.session.activationState
+            title = scene.session.title.flatMap { $0.isEmpty ? nil : $0 }
+            frame = scene.session.frame
+            screen = scene.screen
+            stackIndex = scene.stackIndex
         }
     }
 
@@ -79,16 +73,11 @@ extension SceneCommand {
         /// The external display (Scenes1 Version 2; false from an older broker).
         var isExternal: Bool
 
-        /// Reads one entry of the property.
-        /// - Throws: `FerryModelError` `.invalidArgument` naming a mistyped key; `CLIFailure`
-        ///   without `index` or `frame`.
-        init(_ entry: WireReader) throws {
-            guard let index = try entry.int32("index"), let frame = try entry.decode(Rect.self, "frame") else {
-                throw CLIFailure(.failure, "the broker's Screens property has a screen without index or frame")
-            }
-            self.index = Int(index)
-            self.frame = frame
-            isExternal = try entry.bool("external") ?? false
+        /// The row for a screen of the broker's desktop model.
+        init(_ screen: DesktopScreen) {
+            index = screen.index
+            frame = screen.frame
+            isExternal = screen.isExternal
         }
     }
 

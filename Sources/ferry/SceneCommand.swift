@@ -1,5 +1,5 @@
 import ArgumentParser
-import DBus
+import Ferry
 import FerryModel
 
 /// `ferry scene`: ask the broker to open, bring forward, refresh or close an app's scene
@@ -22,7 +22,7 @@ struct SceneCommand: AsyncParsableCommand {
         subcommands: [SceneOpenCommand.self, SceneActivateCommand.self, SceneRefreshCommand.self, SceneCloseCommand.self])
 
     /// Whether `error` is the broker's `org.ferry.Error.<code>`.
-    static func isBrokerError(_ error: any Error, _ code: String) -> Bool {
-        (error as? DBusError)?.name.rawValue == "org.ferry.Error." + code
+    static func isBrokerError(_ error: any Error, _ code: FerryError.Code) -> Bool {
+        (error as? FerryError)?.code == code
     }
 }

@@ -50,7 +50,7 @@ extension ShareCommand {
     ///   the broker (nothing to share, the scene's app's timeout, …).
     private func begin(on client: FerryClient, items: [CopyItem], options: ShareOptions) async throws -> ShareSession {
         if let from {
-            let broker = SceneCommand.Broker(connection: client.connection)
+            let broker = SceneCommand.Broker(client: client)
             let scene = try DragRun.scene(try await broker.resolve(from), among: try await broker.sessions())
             return try await client.beginShare(scene: scene.persistentIdentifier, options: options)
         }

@@ -1,4 +1,3 @@
-import DBus
 import Dispatch
 import Ferry
 import FerryModel
@@ -37,14 +36,20 @@ struct WatchExec {
     ///   other than NotFound.
     func run(on board: Pasteboard, changeCount: UInt64) async throws -> Outcome {
         var environment = ["FERRY_CHANGE": String(changeCount), "FERRY_TYPE": "", "FERRY_MIME_TYPE": ""]
-        let input: FileDescriptor
+        let pid: pid_t
         if let read = try await Self.read(board, type: type, changeCount: changeCount) {
-            switch read.content {
-            case .bytes(let bytes): input = try FileDescriptor.memfd(name: "ferry-watch", contents: bytes, sealed: true)
-            case .stream(let fd, _): input = fd
-            }
             environment["FERRY_TYPE"] = read.deliveredTypeIdentifier
             environment["FERRY_MIME_TYPE"] = read.deliveredType.preferredMIMEType ?? ""
+            switch read.content {
+            case .bytes(let bytes):
+                pid = try startReading(bytes, environment: environment)
+            case .stream:
+                defer { read.closeStream() }
+                guard let fd = read.streamDescriptor else { throw CLIFailure(.failure, "the broker sent a closed descriptor") }
+                pid = try start(stdin: fd, environment: environment)
+                // The child has its own copy of the descriptor: ours goes (the deferred close), so
+                // a promised stream's writer sees only the child's end.
+            }
         } else {
             // NotFound: the pasteboard moved on (the newer change is on its way), it is empty, or
             // the item has no such type. Its items, then its change count still saying
@@ -52,13 +57,8 @@ struct WatchExec {
             let items = try await Self.items(of: board)
             guard try await board.changeCount == changeCount else { return .superseded }
             guard items.isEmpty else { return .nothingConforming }
-            input = try FileDescriptor.memfd(name: "ferry-watch", contents: [], sealed: true)
+            pid = try startReading([], environment: environment)
         }
-        defer { input.close() }
-        let pid = try input.withRawValue { try start(stdin: $0, environment: environment) }
-        // The child has its own copy of the descriptor: ours goes, so a promised stream's writer
-        // sees only the child's end.
-        input.close()
         return .ran(await Self.wait(for: pid))
     }
 
@@ -84,6 +84,13 @@ struct WatchExec {
         case .failure(let error) where error.code == .notFound: return nil
         case .failure(let error): throw error
         }
+    }
+
+    /// Starts the command reading `bytes` (from a sealed memory file) on its standard input.
+    private func startReading(_ bytes: [UInt8], environment: [String: String]) throws -> pid_t {
+        let input = try LinuxCalls.memoryFile(name: "ferry-watch", contents: bytes, sealed: true)
+        defer { close(input) }
+        return try start(stdin: input, environment: environment)
     }
 
     /// Starts the command with `stdin` as its standard input and `environment` added to ours.

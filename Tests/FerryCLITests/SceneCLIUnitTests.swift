@@ -1,8 +1,9 @@
 @testable import ferry
 import FerryTerminal
 import ArgumentParser
-import DBus
+import Ferry
 import FerryModel
+import Foundation
 import Testing
 
 @Suite("ferry scene internals: argument checks, session prefixes, --into, tables")
@@ -64,18 +65,19 @@ struct SceneCLIUnitTests {
                                                   "--info", "line=3", "--target-content", "groceries", "--url", "file:///tmp/a.txt",
                                                   "--placement", "right"])
         let options = try command.requestOptions(requesting: "ABCD")
-        #expect(Set(options.keys) == ["userActivity", "urls", "requestingScene", "placement"])
+        #expect(options.requestingScene == "ABCD" && options.placement == .right && options.role == nil && options.screen == nil)
+        #expect(options.urls.map(\.absoluteString) == ["file:///tmp/a.txt"])
         let activity = try #require(try command.userActivity())
-        #expect(activity["activityType"] == .string("org.ferry.notes.open-note"))
-        #expect(activity["targetContentIdentifier"] == .string("groceries"))
-        #expect(activity["userInfo"] == .dictionary(["noteID": .string("groceries"), "line": .int64(3)]))
+        #expect(activity.activityType == "org.ferry.notes.open-note")
+        #expect(activity.targetContentIdentifier == "groceries")
+        #expect(activity.userInfo == ["noteID": "groceries", "line": 3])
         // The broker reads it back as the same activity.
-        let decoded = try UserActivity(wireDictionary: activity)
+        let decoded = try UserActivity(wireDictionary: try activity.wireDictionary())
         #expect(decoded.userInfo == ["noteID": "groceries", "line": 3])
         let external = try SceneOpenCommand.parse(["org.ferry.notes", "--role", "external-display"])
-        #expect(try external.requestOptions(requesting: nil)["role"] == .string("UIWindowSceneSessionRoleExternalDisplayNonInteractive"))
+        #expect(try external.requestOptions(requesting: nil).role == .windowExternalDisplayNonInteractive)
         let plain = try SceneOpenCommand.parse(["org.ferry.notes"])
-        #expect(try plain.requestOptions(requesting: nil).isEmpty)
+        #expect(try plain.requestOptions(requesting: nil) == SceneActivationRequestOptions())
         #expect(try plain.userActivity() == nil)
     }
 
@@ -166,8 +168,8 @@ struct SceneCLIUnitTests {
         #expect("short".printableLine(limit: tableTitleLimit) == "short")
 
         // The desktop's text and the one-line paste answers stay one line per row too.
-        let screen = try SceneCommand.Screen(WireReader(["index": .uint32(0), "frame": .dictionary(
-            ["x": .double(0), "y": .double(0), "width": .double(1920), "height": .double(1080)])]))
+        let screen = SceneCommand.Screen(try DesktopScreen(wire: WireReader(["index": .uint32(0), "frame": .dictionary(
+            ["x": .double(0), "y": .double(0), "width": .double(1920), "height": .double(1080)])])))
         let snapshot = DesktopCommand.Snapshot(
             screens: [screen], edgeZone: 24,
             sessions: [SceneCommand.Session(persistentIdentifier: "0F3A9C21", app: "org.evil", title: "a\nscreen 9: fake")])
