@@ -57,6 +57,7 @@ extension Continuity {
             throw FerryModelError(.permissionDenied, error.message)
         }
         log("continuity: made the user's key \(configuration.keyFile)")
+        state.withLock { $0.devices.pairedBy = device }
         adopt(made)
     }
 
@@ -174,7 +175,10 @@ extension Continuity {
             finishPairing(id, failing: failure)
             return .refused(failure.message)
         }
-        state.withLock { $0.pairing?.stage = .paired }
+        state.withLock { state in
+            state.pairing?.stage = .paired
+            state.devices.pairedBy = session.peer
+        }
         log("continuity: paired with \(session.peer ?? "another device"); wrote \(configuration.keyFile)")
         adopt(key)
         var answer = PairMessage("answer")

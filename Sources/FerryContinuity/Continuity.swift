@@ -102,6 +102,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         var handoff = HandoffState()
         /// Pairing (Continuity+Pairing.swift).
         var pairing: PairingSession?
+        /// Devices and revoke (Continuity+Devices.swift).
+        var devices = DevicesState()
         var nextPairing: UInt32 = 1
     }
 
@@ -175,6 +177,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         pasteboards.setContinuity(nil)
         scenes?.setHandoff(nil)
         endPairing()
+        stopDevices()
         stopHandoff()
         watch?.stop()
         link?.close()
@@ -229,6 +232,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             state.bucket = bucket
             state.handoff.bucket = activities
         }
+        try setUpDevices(link)
         startWatch()
         announceCurrent()
         startHandoff()

@@ -26,6 +26,16 @@ public enum ContinuityInterface {
             Property("PublicKey", "s", get: { _ in .string(continuity?.publicKey ?? "") })
             Property("Engine", "s", get: { _ in .string(continuity?.configuration.address.url ?? "") })
             Property("Pairing", "a{sv}", get: { _ in pairingValue(continuity?.pairing) })
+            Property("Devices", "aa{sv}", get: { _ in
+                .array(of: "a{sv}", (continuity?.devices ?? []).map { record in
+                    var value = VariantDictionary()
+                    value.set("device", to: record.device)
+                    value.set("publicKey", to: record.publicKey)
+                    value.set("pairedAt", to: Int64(record.pairedAt) * 1000)
+                    value.set("pairedBy", to: record.pairedBy)
+                    return value.dbusValue
+                })
+            })
             Method("Init") { call in
                 try await checkCaller(call)
                 try on(continuity).initializeKey()
@@ -46,6 +56,11 @@ public enum ContinuityInterface {
                 let (id, accept) = try call.arguments(UInt32.self, Bool.self)
                 try on(continuity).confirm(id, accept: accept)
                 return []
+            }
+            Method("Revoke", in: ["device": "s"], out: ["rekeyed": "as"]) { call in
+                try await checkCaller(call)
+                let name = try call.argument(0, as: String.self)
+                return [.array(of: "s", try await on(continuity).revoke(name).map { .string($0) })]
             }
         }
     }

@@ -304,14 +304,27 @@ public final class EngineLink: @unchecked Sendable {
             try EngineLink.check(status, "cannot put \(name).\(key)")
         }
 
-        /// Watches every key: the latest values first, then each put as it lands. Runs `handler`
-        /// on a thread of its own until ``Watch/stop()``.
-        public func watchAll(_ handler: @escaping @Sendable (_ key: String, _ value: [UInt8]) -> Void) throws -> Watch {
+        /// The value under `key`, nil when there is none.
+        public func get(_ key: String) throws -> [UInt8]? {
+            var entry: OpaquePointer?
+            let status = kvStore_Get(&entry, store, key)
+            if Int32(bitPattern: status.rawValue) == CNATS_NOT_FOUND { return nil }
+            try EngineLink.check(status, "cannot get \(name).\(key)")
+            guard let entry else { return nil }
+            defer { kvEntry_Destroy(entry) }
+            let count = Int(kvEntry_ValueLen(entry))
+            guard count > 0, let raw = kvEntry_Value(entry) else { return [] }
+            return raw.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        }
+
+        /// Watches every key (or the keys `keys` matches): the latest values first, then each
+        /// put as it lands. Runs `handler` on a thread of its own until ``Watch/stop()``.
+        public func watchAll(keys: String = ">", _ handler: @escaping @Sendable (_ key: String, _ value: [UInt8]) -> Void) throws -> Watch {
             var watcher: OpaquePointer?
             var options = kvWatchOptions()
             kvWatchOptions_Init(&options)
             options.IgnoreDeletes = true
-            try EngineLink.check(kvStore_Watch(&watcher, store, ">", &options), "cannot watch \(name)")
+            try EngineLink.check(kvStore_Watch(&watcher, store, keys, &options), "cannot watch \(name)")
             guard let watcher else { throw EngineError(.failed, "no watcher on \(name)") }
             let watch = Watch(watcher: watcher, bucket: self)
             DispatchQueue(label: "org.ferry.continuity.watch").async { watch.run(handler) }

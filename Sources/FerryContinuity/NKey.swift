@@ -52,6 +52,20 @@ public enum NKey {
         }
     }
 
+    /// The device's long-term X25519 key (what a new sealing key is sealed to when another
+    /// device is revoked), derived from the seed in `path` (HKDF-SHA256), so it needs no file of
+    /// its own and changes when the creds do.
+    static func agreementKey(ofSeedFile path: String) throws -> Curve25519.KeyAgreement.PrivateKey {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw EngineError(.failed, "cannot read the creds file \(path)")
+        }
+        let bytes = try decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard bytes.count == 34 else { throw EngineError(.failed, "the creds file \(path): not an nkey user seed") }
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes[2...]),
+                                             info: Data("ferry-device-x25519".utf8), outputByteCount: 32)
+        return try derived.withUnsafeBytes { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+    }
+
     /// The public key of the seed in `path`, making a new seed there first when no file exists
     /// (mode 0600, in a folder made mode 0700 when it is missing): a device's identity needs no
     /// hand-made secret.
