@@ -1,4 +1,9 @@
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Where this device stands with continuity (Universal Clipboard and Handoff between the user's
 /// machines), as ferryd tells it: `org.ferry.Continuity1`'s properties.
@@ -25,6 +30,20 @@ public struct ContinuityStatus: Sendable, Hashable {
     public var engine: String
     /// The pairing under way or last ended during ferryd's life.
     public var pairing: ContinuityPairing?
+    /// The paired devices this device knows (empty when unpaired or off).
+    public var devices: [ContinuityDevice]
+}
+
+/// A paired device of the user's, as it recorded itself.
+public struct ContinuityDevice: Sendable, Hashable {
+    /// Its name on the engine.
+    public var name: String
+    /// Its nkey public key (`U…`).
+    public var publicKey: String
+    /// When it was paired.
+    public var pairedAt: Date
+    /// The device that approved it (itself after `init`; empty for a key set up by hand).
+    public var pairedBy: String
 }
 
 /// A pairing of this device with another (`ferry continuity join` / `approve`).
@@ -90,9 +109,14 @@ extension FerryClient {
                 throw FerryError(.invalidArgument, "ferryd says continuity is '\(stateName)', which this client does not know")
             }
             let pairing = try values.valueIfPresent(forKey: "Pairing", as: VariantDictionary.self)
+            let devices = try (values.valueIfPresent(forKey: "Devices", as: [VariantDictionary].self) ?? []).map { entry in
+                ContinuityDevice(name: try entry.value(forKey: "device"), publicKey: try entry.value(forKey: "publicKey"),
+                                 pairedAt: Date(timeIntervalSince1970: Double(try entry.value(forKey: "pairedAt", as: Int64.self)) / 1_000_000),
+                                 pairedBy: try entry.value(forKey: "pairedBy"))
+            }
             return ContinuityStatus(state: state, device: try values.value(forKey: "Device"),
                                     publicKey: try values.value(forKey: "PublicKey"), engine: try values.value(forKey: "Engine"),
-                                    pairing: try pairing.flatMap(Self.pairing(from:)))
+                                    pairing: try pairing.flatMap(Self.pairing(from:)), devices: devices)
         }
     }
 
@@ -158,6 +182,21 @@ extension FerryClient {
     /// D-Bus: `org.ferry.Continuity1.Confirm`.
     public func confirmContinuityPairing(_ id: UInt32, accept: Bool) async throws(FerryError) {
         _ = try await continuityCall("Confirm", [.uint32(id), .boolean(accept)])
+    }
+
+    /// Revokes the paired device `name`: the user's key is rotated and sent to every other
+    /// recorded device, which adopts it; `name` keeps the old one.
+    /// - Returns: the devices that were sent the new key.
+    /// - Throws: `FerryError` `.notFound` (no such device), `.invalidArgument` (this device),
+    ///   `.permissionDenied` (unpaired), `.unavailable` (off, or no engine).
+    ///
+    /// D-Bus: `org.ferry.Continuity1.Revoke`.
+    public func revokeContinuityDevice(_ name: String) async throws(FerryError) -> [String] {
+        let reply = try await continuityCall("Revoke", [.string(name)])
+        guard reply.count == 1, let names = try? [String](dbusValue: reply[0]) else {
+            throw FerryError(.invalidArgument, "Continuity1.Revoke answered '\(reply.map(\.signature.rawValue).joined())', not 'as'")
+        }
+        return names
     }
 
     func continuityCall(_ member: MemberName, _ body: [DBusValue]) async throws(FerryError) -> [DBusValue] {

@@ -1,5 +1,11 @@
 import ArgumentParser
 import Ferry
+import FerryTerminal
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `ferry continuity`: this device's place among the user's machines (Universal Clipboard and
 /// Handoff), and pairing.
@@ -17,7 +23,7 @@ struct ContinuityCommand: AsyncParsableCommand {
             CODE', after checking that both show the same number.
             """,
         subcommands: [ContinuityStatusCommand.self, ContinuityInitCommand.self, ContinuityJoinCommand.self,
-                      ContinuityApproveCommand.self],
+                      ContinuityApproveCommand.self, ContinuityDevicesCommand.self, ContinuityRevokeCommand.self],
         defaultSubcommand: ContinuityStatusCommand.self)
 }
 
@@ -32,12 +38,13 @@ struct ContinuityStatusCommand: AsyncParsableCommand {
             public key yet), unpaired (connected, without your key: run 'ferry continuity \
             init' on your first device, 'ferry continuity join' on the others), paired \
             (sharing). The public key (U…) is what the engine's configuration lists for this \
-            device. The last line describes the pairing under way or last ended, if any.
+            device. Then the paired devices it knows ('ferry continuity devices' tells more) \
+            and the pairing under way or last ended, if any.
 
             JSON keys: state (off, waiting, unpaired, paired), device, publicKey, engine \
-            (strings, empty when off), pairing (null, or an object with id, role (join or \
-            approve), stage (waiting, confirm, confirmed, paired, failed), code, peer, number \
-            and error (strings or null)).
+            (strings, empty when off), devices (names), pairing (null, or an object with id, \
+            role (join or approve), stage (waiting, confirm, confirmed, paired, failed), code, \
+            peer, number and error (strings or null)).
             """)
 
     @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
@@ -50,6 +57,7 @@ struct ContinuityStatusCommand: AsyncParsableCommand {
         var device: String
         var publicKey: String
         var engine: String
+        var devices: [String]
         var pairing: PairingReport?
 
         func encode(to encoder: any Encoder) throws {
@@ -58,10 +66,11 @@ struct ContinuityStatusCommand: AsyncParsableCommand {
             try c.encode(device, forKey: .device)
             try c.encode(publicKey, forKey: .publicKey)
             try c.encode(engine, forKey: .engine)
+            try c.encode(devices, forKey: .devices)
             try c.encode(pairing, forKey: .pairing)
         }
 
-        enum CodingKeys: String, CodingKey { case state, device, publicKey, engine, pairing }
+        enum CodingKeys: String, CodingKey { case state, device, publicKey, engine, devices, pairing }
     }
 
     struct PairingReport: Encodable {
@@ -101,12 +110,14 @@ struct ContinuityStatusCommand: AsyncParsableCommand {
         let status = try await bus.connect().continuityStatus()
         if json {
             return try printJSON(Report(state: status.state.rawValue, device: status.device, publicKey: status.publicKey,
-                                        engine: status.engine, pairing: status.pairing.map(PairingReport.init)))
+                                        engine: status.engine, devices: status.devices.map(\.name),
+                                        pairing: status.pairing.map(PairingReport.init)))
         }
         var rows = [["state", Self.describe(status.state)]]
         if status.state != .off {
             rows += [["device", status.device], ["public key", status.publicKey], ["engine", status.engine]]
         }
+        if !status.devices.isEmpty { rows.append(["devices", status.devices.map(\.name).joined(separator: ", ")]) }
         if let pairing = status.pairing {
             var line = "\(pairing.role == .join ? "join" : "approve") \(pairing.code ?? pairing.peer ?? ""): \(pairing.stage.rawValue)"
             if let error = pairing.error { line += " (\(error.message))" }
@@ -146,5 +157,77 @@ struct ContinuityInitCommand: AsyncParsableCommand {
     func run() async throws {
         try await bus.connect().initializeContinuity()
         try writeOut("Made your key; this device shares now. Add your other devices with 'ferry continuity join'.\n")
+    }
+}
+
+/// `ferry continuity devices`.
+struct ContinuityDevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List your paired devices.",
+        discussion: """
+            One line per paired device this device knows (each records itself, sealed with \
+            your key): its name, when it was paired and by which device ('-' for a key set up \
+            by hand), and its public key. Nothing is printed on an unpaired device.
+
+            JSON keys: devices (array of objects with device, publicKey, pairedAt (seconds \
+            since 1970), pairedBy).
+            """)
+
+    @Flag(name: .long, help: "Print one JSON object (keys are listed in the discussion).")
+    var json = false
+
+    @OptionGroup var bus: BusOptions
+
+    struct Entry: Encodable {
+        var device: String
+        var publicKey: String
+        var pairedAt: Double
+        var pairedBy: String
+    }
+
+    struct Report: Encodable {
+        var devices: [Entry]
+    }
+
+    func run() async throws {
+        let devices = try await bus.connect().continuityStatus().devices
+        if json {
+            return try printJSON(Report(devices: devices.map {
+                Entry(device: $0.name, publicKey: $0.publicKey, pairedAt: $0.pairedAt.timeIntervalSince1970, pairedBy: $0.pairedBy)
+            }))
+        }
+        if devices.isEmpty { return }
+        let rows = [["DEVICE", "PAIRED", "BY", "PUBLIC KEY"]]
+            + devices.map { [$0.name, $0.pairedAt.formatted(.iso8601), $0.pairedBy.isEmpty ? "-" : $0.pairedBy, $0.publicKey] }
+        try writeOut(formatTable(rows))
+    }
+}
+
+/// `ferry continuity revoke NAME`.
+struct ContinuityRevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a device: make a new key for all your other devices.",
+        discussion: """
+            Makes a new key and sends it, sealed to each one's own long-term key, to every \
+            other device 'ferry continuity devices' lists; they switch to it at once (one that \
+            is offline switches when it comes back). The revoked device keeps only the old \
+            key: what your devices copy from now on does not open for it, and what it sends \
+            no longer opens for them. Also ask the engine's administrator to take its public \
+            key out of the engine's configuration (docs/continuity.md). Prints the devices \
+            that got the new key.
+
+            Exit status 2 when no such device is recorded, 64 for this device itself.
+            """)
+
+    @ArgumentParser.Argument(help: ArgumentHelp("The device to revoke, as 'ferry continuity devices' lists it.", valueName: "name"))
+    var name: String
+
+    @OptionGroup var bus: BusOptions
+
+    func run() async throws {
+        let rekeyed = try await bus.connect().revokeContinuityDevice(name)
+        try writeOut("Revoked \(name); new key for: \(rekeyed.isEmpty ? "no other device" : rekeyed.joined(separator: ", ")) and this one.\n")
     }
 }

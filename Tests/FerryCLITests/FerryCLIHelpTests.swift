@@ -38,6 +38,8 @@ struct FerryCLIHelpTests {
               (["continuity", "init", "--help"], "ferry-continuity-init.help.txt"),
               (["continuity", "join", "--help"], "ferry-continuity-join.help.txt"),
               (["continuity", "approve", "--help"], "ferry-continuity-approve.help.txt"),
+              (["continuity", "devices", "--help"], "ferry-continuity-devices.help.txt"),
+              (["continuity", "revoke", "--help"], "ferry-continuity-revoke.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)
