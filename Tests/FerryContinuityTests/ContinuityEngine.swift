@@ -97,8 +97,9 @@ final class ContinuityEngine: @unchecked Sendable {
             devices.map { device in
                 """
                     { nkey: \(publicKeys[device]!), permissions: {
-                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$JS.API.>",
-                                           "ferry.dev.*.chunk", "ferry.dev.*.activity", "ferry.pair.*", "_INBOX.>"] }
+                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$KV.ferry_devices.\(device)",
+                                           "$KV.ferry_keys.*", "$JS.API.>", "ferry.dev.*.chunk", "ferry.dev.*.activity",
+                                           "ferry.pair.*", "_INBOX.>"] }
                         subscribe: { allow: ["ferry.dev.\(device).chunk", "ferry.dev.\(device).activity", "_INBOX.>",
                                              "$KV.ferry_pb.>", "$KV.ferry_activity.>", "ferry.pair.*"] }
                         allow_responses: true } }

@@ -236,6 +236,54 @@ struct PairingTests {
         }
     }
 
+    func deviceNames(_ device: Device) async throws -> [String] {
+        let result = try await device.ferry("continuity", "devices", "--json")
+        guard result.succeeded, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+              let devices = object["devices"] as? [[String: Any]] else {
+            throw EngineSetupError("ferry continuity devices --json: \(result.status) \(result.stderr)")
+        }
+        return devices.compactMap { $0["device"] as? String }.sorted()
+    }
+
+    @Test("devices lists who paired whom; revoke rotates the key: the others adopt it, the revoked device no longer sees new copies and its copies are ignored")
+    func revokeRotatesTheKey() async throws {
+        try await withLaptop { engine, laptop, cleanup in
+            let desktop = try await Device("desktop", engine: engine)
+            cleanup.add(desktop)
+            let (tablet, _) = try await newDevice("tablet", engine: engine, cleanup: cleanup)
+            let (join, code) = try await startJoin(tablet, cleanup: cleanup)
+            #expect(try await laptop.ferry("continuity", "approve", code, "--yes").succeeded)
+            #expect(await join.child.waitForExit(timeout: .seconds(10)) == 0, "\(join.output) \(join.errors)")
+            #expect(try await eventually { try await deviceNames(laptop) == ["desktop", "laptop", "tablet"] },
+                    "the laptop never listed every paired device")
+            let listed = try await laptop.ferry("continuity", "devices").stdout
+            #expect(listed.split(separator: "\n").contains { $0.hasPrefix("tablet ") && $0.contains(" laptop ") },
+                    "the tablet was paired by the laptop: \(listed)")
+
+            let revoked = try await laptop.ferry("continuity", "revoke", "tablet")
+            #expect(revoked.succeeded, "\(revoked.stderr)")
+            #expect(revoked.stdout == "Revoked tablet; new key for: desktop and this one.\n", "\(revoked.stdout)")
+            #expect(try await eventually { try await deviceNames(laptop) == ["desktop", "laptop"] },
+                    "the revoked device's record, sealed with the old key, no longer opens")
+
+            // The desktop adopted the new key: the laptop's next copy reaches it.
+            #expect(try await laptop.ferry("copy", "--text", "after the revoke").succeeded)
+            #expect(try await eventually { try await desktop.ferry("paste").stdout == "after the revoke" },
+                    "the desktop never read the copy sealed with the new key")
+            // The tablet holds only the old key: the copy never shows there, and its own copies are ignored.
+            await provingNothingHappens(for: .seconds(1))
+            #expect(try await tablet.ferry("paste").stdout != "after the revoke")
+            #expect(try await !tablet.ferry("types").stdout.contains("remote laptop"))
+            #expect(try await tablet.ferry("copy", "--text", "from the revoked tablet").succeeded)
+            await provingNothingHappens(for: .seconds(1))
+            #expect(try await laptop.ferry("paste").stdout == "after the revoke")
+            #expect(try await desktop.ferry("paste").stdout == "after the revoke")
+
+            let unknown = try await laptop.ferry("continuity", "revoke", "phone")
+            #expect(unknown.status == 2, "\(unknown.stderr)")
+        }
+    }
+
     @Test("on a ferryd without continuity, status says off and the pairing commands answer Unavailable")
     func offDevice() async throws {
         let bus = try PrivateBus()
