@@ -141,8 +141,7 @@ extension Continuity {
             throw FerryModelError(.notFound, "no paired device \(name) is recorded (ferry continuity devices lists them)")
         }
         let recipients = records.filter { $0.device != name && $0.device != device }
-        let keyText = Seal.makeKeyText()
-        let next = try Seal(key: Seal.hex(keyText)!)
+        let next = Seal.random()
         let me = device
         try await BlockingIO.run {
             for recipient in recipients {

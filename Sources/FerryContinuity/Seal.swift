@@ -29,9 +29,18 @@ public struct Seal: Sendable {
     /// replaced).
     /// - Throws: ``EngineError`` naming the file.
     public static func create(keyFile path: String) throws -> Seal {
-        let text = makeKeyText()
-        try SecretFile.create(path, contents: text + "\n", what: "the continuity key file")
-        return try Seal(key: hex(text)!)
+        let made = random()
+        try made.write(to: path, replacing: false)
+        return made
+    }
+
+    /// A seal with a new random key.
+    static func random() -> Seal {
+        Seal(symmetricKey: SymmetricKey(size: .bits256))
+    }
+
+    private init(symmetricKey: SymmetricKey) {
+        key = symmetricKey
     }
 
     /// Writes this seal's key to `path` (mode 0600): a new file, or replacing the file there
