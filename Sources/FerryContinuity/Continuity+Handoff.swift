@@ -101,7 +101,7 @@ extension Continuity: HandoffHooks {
         let (bucket, previous, previousAt, previousSession) = state.withLock {
             ($0.handoff.bucket, $0.handoff.advertised, $0.handoff.advertisedAt, $0.handoff.session)
         }
-        guard let bucket else { return }
+        guard let bucket, let seal else { return }
         let lifetime = configuration.handoffLifetime
         var offer: Advertisement.Offer?
         if let current {
@@ -146,7 +146,7 @@ extension Continuity: HandoffHooks {
     // MARK: - Receiving (the other devices' side)
 
     func receivedAdvertisement(key: String, value: [UInt8]) {
-        guard key != device else { return }
+        guard key != device, let seal else { return }
         guard Subjects.isValidDevice(key),
               let plain = try? seal.open(value, context: Subjects.advertisement(key)),
               let advertisement = try? JSONDecoder().decode(Advertisement.self, from: Data(plain)),
@@ -217,6 +217,9 @@ extension Continuity: HandoffHooks {
     /// HandoffHooks: asks the source device for the activity (request-reply, sealed), on a
     /// worker thread.
     public func fetchRemoteActivity(_ activity: RemoteActivity) async throws -> UserActivity {
+        guard let seal else {
+            throw FerryModelError(.unavailable, "this device is not paired, so \(activity.device) cannot send \(activity.name)")
+        }
         guard let link = state.withLock({ $0.link }), link.isConnected else {
             throw FerryModelError(.unavailable, "the continuity engine is not reachable, so \(activity.device) cannot send \(activity.name)")
         }
@@ -263,7 +266,7 @@ extension Continuity: HandoffHooks {
     // MARK: - Serving (the source's side)
 
     func serveActivity(_ bytes: [UInt8], reply: String?, link: EngineLink) {
-        guard let reply,
+        guard let reply, let seal,
               let plain = try? seal.open(bytes, context: Subjects.activityRequest(to: device)),
               let request = try? JSONDecoder().decode(ActivityRequest.self, from: Data(plain)),
               Subjects.isValidDevice(request.from), request.id.utf8.count <= 64
@@ -276,7 +279,7 @@ extension Continuity: HandoffHooks {
             } catch {
                 answer = [ActivityStatus.refused] + Array("\(error)".utf8)
             }
-            guard let sealed = try? self.seal.seal(answer, context: Subjects.activityReply(from: device, request)) else { return }
+            guard let sealed = try? seal.seal(answer, context: Subjects.activityReply(from: device, request)) else { return }
             try? link.publish(reply, sealed)
         }
     }

@@ -28,10 +28,13 @@ import Glibc
 /// transfers.
 public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
     /// How continuity is set up (`ferryd --continuity URL --creds FILE --continuity-key FILE`).
+    /// A creds file that does not exist is made; a key file that does not exist leaves the
+    /// device unpaired (pairing writes it: Continuity+Pairing.swift).
     public struct Configuration: Sendable {
         /// The engine and this device's credentials.
         public var address: EngineAddress
-        /// The file with the user's sealing key (64 hexadecimal digits, mode 0600).
+        /// The file with the user's sealing key (64 hexadecimal digits, mode 0600); missing
+        /// until the device is paired.
         public var keyFile: String
         /// This device's name (1–48 letters, digits, `-`, `_`); its subjects carry it.
         public var device: String
@@ -50,6 +53,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         public var handoffLifetime: Duration = .seconds(120)
         /// Handoff: how long a continue waits for the source device (its app included).
         public var handoffTimeout: Duration = .seconds(5)
+        /// Pairing: how long a code from `ferry continuity join` stays good.
+        public var pairingLifetime: Duration = .seconds(120)
 
         /// Makes a configuration.
         public init(address: EngineAddress, keyFile: String, device: String) {
@@ -66,7 +71,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     let pasteboards: PasteboardService
     /// The scenes, for Handoff (nil: Universal Clipboard only).
     let scenes: SceneService?
-    let seal: Seal
+    /// This device's nkey public key (`U…`: what the engine's configuration lists).
+    public let publicKey: String
     let clock: HybridClock
     let log: @Sendable (String) -> Void
     /// Announcements and link events, in order, off the bus's threads.
@@ -78,7 +84,11 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     let advertiser: Task<Void, Never>
 
     struct State {
+        /// The user's sealing key; nil while the device is unpaired.
+        var seal: Seal?
         var link: EngineLink?
+        /// Whether the paired half (buckets, chunk subject, watches) is set up on ``link``.
+        var pairedOnLink = false
         var bucket: EngineLink.Bucket?
         var watch: EngineLink.Watch?
         /// The stamp of the newest local copy (announced or not).
@@ -90,22 +100,33 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         var stopped = false
         /// Handoff (Continuity+Handoff.swift).
         var handoff = HandoffState()
+        /// Pairing (Continuity+Pairing.swift).
+        var pairing: PairingSession?
+        /// Devices and revoke (Continuity+Devices.swift).
+        var devices = DevicesState()
+        var nextPairing: UInt32 = 1
     }
 
     let state = Mutex(State())
 
     /// Checks the configuration and reads the key and creds (errors name the file and what is
-    /// wrong); connects only in ``start()``.
+    /// wrong), making the creds file when there is none; connects only in ``start()``. Without a
+    /// key file the device is unpaired: connected, but it announces, watches and serves nothing.
     public init(configuration: Configuration, pasteboards: PasteboardService, scenes: SceneService? = nil,
                 log: @escaping @Sendable (String) -> Void) throws {
         guard Subjects.isValidDevice(configuration.device), configuration.device.utf8.count <= 48 else {
             throw EngineError(.failed, "bad device name \"\(configuration.device)\": 1 to 48 letters, digits, - or _")
         }
-        _ = try NKey.publicKey(ofSeedFile: configuration.address.seedFile)
+        let (publicKey, made) = try NKey.publicKey(makingSeedFile: configuration.address.seedFile)
+        if made { log("continuity: made this device's creds \(configuration.address.seedFile); its public key is \(publicKey)") }
+        var info = stat()
+        let hasKey = lstat(configuration.keyFile, &info) == 0 || errno != ENOENT
+        let seal = hasKey ? try Seal(keyFile: configuration.keyFile) : nil
+        self.publicKey = publicKey
         self.configuration = configuration
         self.pasteboards = pasteboards
         self.scenes = scenes
-        self.seal = try Seal(keyFile: configuration.keyFile)
+        state.withLock { $0.seal = seal }
         self.clock = HybridClock(device: configuration.device)
         self.log = log
         let (stream, continuation) = AsyncStream<Envelope>.makeStream()
@@ -134,9 +155,13 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
 
     var device: String { configuration.device }
 
+    /// The user's sealing key; nil while this device is unpaired.
+    var seal: Seal? { state.withLock { $0.seal } }
+
     /// Plugs into the pasteboards and connects in the background, retrying with a growing wait
     /// until the engine answers.
     public func start() {
+        exportInterface()
         pasteboards.setContinuity(self)
         scenes?.setHandoff(self)
         queue.async { self.connect(attempt: 0) }
@@ -151,6 +176,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         }
         pasteboards.setContinuity(nil)
         scenes?.setHandoff(nil)
+        endPairing()
+        stopDevices()
         stopHandoff()
         watch?.stop()
         link?.close()
@@ -166,33 +193,61 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
         guard !state.withLock({ $0.stopped }) else { return }
         do {
             let link = try EngineLink(address: configuration.address, name: "ferryd-\(device)")
-            let bucket = try link.bucket(Subjects.bucket, ttl: configuration.ttl)
-            try link.subscribe(Subjects.chunks(of: device)) { [weak self] bytes, reply in
-                self?.serveChunk(bytes, reply: reply, link: link)
-            }
-            let activities = try scenes.map { _ in try link.bucket(Subjects.activityBucket, ttl: configuration.handoffLifetime) }
-            if activities != nil {
-                try link.subscribe(Subjects.activities(of: device)) { [weak self] bytes, reply in
-                    self?.serveActivity(bytes, reply: reply, link: link)
-                }
-            }
             link.onEvent { [weak self] event in
                 guard let self else { return }
                 self.queue.async { self.linkChanged(event) }
             }
             state.withLock { state in
                 state.link = link
-                state.bucket = bucket
-                state.handoff.bucket = activities
+                state.pairedOnLink = false
             }
-            log("continuity: connected to \(configuration.address.url) as \(device)")
-            startWatch()
-            announceCurrent()
-            startHandoff()
+            log("continuity: connected to \(configuration.address.url) as \(device)"
+                + (seal == nil ? " (unpaired: ferry continuity init, or join)" : ""))
+            if seal != nil { try setUpPaired() }
         } catch {
             let wait = min(5_000, 250 << min(attempt, 5))
             if attempt == 0 { log("continuity: cannot reach the engine yet (retrying): \(error)") }
+            let dropped = state.withLock { state in defer { state.link = nil }; return state.link }
+            dropped?.close()
             queue.asyncAfter(deadline: .now() + .milliseconds(wait)) { self.connect(attempt: attempt + 1) }
+        }
+    }
+
+    /// What a paired device does on the link (on ``queue``, once per link): the bucket, its
+    /// chunk subject, Handoff's bucket and subject, the watches, and its newest copy announced.
+    func setUpPaired() throws {
+        guard let link = state.withLock({ $0.pairedOnLink ? nil : $0.link }) else { return }
+        let bucket = try link.bucket(Subjects.bucket, ttl: configuration.ttl)
+        try link.subscribe(Subjects.chunks(of: device)) { [weak self] bytes, reply in
+            self?.serveChunk(bytes, reply: reply, link: link)
+        }
+        let activities = try scenes.map { _ in try link.bucket(Subjects.activityBucket, ttl: configuration.handoffLifetime) }
+        if activities != nil {
+            try link.subscribe(Subjects.activities(of: device)) { [weak self] bytes, reply in
+                self?.serveActivity(bytes, reply: reply, link: link)
+            }
+        }
+        state.withLock { state in
+            state.pairedOnLink = true
+            state.bucket = bucket
+            state.handoff.bucket = activities
+        }
+        try setUpDevices(link)
+        startWatch()
+        announceCurrent()
+        startHandoff()
+    }
+
+    /// Starts the paired half with the key just made or received (on ``queue``): no restart.
+    func adopt(_ seal: Seal) {
+        state.withLock { $0.seal = seal }
+        queue.async {
+            do {
+                try self.setUpPaired()
+                self.log("continuity: paired; this device now shares the general pasteboard")
+            } catch {
+                self.log("continuity: paired, but cannot use the engine yet: \(error)")
+            }
         }
     }
 
@@ -305,7 +360,8 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     /// Puts the announcement; false when the engine refused.
     @discardableResult
     func put(_ envelope: Envelope) -> Bool {
-        guard let bucket = state.withLock({ $0.bucket }) else { return true }
+        guard let (bucket, seal) = state.withLock({ state in state.bucket.flatMap { bucket in state.seal.map { (bucket, $0) } } })
+        else { return true }
         do {
             let plain = try JSONEncoder().encode(envelope)
             try bucket.put(device, try seal.seal([UInt8](plain), context: Subjects.announcement(device)))
@@ -319,7 +375,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     // MARK: - Receiving
 
     func received(key: String, value: [UInt8]) {
-        guard key != device else { return }
+        guard key != device, let seal else { return }
         guard Subjects.isValidDevice(key),
               let plain = try? seal.open(value, context: Subjects.announcement(key)),
               let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(plain)),
@@ -386,6 +442,9 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
             throw FerryModelError(.unavailable, "bad remote owner \(owner)")
         }
         let source = String(rest[..<slash])
+        guard let seal else {
+            throw FerryModelError(.unavailable, "this device is not paired, so \(source) cannot serve \(type.identifier)")
+        }
         guard let link = state.withLock({ $0.link }), link.isConnected else {
             throw FerryModelError(.unavailable, "the continuity engine is not reachable, so \(source) cannot serve \(type.identifier)")
         }
@@ -489,7 +548,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     }
 
     func serveChunk(_ bytes: [UInt8], reply: String?, link: EngineLink) {
-        guard let reply,
+        guard let reply, let seal,
               let plain = try? seal.open(bytes, context: Subjects.request(to: device)),
               let request = try? JSONDecoder().decode(ChunkRequest.self, from: Data(plain)),
               Subjects.isValidDevice(request.from), request.offset >= 0, request.length > 0

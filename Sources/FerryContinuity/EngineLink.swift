@@ -215,6 +215,46 @@ public final class EngineLink: @unchecked Sendable {
         _ = subscription  // destroyed with the connection
     }
 
+    /// A subscription that can end before the link does (``subscribeUntilCancelled(_:_:)``).
+    public final class Subscription: @unchecked Sendable {
+        // The natsSubscription's address, guarded by its own lock: cancel may come from any
+        // thread, and the first one takes it.
+        private let address: Mutex<UInt?>
+
+        init(_ subscription: OpaquePointer) {
+            address = Mutex(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(subscription))))
+        }
+
+        /// Ends the subscription (no message is handled after it returns, but one being
+        /// handled may finish). Idempotent.
+        public func cancel() {
+            guard let taken = address.withLock({ value in defer { value = nil }; return value }),
+                  let subscription = OpaquePointer(bitPattern: taken) else { return }
+            natsSubscription_Unsubscribe(subscription)
+            natsSubscription_Destroy(subscription)
+        }
+    }
+
+    /// Subscribes to `subject` like ``subscribe(_:_:)``, until the returned subscription is
+    /// cancelled (or the link closes). The handler's box stays until the link closes: a message
+    /// in flight while cancelling may still reach it.
+    public func subscribeUntilCancelled(_ subject: String, _ handler: @escaping @Sendable ([UInt8], String?) -> Void) throws -> Subscription {
+        let box = Unmanaged.passRetained(Handler(handler)).toOpaque()
+        handlers.withLock { $0.append(UInt(bitPattern: box)) }
+        var subscription: OpaquePointer?
+        let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
+            guard let message, let closure else { return }
+            let handler = Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue()
+            let reply = natsMsg_GetReply(message).map { String(cString: $0) }
+            let bytes = EngineLink.bytes(of: message)
+            natsMsg_Destroy(message)
+            handler.body(bytes, reply)
+        }, box)
+        try Self.check(status, "cannot subscribe to \(subject)")
+        guard let subscription else { throw EngineError(.failed, "no subscription to \(subject)") }
+        return Subscription(subscription)
+    }
+
     /// Makes sure everything published so far reached the engine.
     public func flush(timeout: Duration = .seconds(2)) throws {
         try Self.check(natsConnection_FlushTimeout(connection, Int64(timeout.components.seconds * 1000)), "flush")
@@ -264,14 +304,27 @@ public final class EngineLink: @unchecked Sendable {
             try EngineLink.check(status, "cannot put \(name).\(key)")
         }
 
-        /// Watches every key: the latest values first, then each put as it lands. Runs `handler`
-        /// on a thread of its own until ``Watch/stop()``.
-        public func watchAll(_ handler: @escaping @Sendable (_ key: String, _ value: [UInt8]) -> Void) throws -> Watch {
+        /// The value under `key`, nil when there is none.
+        public func get(_ key: String) throws -> [UInt8]? {
+            var entry: OpaquePointer?
+            let status = kvStore_Get(&entry, store, key)
+            if Int32(bitPattern: status.rawValue) == CNATS_NOT_FOUND { return nil }
+            try EngineLink.check(status, "cannot get \(name).\(key)")
+            guard let entry else { return nil }
+            defer { kvEntry_Destroy(entry) }
+            let count = Int(kvEntry_ValueLen(entry))
+            guard count > 0, let raw = kvEntry_Value(entry) else { return [] }
+            return raw.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        }
+
+        /// Watches every key (or the keys `keys` matches): the latest values first, then each
+        /// put as it lands. Runs `handler` on a thread of its own until ``Watch/stop()``.
+        public func watchAll(keys: String = ">", _ handler: @escaping @Sendable (_ key: String, _ value: [UInt8]) -> Void) throws -> Watch {
             var watcher: OpaquePointer?
             var options = kvWatchOptions()
             kvWatchOptions_Init(&options)
             options.IgnoreDeletes = true
-            try EngineLink.check(kvStore_Watch(&watcher, store, ">", &options), "cannot watch \(name)")
+            try EngineLink.check(kvStore_Watch(&watcher, store, keys, &options), "cannot watch \(name)")
             guard let watcher else { throw EngineError(.failed, "no watcher on \(name)") }
             let watch = Watch(watcher: watcher, bucket: self)
             DispatchQueue(label: "org.ferry.continuity.watch").async { watch.run(handler) }

@@ -52,6 +52,33 @@ public enum NKey {
         }
     }
 
+    /// The device's long-term X25519 key (what a new sealing key is sealed to when another
+    /// device is revoked), derived from the seed in `path` (HKDF-SHA256), so it needs no file of
+    /// its own and changes when the creds do.
+    static func agreementKey(ofSeedFile path: String) throws -> Curve25519.KeyAgreement.PrivateKey {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw EngineError(.failed, "cannot read the creds file \(path)")
+        }
+        let bytes = try decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard bytes.count == 34 else { throw EngineError(.failed, "the creds file \(path): not an nkey user seed") }
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes[2...]),
+                                             info: Data("ferry-device-x25519".utf8), outputByteCount: 32)
+        return try derived.withUnsafeBytes { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+    }
+
+    /// The public key of the seed in `path`, making a new seed there first when no file exists
+    /// (mode 0600, in a folder made mode 0700 when it is missing): a device's identity needs no
+    /// hand-made secret.
+    /// - Returns: the public key, and whether the seed was made now.
+    /// - Throws: ``EngineError`` naming the file (cannot be made, or the one there is wrong).
+    public static func publicKey(makingSeedFile path: String) throws -> (publicKey: String, made: Bool) {
+        var info = stat()
+        if lstat(path, &info) == 0 || errno != ENOENT { return (try publicKey(ofSeedFile: path), false) }
+        let pair = makeUserSeed()
+        try SecretFile.create(path, contents: pair.seed + "\n", what: "the creds file")
+        return (pair.publicKey, true)
+    }
+
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
     static func encode(_ payload: [UInt8]) -> String {
@@ -114,6 +141,50 @@ enum SecretFile {
         }
         guard info.st_uid == getuid() else {
             throw EngineError(.failed, "\(what) \(path) belongs to uid \(info.st_uid), not to this user")
+        }
+    }
+
+    /// Writes a new secret file at `path`, mode 0600, which must not exist yet (nothing is
+    /// replaced); its folder (and any missing folder above it) is made mode 0700. The file
+    /// appears whole or not at all (written beside it, then linked into place).
+    static func create(_ path: String, contents: String, what: String) throws {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var folder = ""
+        for (index, part) in parts.enumerated() {
+            folder += (index == 0 ? "" : "/") + part
+            guard !part.isEmpty, part != ".", part != ".." else { continue }
+            if mkdir(folder, 0o700) != 0, errno != EEXIST {
+                throw EngineError(.failed, "cannot make the folder \(folder) for \(what): \(String(cString: strerror(errno)))")
+            }
+        }
+        let temporary = "\(path).\(getpid()).new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw EngineError(.failed, "cannot write \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let bytes = Array(contents.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced else {
+            throw EngineError(.failed, "cannot write \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        // link(2) fails when the name exists: a secret already there is never replaced.
+        guard link(temporary, path) == 0 else {
+            throw EngineError(.failed, errno == EEXIST ? "\(what) \(path) exists already; it is not replaced"
+                              : "cannot write \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Replaces the secret file at `path` with `contents` (mode 0600, renamed into place).
+    static func replace(_ path: String, contents: String, what: String) throws {
+        let temporary = "\(path).\(getpid()).next"
+        unlink(temporary)
+        try create(temporary, contents: contents, what: what)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw EngineError(.failed, "cannot replace \(what) \(path): \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -25,6 +25,39 @@ public struct Seal: Sendable {
         try self.init(key: bytes)
     }
 
+    /// Makes a new random key and writes it to `path` (mode 0600; an existing file is never
+    /// replaced).
+    /// - Throws: ``EngineError`` naming the file.
+    public static func create(keyFile path: String) throws -> Seal {
+        let made = random()
+        try made.write(to: path, replacing: false)
+        return made
+    }
+
+    /// A seal with a new random key.
+    static func random() -> Seal {
+        Seal(symmetricKey: SymmetricKey(size: .bits256))
+    }
+
+    private init(symmetricKey: SymmetricKey) {
+        key = symmetricKey
+    }
+
+    /// Writes this seal's key to `path` (mode 0600): a new file, or replacing the file there
+    /// when `replacing`.
+    /// - Throws: ``EngineError`` naming the file.
+    func write(to path: String, replacing: Bool) throws {
+        let text = keyBytes.map { String(format: "%02x", $0) }.joined() + "\n"
+        if replacing {
+            try SecretFile.replace(path, contents: text, what: "the continuity key file")
+        } else {
+            try SecretFile.create(path, contents: text, what: "the continuity key file")
+        }
+    }
+
+    /// The key's 32 bytes (sent, sealed, to a device that joins).
+    var keyBytes: [UInt8] { key.withUnsafeBytes { Array($0) } }
+
     /// A new random key as the key file holds it (64 hexadecimal digits).
     public static func makeKeyText() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }

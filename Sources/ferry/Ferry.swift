@@ -44,6 +44,7 @@ struct Ferry: AsyncParsableCommand {
             ClearCommand.self, LogCommand.self, PasteboardsCommand.self, TypeCommand.self,
             AppsCommand.self, ScenesCommand.self, SceneCommand.self, DesktopCommand.self, DragCommand.self,
             ShareCommand.self, BridgeCommand.self, PolicyCommand.self, ActivitiesCommand.self, ContinueCommand.self,
+            ContinuityCommand.self,
         ])
 
     /// `--version` on the root only: ArgumentParser's own version flag would be offered (and

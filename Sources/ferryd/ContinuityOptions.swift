@@ -6,17 +6,19 @@ import Glibc
 #endif
 
 /// ferryd's continuity options (issue #22): where the engine is and who this device is, from the
-/// command line and the config file (``ContinuityConfigFile``). All or none of URL, creds and
-/// key; off when none is given.
+/// command line and the config file (``ContinuityConfigFile``). The engine's URL turns it on;
+/// the creds and key files default to `continuity.nk` and `continuity.key` beside the config
+/// file (ferryd makes the creds; pairing writes the key).
 struct ContinuityOptions: ParsableArguments {
     @Option(name: .customLong("continuity"),
             help: ArgumentHelp("The continuity engine (nats-server), e.g. tls://host:4222; turns continuity on.", valueName: "url"))
     var url: String?
 
-    @Option(help: ArgumentHelp("This device's nkey seed file (mode 0600).", valueName: "file"))
+    @Option(help: ArgumentHelp("This device's nkey seed file (mode 0600; made when missing; default: continuity.nk beside the config file).",
+                               valueName: "file"))
     var creds: String?
 
-    @Option(help: ArgumentHelp("The user's sealing key file: 64 hexadecimal digits, mode 0600, the same on every device.",
+    @Option(help: ArgumentHelp("The user's sealing key file: 64 hexadecimal digits, mode 0600, the same on every device (written by 'ferry continuity init' or join; default: continuity.key beside the config file).",
                                valueName: "file"))
     var continuityKey: String?
 
@@ -29,6 +31,10 @@ struct ContinuityOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long a Handoff advertisement of this device's current activity lives, in seconds (default 120); it is renewed after half of it.",
                                valueName: "seconds"))
     var handoffLifetime: Double?
+
+    @Option(help: ArgumentHelp("How long a pairing code from 'ferry continuity join' stays good, in seconds (default 120).",
+                               valueName: "seconds"))
+    var pairingLifetime: Double?
 
     @Option(help: ArgumentHelp("A continuity config file of key = value lines, the options above without dashes (default: $XDG_CONFIG_HOME/ferry/continuity.conf, read when it exists); the command line wins.",
                                valueName: "file"))
@@ -45,6 +51,9 @@ struct ContinuityOptions: ParsableArguments {
         if let lifetime = handoffLifetime, !(lifetime >= 1 && lifetime <= 86_400) {
             return "--handoff-lifetime \(lifetime): expected 1 to 86400 seconds"
         }
+        if let lifetime = pairingLifetime, !(lifetime >= 1 && lifetime <= 600) {
+            return "--pairing-lifetime \(lifetime): expected 1 to 600 seconds"
+        }
         if let url, !(url.hasPrefix("tls://") || url.hasPrefix("nats://")) {
             return "--continuity \(url): expected tls://host:port"
         }
@@ -54,10 +63,10 @@ struct ContinuityOptions: ParsableArguments {
 
     /// What is wrong with the options together, if anything.
     private var combinationProblem: String? {
-        let given = [url, creds, continuityKey].compactMap { $0 }
-        guard given.isEmpty || given.count == 3 else { return "--continuity, --creds and --continuity-key go together" }
-        if given.isEmpty, continuityCA != nil || device != nil { return "--continuity-ca and --device need --continuity" }
-        if given.isEmpty, handoffLifetime != nil { return "--handoff-lifetime needs --continuity" }
+        guard url == nil else { return nil }
+        if creds != nil || continuityKey != nil { return "--creds and --continuity-key need --continuity" }
+        if continuityCA != nil || device != nil { return "--continuity-ca and --device need --continuity" }
+        if handoffLifetime != nil || pairingLifetime != nil { return "--handoff-lifetime and --pairing-lifetime need --continuity" }
         return nil
     }
 
@@ -68,6 +77,7 @@ struct ContinuityOptions: ParsableArguments {
     func resolved(defaultConfigPath: String? = ContinuityConfigFile.defaultPath()) throws -> ContinuityOptions {
         var options = self
         var source = "the command line"
+        let configPath = continuityConfig ?? defaultConfigPath
         if let path = continuityConfig ?? defaultConfigPath.flatMap({ ContinuityConfigFile.exists($0) ? $0 : nil }) {
             let file = try ContinuityConfigFile(path: path)
             options.url = url ?? file.values["continuity"]
@@ -81,16 +91,32 @@ struct ContinuityOptions: ParsableArguments {
                 }
                 options.handoffLifetime = seconds
             }
+            if let lifetime = file.values["pairing-lifetime"], pairingLifetime == nil {
+                guard let seconds = Double(lifetime) else {
+                    throw Broker.StartFailure(message: "\(path): pairing-lifetime \(lifetime): expected a number of seconds")
+                }
+                options.pairingLifetime = seconds
+            }
             source = "the command line and \(path)"
         }
         if let problem = options.valueProblem ?? options.combinationProblem {
             throw Broker.StartFailure(message: "continuity (from \(source)): \(problem)")
         }
+        if options.url != nil, options.creds == nil || options.continuityKey == nil {
+            // Beside the config file: the folder ferryd makes the creds in when they are missing.
+            guard let configPath, let slash = configPath.lastIndex(of: "/") else {
+                throw Broker.StartFailure(message: "continuity: --creds and --continuity-key have no default without "
+                                          + "XDG_CONFIG_HOME or HOME; name both")
+            }
+            let folder = String(configPath[..<slash])
+            options.creds = options.creds ?? folder + "/continuity.nk"
+            options.continuityKey = options.continuityKey ?? folder + "/continuity.key"
+        }
         return options
     }
 
-    /// Whether continuity is on (`--continuity`, `--creds` and `--continuity-key` given).
-    var isOn: Bool { url != nil && creds != nil && continuityKey != nil }
+    /// Whether continuity is on (`--continuity` given, here or in the config file).
+    var isOn: Bool { url != nil }
 
     /// The bridge, not yet started.
     /// - Throws: ``Broker/StartFailure`` naming what is wrong (a key or creds file, the address).
@@ -100,6 +126,7 @@ struct ContinuityOptions: ParsableArguments {
         var configuration = Continuity.Configuration(address: EngineAddress(url: url, seedFile: creds, caFile: continuityCA),
                                                      keyFile: continuityKey, device: name)
         if let lifetime = handoffLifetime { configuration.handoffLifetime = .milliseconds(Int64(lifetime * 1000)) }
+        if let lifetime = pairingLifetime { configuration.pairingLifetime = .milliseconds(Int64(lifetime * 1000)) }
         do {
             return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, log: log)
         } catch {

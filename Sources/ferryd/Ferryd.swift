@@ -216,6 +216,8 @@ extension Ferryd {
         let continuity = try continuity.resolved()
         if continuity.isOn {
             options.companions.append { pasteboards, scenes, log in try continuity.make(pasteboards: pasteboards, scenes: scenes, log: log) }
+        } else {
+            options.companions.append { pasteboards, _, log in ContinuityOff(connection: pasteboards.connection, log: log) }
         }
         options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
         options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))

@@ -33,6 +33,13 @@ struct FerryCLIHelpTests {
               (["policy", "deny", "--help"], "ferry-policy-deny.help.txt"),
               (["activities", "--help"], "ferry-activities.help.txt"),
               (["continue", "--help"], "ferry-continue.help.txt"),
+              (["continuity", "--help"], "ferry-continuity.help.txt"),
+              (["continuity", "status", "--help"], "ferry-continuity-status.help.txt"),
+              (["continuity", "init", "--help"], "ferry-continuity-init.help.txt"),
+              (["continuity", "join", "--help"], "ferry-continuity-join.help.txt"),
+              (["continuity", "approve", "--help"], "ferry-continuity-approve.help.txt"),
+              (["continuity", "devices", "--help"], "ferry-continuity-devices.help.txt"),
+              (["continuity", "revoke", "--help"], "ferry-continuity-revoke.help.txt"),
           ])
     func help(arguments: [String], golden: String) throws {
         let result = try FerryCLI.runArray(arguments)

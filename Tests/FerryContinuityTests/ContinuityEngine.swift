@@ -5,7 +5,9 @@ import Foundation
 /// A real `nats-server` for one test, on a free loopback port: JetStream in a temporary store
 /// directory, TLS with a CA the test makes with `openssl`, and two accounts (ALICE with the
 /// devices `laptop` and `desktop`, BOB with `phone`), each device an nkey user allowed to publish
-/// only its own announcement and its own replies. Killed by PID in ``stop()``.
+/// only its own announcement and its own replies. A device whose seed its ferryd made joins the
+/// configuration with ``addDevice(_:publicKey:account:)`` (nats-server reloads it on SIGHUP).
+/// Killed by PID in ``stop()``.
 final class ContinuityEngine: @unchecked Sendable {
     let directory: URL
     let storeDirectory: URL
@@ -19,8 +21,10 @@ final class ContinuityEngine: @unchecked Sendable {
     /// Sealing key files by account.
     private(set) var keys: [String: String] = [:]
     private(set) var server: Subprocess?
+    /// The devices of each account in the server's configuration.
+    private(set) var accounts = ContinuityEngine.initialAccounts
 
-    static let accounts = ["ALICE": ["laptop", "desktop"], "BOB": ["phone"]]
+    static let initialAccounts = ["ALICE": ["laptop", "desktop"], "BOB": ["phone"]]
 
     init() async throws {
         directory = FileManager.default.temporaryDirectory
@@ -29,7 +33,7 @@ final class ContinuityEngine: @unchecked Sendable {
         try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
         port = try Self.freePort()
         try await makeCertificates()
-        for (account, devices) in Self.accounts {
+        for (account, devices) in Self.initialAccounts {
             let keyFile = directory.appendingPathComponent("\(account).key").path
             try writeSecret(Seal.makeKeyText() + "\n", to: keyFile)
             keys[account] = keyFile
@@ -93,16 +97,17 @@ final class ContinuityEngine: @unchecked Sendable {
             devices.map { device in
                 """
                     { nkey: \(publicKeys[device]!), permissions: {
-                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$JS.API.>",
-                                           "ferry.dev.*.chunk", "ferry.dev.*.activity", "_INBOX.>"] }
+                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$KV.ferry_devices.\(device)",
+                                           "$KV.ferry_keys.*", "$JS.API.>", "ferry.dev.*.chunk", "ferry.dev.*.activity",
+                                           "ferry.pair.*", "_INBOX.>"] }
                         subscribe: { allow: ["ferry.dev.\(device).chunk", "ferry.dev.\(device).activity", "_INBOX.>",
-                                             "$KV.ferry_pb.>", "$KV.ferry_activity.>"] }
+                                             "$KV.ferry_pb.>", "$KV.ferry_activity.>", "ferry.pair.*"] }
                         allow_responses: true } }
                 """
             }.joined(separator: ",\n")
         }
-        let accounts = Self.accounts.keys.sorted().map { account in
-            "  \(account): { jetstream: enabled, users: [\n\(users(Self.accounts[account]!))\n  ] }"
+        let accounts = self.accounts.keys.sorted().map { account in
+            "  \(account): { jetstream: enabled, users: [\n\(users(self.accounts[account]!))\n  ] }"
         }.joined(separator: "\n")
         return """
             listen: 127.0.0.1:\(port)
@@ -126,6 +131,30 @@ final class ContinuityEngine: @unchecked Sendable {
         let listening = await eventually { isListening() || !process.isRunning }
         guard process.isRunning else { throw EngineSetupError("nats-server exited") }
         guard listening else { throw EngineSetupError("nats-server did not listen on \(port)") }
+    }
+
+    /// Lists `device` with `publicKey` in `account` and has nats-server reload its
+    /// configuration (SIGHUP to its PID), as an admin adds a new device.
+    func addDevice(_ device: String, publicKey: String, account: String = "ALICE") throws {
+        publicKeys[device] = publicKey
+        accounts[account, default: []].append(device)
+        try configuration.write(to: directory.appendingPathComponent("nats.conf"), atomically: true, encoding: .utf8)
+        server?.send(SIGHUP)
+    }
+
+    /// Takes `device` out of the configuration and reloads, as an admin removes a device.
+    func removeDevice(_ device: String) throws {
+        for account in accounts.keys { accounts[account]?.removeAll { $0 == device } }
+        try configuration.write(to: directory.appendingPathComponent("nats.conf"), atomically: true, encoding: .utf8)
+        server?.send(SIGHUP)
+    }
+
+    /// ferryd's continuity arguments for a new device `name` whose creds and key files live in
+    /// `folder` (neither exists yet: ferryd makes the creds, pairing writes the key).
+    func newDeviceArguments(_ name: String, folder: URL) -> [String] {
+        ["--continuity", url, "--continuity-ca", caFile, "--device", name,
+         "--creds", folder.appendingPathComponent("continuity.nk").path,
+         "--continuity-key", folder.appendingPathComponent("continuity.key").path]
     }
 
     func isListening() -> Bool {
@@ -158,7 +187,7 @@ final class ContinuityEngine: @unchecked Sendable {
 
     /// ferryd's continuity arguments for `device`.
     func arguments(for device: String) -> [String] {
-        let account = Self.accounts.first { $0.value.contains(device) }!.key
+        let account = accounts.first { $0.value.contains(device) }!.key
         return ["--continuity", url, "--creds", seeds[device]!, "--continuity-key", keys[account]!,
                 "--continuity-ca", caFile, "--device", device]
     }
@@ -185,13 +214,18 @@ final class Device: @unchecked Sendable {
     let stateDir: URL
     var daemon: ServiceProcess?
 
-    /// Starts ferryd with `engine`'s arguments for `name` (or `arguments` instead) and `extra`.
-    init(_ name: String, engine: ContinuityEngine, arguments: [String]? = nil, extra: [String] = []) async throws {
+    /// Starts ferryd with `engine`'s arguments for `name` (or `arguments` instead) and `extra`,
+    /// with `environment` added to the bus's.
+    init(_ name: String, engine: ContinuityEngine, arguments: [String]? = nil, extra: [String] = [],
+         environment: [String: String] = [:]) async throws {
         self.name = name
         bus = try PrivateBus()
         stateDir = engine.directory.appendingPathComponent("state-\(name)")
         try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
-        daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, (arguments ?? engine.arguments(for: name)) + extra)
+        daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"),
+                                          ["--bus", bus.address, "--state-dir", stateDir.path]
+                                              + (arguments ?? engine.arguments(for: name)) + extra,
+                                          environment: bus.environment().merging(environment) { $1 })
     }
 
     /// Runs `ferry ARGS` on this device's bus.

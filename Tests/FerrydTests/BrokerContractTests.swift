@@ -18,6 +18,7 @@ struct BrokerContractTests {
         ("org.ferry.DragManager1.xml", "org.ferry.DragManager1", "/org/ferry/Drag", 7, 2),
         ("org.ferry.DragSession1.xml", "org.ferry.DragSession1", dragSession, 14, 1),
         ("org.ferry.Sharing1.xml", "org.ferry.Sharing1", "/org/ferry/Sharing", 6, 1),
+        ("org.ferry.Continuity1.xml", "org.ferry.Continuity1", "/org/ferry/Continuity", 12, 1),
     ]
     /// The first drag's object.
     static let dragSession: ObjectPath = "/org/ferry/Drag/1"

@@ -37,6 +37,8 @@ struct ForeignUserAccessTests {
         attempt("introspect-root", "/", I, "Introspect", "", [])
         attempt("introspect-pasteboards", "/org/ferry/Pasteboard", I, "Introspect", "", [])
         attempt("introspect-general", "/org/ferry/Pasteboard/general", I, "Introspect", "", [])
+        attempt("getall-continuity", "/org/ferry/Continuity", P, "GetAll", "s", ["org.ferry.Continuity1"])
+        attempt("continuity-join", "/org/ferry/Continuity", "org.ferry.Continuity1", "Join", "", [])
         attempt("ping", "/org/ferry/Broker", "org.freedesktop.DBus.Peer", "Ping", "", [])
         loop = GLib.MainLoop()
         def heard(*args, **kw):
@@ -83,6 +85,8 @@ struct ForeignUserAccessTests {
             "introspect-root org.ferry.Error.PermissionDenied",
             "introspect-pasteboards org.ferry.Error.PermissionDenied",
             "introspect-general org.ferry.Error.PermissionDenied",
+            "getall-continuity org.ferry.Error.PermissionDenied",
+            "continuity-join org.ferry.Error.PermissionDenied",
             "ping OK",
         ], "\(foreign.standardOutput)\n\(foreign.standardError)")
 
