@@ -51,7 +51,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The Swift layer over libdbus. Knows nothing of Ferry.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictness),
+        .target(name: "DBus", dependencies: ["CDBus", "FerrySystem"], swiftSettings: strictness),
 
         // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
         // What every printing program shares, no Foundation: exit statuses, the progress bar,
