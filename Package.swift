@@ -53,12 +53,17 @@ let package = Package(
         // The Swift layer over libdbus. Knows nothing of Ferry.
         .target(name: "DBus", dependencies: ["CDBus", "FerrySystem"], swiftSettings: strictness),
 
-        // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
-        // What every printing program shares, no Foundation: exit statuses, the progress bar,
-        // printable lines (the `ferry` front links this and nothing else of Ferry's).
-        .target(name: "FerryTerminal", swiftSettings: strictness),
+        // Text as every Ferry module shows it, no Foundation: lines made printable, dynamic type
+        // identifiers read by their MIME type (issue #19 item 3: beneath both the model and the
+        // terminal module, so the model no longer depends on the terminal's).
+        .target(name: "FerryText", swiftSettings: strictness),
 
-        .target(name: "FerryModel", dependencies: ["FerryTerminal", "CZlib", "FerrySystem"], swiftSettings: strictness),
+        // What every printing program shares, no Foundation: exit statuses, the progress bar,
+        // the standard-error writer (the `ferry` front links this and FerryText, nothing else of Ferry's).
+        .target(name: "FerryTerminal", dependencies: ["FerryText"], swiftSettings: strictness),
+
+        // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
+        .target(name: "FerryModel", dependencies: ["FerryText", "CZlib", "FerrySystem"], swiftSettings: strictness),
 
         // The desktop's clipboards as ferry-bridge sees them: selections, offers, events, and the
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
@@ -80,7 +85,7 @@ let package = Package(
         // `Broker` assembles them into one swift-service-lifecycle Service (ferryd runs it).
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
@@ -116,7 +121,7 @@ let package = Package(
                 cSettings: [.define("FERRY_STATIC_FRONT", .when(configuration: .release))]),
         .executableTarget(
             name: "ferry-front",
-            dependencies: ["CDBus", "CFerryFront", "FerryTerminal"],
+            dependencies: ["CDBus", "CFerryFront", "FerryTerminal", "FerryText"],
             swiftSettings: strictness,
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
 
@@ -193,7 +198,7 @@ let package = Package(
         .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport",
                                                     .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryText", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
         // `make install`, `make uninstall` and `make deb` (issue #18): they run `make` on the release
