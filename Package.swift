@@ -81,11 +81,22 @@ let package = Package(
         .target(name: "FerryLogging", dependencies: [.product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
 
+        // The broker's half that needs no D-Bus (issue #19 item 3), as dbus-broker keeps bus
+        // semantics apart from the wire: the pasteboard and scene stores (SQLite and blob files),
+        // the paste policy and consents, the desktop model and placement, folder saving, disk and
+        // memory budgets, blocking work, the app registry. FerryBroker puts it on the bus.
+        .target(name: "BrokerCore", dependencies: ["FerryModel", "FerryTerminal", "FerrySystem",
+                                                   .product(name: "GRDB", package: "GRDB.swift")],
+                swiftSettings: strictness),
+        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "FerryModel", "store-crash-writer", "FerryTestSupport",
+                                                        .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: strictness),
+
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage;
         // `Broker` assembles them into one swift-service-lifecycle Service (ferryd runs it).
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["BrokerCore", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
@@ -128,7 +139,7 @@ let package = Package(
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
             name: "ferryd",
-            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryLogging", "FerryContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["FerryBroker", "BrokerCore", "DBus", "FerryModel", "FerryLogging", "FerryContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
@@ -152,7 +163,7 @@ let package = Package(
             swiftSettings: strictness),
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
-        .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
+        .executableTarget(name: "store-crash-writer", dependencies: ["BrokerCore"], swiftSettings: strictness),
 
         // Test-only (issue #21 item 2): a second process promising one large representation
         // through a loader, an AsyncSequence, a FileHandle or a file, for the progress,
@@ -192,10 +203,9 @@ let package = Package(
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "DesktopPictureTests", dependencies: ["DesktopPicture", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport",
-                                                          .product(name: "GRDB", package: "GRDB.swift")],
+        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "BrokerCore", "DBus", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport",
+        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "BrokerCore", "DBus", "ferryd", "FerryTestSupport",
                                                     .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryText", "FerryTestSupport"], swiftSettings: strictness),
@@ -214,10 +224,10 @@ let package = Package(
         // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .target(name: "FerryContinuity",
-                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["CNATS", "FerryBroker", "BrokerCore", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
-                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
+                    dependencies: ["FerryContinuity", "BrokerCore", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictness),
 

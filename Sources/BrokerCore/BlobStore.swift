@@ -6,7 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import DBus
+import FerrySystem
 import FerryModel
 import Synchronization
 
@@ -23,7 +23,7 @@ import Synchronization
 ///
 /// Every byte written is charged to ``budget`` first and refunded when its blob is removed (or
 /// its write fails); a file system that fills up anyway refuses the write as `.tooLarge` too.
-struct BlobStore: Sendable {
+package struct BlobStore: Sendable {
     /// The copy buffer size.
     static let bufferSize = 1 << 20
 
@@ -205,7 +205,7 @@ struct BlobStore: Sendable {
     /// streams from their writer before the write copies them into a blob): unlinked as soon as
     /// it is made, so it is gone once closed, crash or not. What is appended to it is charged to
     /// ``budget`` like a blob, so a promise that never ends stops there.
-    func scratch() throws -> ScratchFile {
+    package func scratch() throws -> ScratchFile {
         let temporary = directory + "/.tmp-" + UUID().uuidString.lowercased()
         let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FerryModelError.storage("cannot create \(temporary): errno \(errno)") }
@@ -274,9 +274,9 @@ struct BlobStore: Sendable {
 /// released (its last reference gone: the descriptor it shares is then the only thing keeping
 /// the unlinked bytes, and is dropped with it). While a write copies it into a blob, its bytes
 /// count twice, as they take room twice.
-final class ScratchFile: Sendable {
+package final class ScratchFile: Sendable {
     /// The open, unlinked file.
-    let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     private let budget: DiskBudget
     private let charged = Mutex<Int64>(0)
 
@@ -291,7 +291,7 @@ final class ScratchFile: Sendable {
     /// Appends `bytes`, charged to the budget first.
     /// - Throws: `FerryModelError` `.tooLarge` past the budget (nothing written) or when the file
     ///   system is full; `.io` when the write fails.
-    func append(_ bytes: UnsafeRawBufferPointer) throws {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
         try budget.charge(Int64(bytes.count))
         charged.withLock { $0 += Int64(bytes.count) }
         try descriptor.withRawValue { try BlobStore.writeAll($0, bytes) }

@@ -1,4 +1,3 @@
-import DBus
 import FerryModel
 import FerrySystem
 import Synchronization
@@ -12,7 +11,7 @@ import Synchronization
 /// has something to read (the process's `DescriptorWatcher`), and each caller runs at most
 /// ``perCallerLimit`` such pieces of work at a time: a caller handing over descriptors that never
 /// deliver holds no thread, one whose descriptors stall after some bytes holds at most that many.
-enum BlockingWork {
+package enum BlockingWork {
     /// How many descriptor reads one caller (unique bus name) may run at once.
     static let perCallerLimit = 4
 
@@ -24,7 +23,7 @@ enum BlockingWork {
     private static let slots = Mutex(Slots())
 
     /// Runs `body` on a thread of the blocking pool and returns its result.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await BlockingIO.run(body)
     }
 
@@ -33,7 +32,7 @@ enum BlockingWork {
     /// reads running.
     /// - Throws: `FerryModelError` `.timeout` when the first descriptor delivers nothing for
     ///   `timeout`; what `body` throws.
-    static func run<T: Sendable>(reading descriptors: [FileDescriptor], for caller: String, timeout: Duration,
+    package static func run<T: Sendable>(reading descriptors: [FileDescriptor], for caller: String, timeout: Duration,
                                  _ body: @escaping @Sendable () throws -> T) async throws -> T {
         if let first = descriptors.lazy.compactMap(\.rawValue).first {
             // The descriptors stay open across the wait: they are used after it.

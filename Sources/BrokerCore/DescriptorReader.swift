@@ -13,7 +13,7 @@ import FerryModel
 /// or for a given length, and giving up with `Timeout` when it delivers nothing for `timeout`
 /// (a pipe whose writer never writes). A regular file that changes while it is read (a rewrite in
 /// progress) is refused with `Unavailable` at its end, so no copy mixes two versions of it.
-struct DescriptorReader {
+package struct DescriptorReader {
     /// The descriptor (not owned).
     let descriptor: Int32
     /// Where the next positional read starts; nil reads from the descriptor's current offset.
@@ -32,7 +32,7 @@ struct DescriptorReader {
     ///   - offset: read from this offset (positional reads); nil: from the current offset.
     ///   - length: read exactly this many bytes; nil: to end of file.
     ///   - timeout: the longest wait for data before `Timeout`.
-    init(_ descriptor: Int32, offset: Int64? = nil, length: Int64? = nil, timeout: Duration) {
+    package init(_ descriptor: Int32, offset: Int64? = nil, length: Int64? = nil, timeout: Duration) {
         self.descriptor = descriptor
         self.offset = offset
         self.remaining = length
@@ -87,7 +87,7 @@ struct DescriptorReader {
     }
 
     /// Reads until `limit` bytes or the end. Returns the bytes and whether it hit the end.
-    mutating func read(upTo limit: Int) throws -> (Data, atEnd: Bool) {
+    package mutating func read(upTo limit: Int) throws -> (Data, atEnd: Bool) {
         var data = Data(count: limit)
         var filled = 0
         var atEnd = false

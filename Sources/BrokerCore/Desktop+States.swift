@@ -60,7 +60,7 @@ extension Desktop {
 
     /// The screen containing a point, else the one nearest to it; never the external display
     /// (a window placed or moved by frame does not go there).
-    func nearestScreen(to point: Point) -> Screen {
+    package func nearestScreen(to point: Point) -> Screen {
         if let screen = screen(containing: point), !screen.isExternal { return screen }
         var best = screens[0]
         var bestDistance = Double.infinity

@@ -19,7 +19,7 @@ public final class MemoryBudget: Sendable {
     private let holdings = Mutex<[String: Holding]>([:])
 
     /// One thing held: who wrote it and how many bytes it holds.
-    struct Holding: Sendable, Equatable {
+    package struct Holding: Sendable, Equatable {
         var caller: String
         var bytes: Int
     }
@@ -35,7 +35,7 @@ public final class MemoryBudget: Sendable {
     public var held: Int { holdings.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
 
     /// How many more bytes `caller` could hold under `key` (what `key` holds now being replaced).
-    func room(for caller: String, replacing key: String) -> Int {
+    package func room(for caller: String, replacing key: String) -> Int {
         holdings.withLock { holdings in
             var all = 0, own = 0
             for (name, holding) in holdings where name != key {
@@ -51,7 +51,7 @@ public final class MemoryBudget: Sendable {
     /// - Throws: `FerryModelError` `.tooLarge` naming the budget that would be passed; nothing
     ///   changes then.
     @discardableResult
-    func charge(_ key: String, caller: String, bytes: Int) throws(FerryModelError) -> Holding? {
+    package func charge(_ key: String, caller: String, bytes: Int) throws(FerryModelError) -> Holding? {
         try holdings.withLock { holdings throws(FerryModelError) -> Holding? in
             var all = bytes, own = bytes
             for (name, holding) in holdings where name != key {
@@ -73,13 +73,13 @@ public final class MemoryBudget: Sendable {
     }
 
     /// Puts back what `key` held before a ``charge(_:caller:bytes:)`` whose write failed.
-    func restore(_ key: String, _ previous: Holding?) {
+    package func restore(_ key: String, _ previous: Holding?) {
         holdings.withLock { $0[key] = previous }
     }
 
     /// Releases what `key` holds. Returns the bytes released.
     @discardableResult
-    func release(_ key: String) -> Int {
+    package func release(_ key: String) -> Int {
         holdings.withLock { $0.removeValue(forKey: key)?.bytes ?? 0 }
     }
 }

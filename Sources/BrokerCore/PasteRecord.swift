@@ -64,7 +64,7 @@ extension PasteRecord {
     /// connected; nil when there is no such process or it cannot be read. Bytes that are not
     /// UTF-8 become U+FFFD, so the name is always a valid D-Bus string.
     /// - Parameter pid: the caller's pid, as the bus daemon vouched for it.
-    static func processName(pid: UInt32?) -> String? {
+    package static func processName(pid: UInt32?) -> String? {
         guard let pid, pid > 0 else { return nil }
         let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

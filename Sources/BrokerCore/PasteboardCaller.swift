@@ -7,16 +7,22 @@ import FerryModel
 
 /// Who calls a pasteboard method: the connection's credentials and, when it registered one,
 /// its app. Resolved before a method does anything else.
-struct PasteboardCaller: Sendable {
+package struct PasteboardCaller: Sendable {
     /// The unique name and credentials.
-    var caller: Caller
+    package var caller: Caller
     /// The app the connection registered, nil for the CLI and scripts.
-    var app: RegisteredApp?
+    package var app: RegisteredApp?
 
     /// The caller's unique bus name.
-    var uniqueName: String { caller.uniqueName }
+    package var uniqueName: String { caller.uniqueName }
     /// The caller's app id, nil when it registered none.
-    var appID: String? { app?.appID }
+    package var appID: String? { app?.appID }
+
+    /// The caller `caller`, with the app it registered (nil for the CLI and scripts).
+    package init(caller: Caller, app: RegisteredApp?) {
+        self.caller = caller
+        self.app = app
+    }
 
     /// Whether `item`'s `ownApp` representations are visible to this caller: only to the app
     /// that wrote the item.
@@ -26,7 +32,7 @@ struct PasteboardCaller: Sendable {
     }
 
     /// The representations of `item` this caller may see, in fidelity order.
-    func visibleRepresentations(of item: StoredItem) -> [StoredRepresentation] {
+    package func visibleRepresentations(of item: StoredItem) -> [StoredRepresentation] {
         let own = isOwnApp(of: item)
         return item.representations.filter { $0.visibility == .all || own }
     }
@@ -35,29 +41,37 @@ struct PasteboardCaller: Sendable {
 /// Items held in memory only, never in the store: those of a write that contained a sensitive
 /// item (the store records only that the pasteboard changed; served until the next change of
 /// that pasteboard), and a transient pasteboard's (see ``TransientPasteboard``). Gone after a restart.
-struct VolatileContent: Sendable {
+package struct VolatileContent: Sendable {
     /// The pasteboard's change count when these items became current; for a sensitive write they
     /// are current only while the store's change count is still this.
-    var changeCount: UInt64
+    package var changeCount: UInt64
     /// The items, as the store would describe them (held bytes are `.inline`).
-    var items: [StoredItem]
+    package var items: [StoredItem]
     /// Which items carry the sensitive flag themselves.
-    var sensitive: Set<UUID>
+    package var sensitive: Set<UUID>
     /// The held bytes, by item and type.
-    var bytes: [UUID: [ContentType: Data]]
+    package var bytes: [UUID: [ContentType: Data]]
+
+    /// Items current from change count `changeCount`, with their held bytes.
+    package init(changeCount: UInt64, items: [StoredItem], sensitive: Set<UUID>, bytes: [UUID: [ContentType: Data]]) {
+        self.changeCount = changeCount
+        self.items = items
+        self.sensitive = sensitive
+        self.bytes = bytes
+    }
 
     /// The unexpired items at `now`.
-    func items(at now: Date) -> [StoredItem] {
+    package func items(at now: Date) -> [StoredItem] {
         items.filter { !$0.isExpired(at: now) }
     }
 
     /// The earliest expiration date among the items.
-    var nextExpiration: Date? {
+    package var nextExpiration: Date? {
         items.compactMap(\.options.expirationDate).min()
     }
 
     /// The bytes held, in all.
-    var heldBytes: Int {
+    package var heldBytes: Int {
         bytes.values.reduce(0) { total, byType in byType.values.reduce(total) { $0 + $1.count } }
     }
 
@@ -65,7 +79,7 @@ struct VolatileContent: Sendable {
     /// - Returns: false when no item here has that id.
     /// - Throws: `FerryModelError` `.notFound` (no such type), `.permissionDenied` (another app's
     ///   promise), `.unavailable` (dropped already), `.invalidArgument` (not a promise).
-    mutating func fulfill(item: UUID, type: ContentType, data: Data, from owner: String) throws -> Bool {
+    package mutating func fulfill(item: UUID, type: ContentType, data: Data, from owner: String) throws -> Bool {
         guard let i = items.firstIndex(where: { $0.id == item }) else { return false }
         guard let r = items[i].representations.firstIndex(where: { $0.contentType == type }) else {
             throw FerryModelError(.notFound, "item \(item) has no \(type.identifier) representation")
@@ -87,7 +101,7 @@ struct VolatileContent: Sendable {
 
     /// Removes the representations promised by `owner`, and the items left with none (a
     /// sensitive write whose source left: the store drops the same).
-    mutating func removePromises(of owner: String) {
+    package mutating func removePromises(of owner: String) {
         for i in items.indices {
             items[i].representations.removeAll { representation in
                 if case .promised(let holder) = representation.storage { holder == owner } else { false }
@@ -100,7 +114,7 @@ struct VolatileContent: Sendable {
     }
 
     /// Marks the representations promised by `owner` unavailable. Returns whether any were.
-    mutating func dropPromises(of owner: String) -> Bool {
+    package mutating func dropPromises(of owner: String) -> Bool {
         var dropped = false
         for i in items.indices {
             for r in items[i].representations.indices {

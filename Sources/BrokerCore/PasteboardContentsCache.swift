@@ -13,7 +13,7 @@ import Synchronization
 /// A read that raced with a change must not store what it read: every invalidation bumps the
 /// pasteboard's generation, and an entry is stored only under the generation seen before the
 /// store was read. Bytes follow one generation for all pasteboards, bumped by every invalidation.
-final class PasteboardContentsCache: Sendable {
+package final class PasteboardContentsCache: Sendable {
     private struct State {
         var entries: [String: (changeCount: UInt64, items: [StoredItem])] = [:]
         var generations: [String: UInt64] = [:]
@@ -41,8 +41,11 @@ final class PasteboardContentsCache: Sendable {
 
     private let state = Mutex(State())
 
+    /// An empty cache.
+    package init() {}
+
     /// The cached contents (unexpired at `now`) and the generation to pass to ``store(_:_:generation:)``.
-    func lookup(_ name: String, now: Date) -> (contents: (changeCount: UInt64, items: [StoredItem])?, generation: UInt64) {
+    package func lookup(_ name: String, now: Date) -> (contents: (changeCount: UInt64, items: [StoredItem])?, generation: UInt64) {
         state.withLock { state in
             let generation = state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0)
             guard let entry = state.entries[name] else { return (nil, generation) }
@@ -51,7 +54,7 @@ final class PasteboardContentsCache: Sendable {
     }
 
     /// Stores what was read from the store, unless the pasteboard changed since `generation`.
-    func store(_ name: String, _ contents: (changeCount: UInt64, items: [StoredItem]), generation: UInt64) {
+    package func store(_ name: String, _ contents: (changeCount: UInt64, items: [StoredItem]), generation: UInt64) {
         state.withLock { state in
             guard state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0) == generation else { return }
             state.entries[name] = contents
@@ -59,12 +62,12 @@ final class PasteboardContentsCache: Sendable {
     }
 
     /// The cached bytes of `type` of `item`, and the generation to pass to ``storeBytes(_:item:type:generation:)``.
-    func lookupBytes(item: UUID, type: String) -> (bytes: Data?, generation: UInt64) {
+    package func lookupBytes(item: UUID, type: String) -> (bytes: Data?, generation: UInt64) {
         state.withLock { ($0.bytes[BytesKey(item: item, type: type)], $0.bytesGeneration) }
     }
 
     /// Keeps bytes read from the store, unless anything changed since `generation`.
-    func storeBytes(_ bytes: Data, item: UUID, type: String, generation: UInt64) {
+    package func storeBytes(_ bytes: Data, item: UUID, type: String, generation: UInt64) {
         state.withLock { state in
             guard state.bytesGeneration == generation else { return }
             if state.bytesTotal + bytes.count > Self.bytesLimit { state.forgetBytes() }
@@ -74,7 +77,7 @@ final class PasteboardContentsCache: Sendable {
     }
 
     /// Forgets one pasteboard's contents (and every cached byte).
-    func invalidate(_ name: String) {
+    package func invalidate(_ name: String) {
         state.withLock { state in
             state.generations[name, default: 0] &+= 1
             state.entries[name] = nil
@@ -83,7 +86,7 @@ final class PasteboardContentsCache: Sendable {
     }
 
     /// Forgets everything (a promise fulfilled or dropped may touch any pasteboard).
-    func invalidateAll() {
+    package func invalidateAll() {
         state.withLock { state in
             state.epoch &+= 1
             state.entries.removeAll()

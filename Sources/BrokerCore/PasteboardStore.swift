@@ -54,7 +54,7 @@ public final class PasteboardStore: Sendable {
     static let reserveSize = 1 << 20
 
     let database: DatabaseQueue
-    let blobs: BlobStore
+    package let blobs: BlobStore
     /// The damaged `ferry.sqlite` (and the `blobs/` it referred to) that ``open(directory:historyLimit:descriptorTimeout:)``
     /// set aside to start afresh, for the caller to log; empty when the store opened as it was.
     public let setAside: [StateDirectory.SetAside]

@@ -39,7 +39,7 @@ public struct TransientPasteboardAccess: Sendable, Hashable {
     }
 
     /// Everyone playing a part in the drag or share (the pasteboard's change signals go to them only).
-    var parties: Set<String> {
+    package var parties: Set<String> {
         writers.union(metadataReaders).union(contentReaders)
     }
 }
@@ -48,9 +48,9 @@ public struct TransientPasteboardAccess: Sendable, Hashable {
 /// who may use it and its items, in memory only.
 ///
 /// Never in the store, never listed, no history; its change count starts at 0 and lives here.
-struct TransientPasteboard: Sendable {
+package struct TransientPasteboard: Sendable {
     /// What a transient pasteboard carries the items of.
-    enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// A drag session's items.
         case drag
         /// A share's activity items.
@@ -60,7 +60,7 @@ struct TransientPasteboard: Sendable {
         var namePrefix: String { PasteboardName.reservedPrefix + rawValue + "." }
 
         /// Why writes stop, for messages.
-        var writesEnded: String {
+        package var writesEnded: String {
             switch self {
             case .drag: "its drop has started"
             case .share: "its activity has started"
@@ -68,14 +68,14 @@ struct TransientPasteboard: Sendable {
         }
 
         /// The pasteboard's name for the drag or share numbered `number`.
-        func name(_ number: Int) -> String { namePrefix + String(number) }
+        package func name(_ number: Int) -> String { namePrefix + String(number) }
     }
 
     /// The bytes a transient pasteboard holds, in all (larger representations must be promised).
-    static let maximumHeldSize = 16 << 20
+    package static let maximumHeldSize = 16 << 20
 
     /// What a method on a transient pasteboard needs its caller to be.
-    enum Role: Sendable {
+    package enum Role: Sendable {
         /// `SetItems`.
         case writer
         /// `Items`, `DetectPatterns`.
@@ -86,7 +86,7 @@ struct TransientPasteboard: Sendable {
         case party
 
         /// What the role lets one do, for messages ("only the parties of drag 7 may …").
-        var action: String {
+        package var action: String {
             switch self {
             case .writer: "write its items"
             case .metadataReader: "see its items"
@@ -97,13 +97,18 @@ struct TransientPasteboard: Sendable {
     }
 
     /// Who may use it.
-    var access: TransientPasteboardAccess
+    package var access: TransientPasteboardAccess
     /// Its items and held bytes (change count from 0).
-    var content = VolatileContent(changeCount: 0, items: [], sensitive: [], bytes: [:])
+    package var content = VolatileContent(changeCount: 0, items: [], sensitive: [], bytes: [:])
+
+    /// A transient pasteboard open to `access`, empty.
+    package init(access: TransientPasteboardAccess) {
+        self.access = access
+    }
 
     /// What a transient pasteboard's name says: its kind and number ("share 3" for
     /// `org.ferry.share.3`), or nil for any other name.
-    static func parse(_ name: String) -> (kind: Kind, number: Substring)? {
+    package static func parse(_ name: String) -> (kind: Kind, number: Substring)? {
         for kind in Kind.allCases where name.hasPrefix(kind.namePrefix) {
             let number = name.dropFirst(kind.namePrefix.count)
             guard !number.isEmpty, number.utf8.count <= 20, number.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
@@ -113,12 +118,12 @@ struct TransientPasteboard: Sendable {
     }
 
     /// "drag 7" or "share 3" for a transient pasteboard's name, for messages; nil for other names.
-    static func owner(of name: String) -> String? {
+    package static func owner(of name: String) -> String? {
         parse(name).map { "\($0.kind.rawValue) \($0.number)" }
     }
 
     /// Whether `uniqueName` may act as `role` now.
-    func permits(_ role: Role, _ uniqueName: String) -> Bool {
+    package func permits(_ role: Role, _ uniqueName: String) -> Bool {
         switch role {
         case .writer: access.writers.contains(uniqueName)
         case .metadataReader: access.metadataReaders.contains(uniqueName)

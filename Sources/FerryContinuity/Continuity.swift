@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 import DBus
 import Dispatch

@@ -1,4 +1,4 @@
-@testable import FerryBroker
+@testable import BrokerCore
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import FerryBroker
+import BrokerCore
 import FerryModel
 import FerryTestSupport
 import Foundation

@@ -1,4 +1,4 @@
-import FerryBroker
+import BrokerCore
 import FerryModel
 import Foundation
 import Testing
