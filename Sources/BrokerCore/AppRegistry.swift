@@ -7,16 +7,16 @@ import FerryModel
 import Synchronization
 
 /// Who is calling the broker: a unique bus name and the credentials the bus vouches for.
-public struct Caller: Sendable, Hashable {
+package struct Caller: Sendable, Hashable {
     /// The caller's unique bus name (`:1.7`), set by the bus and unforgeable.
-    public var uniqueName: String
+    package var uniqueName: String
     /// The caller's user id.
-    public var uid: UInt32
+    package var uid: UInt32
     /// The caller's process id, when the bus knows it.
-    public var pid: UInt32?
+    package var pid: UInt32?
 
     /// Makes a caller.
-    public init(uniqueName: String, uid: UInt32, pid: UInt32?) {
+    package init(uniqueName: String, uid: UInt32, pid: UInt32?) {
         self.uniqueName = uniqueName
         self.uid = uid
         self.pid = pid
@@ -24,25 +24,25 @@ public struct Caller: Sendable, Hashable {
 }
 
 /// One app registered with the broker, bound to the connection that registered it.
-public struct RegisteredApp: Sendable, Hashable {
+package struct RegisteredApp: Sendable, Hashable {
     /// The app id (the manifest's `CFBundleIdentifier`).
-    public var appID: String
+    package var appID: String
     /// The parsed manifest.
-    public var manifest: AppManifest
+    package var manifest: AppManifest
     /// The connection that registered it, with its credentials.
-    public var caller: Caller
+    package var caller: Caller
     /// The object path of the app's `org.ferry.Client1` object.
-    public var clientPath: String
+    package var clientPath: String
     /// Whether it registered with the option scenes=true (the broker manages its scenes).
-    public var showsScenes: Bool = false
+    package var showsScenes: Bool = false
 }
 
 /// The apps registered with the broker: one per connection, one connection per app id.
 ///
 /// D-Bus: backs `org.ferry.Broker1.RegisterApp`, `UnregisterApp` and `ListApps`.
-public actor AppRegistry {
+package actor AppRegistry {
     /// The largest manifest accepted, in bytes (1 MiB).
-    public static let maximumManifestSize = 1 << 20
+    package static let maximumManifestSize = 1 << 20
 
     private var apps: [String: RegisteredApp] = [:] {  // by unique name
         didSet { byUniqueName.withLock { [apps] in $0 = apps } }
@@ -56,14 +56,14 @@ public actor AppRegistry {
     /// - Parameters:
     ///   - ownUID: the broker's own user id; callers of another uid are refused.
     ///   - types: where the apps' type declarations are registered.
-    public init(ownUID: UInt32, types: TypeDatabase = .shared) {
+    package init(ownUID: UInt32, types: TypeDatabase = .shared) {
         self.ownUID = ownUID
         self.types = types
     }
 
     /// Refuses a caller whose uid is not the broker's.
     /// - Throws: `FerryModelError` `.permissionDenied`.
-    public static func checkSameUser(_ caller: Caller, ownUID: UInt32) throws {
+    package static func checkSameUser(_ caller: Caller, ownUID: UInt32) throws {
         guard caller.uid == ownUID else {
             throw FerryModelError(.permissionDenied,
                                   "\(caller.uniqueName) runs as uid \(caller.uid), the broker as uid \(ownUID)")
@@ -73,7 +73,7 @@ public actor AppRegistry {
     /// Parses a manifest sent by an app and checks that it names `appID`.
     /// - Throws: `FerryModelError` `.tooLarge` past ``maximumManifestSize``, `.invalidArgument`
     ///   for a malformed manifest (with its key path) or an app id that is not the bundle id.
-    public static func parseManifest(_ bytes: [UInt8], appID: String) throws -> AppManifest {
+    package static func parseManifest(_ bytes: [UInt8], appID: String) throws -> AppManifest {
         guard bytes.count <= maximumManifestSize else {
             throw FerryModelError(.tooLarge, "the manifest has \(bytes.count) bytes; at most \(maximumManifestSize)")
         }
@@ -98,7 +98,7 @@ public actor AppRegistry {
     ///   connection holds; `.invalidArgument` when this connection already holds another app id
     ///   or the manifest is bad; `.tooLarge` for a manifest over 1 MiB.
     /// - Parameter showsScenes: the registration's `scenes` option.
-    public func register(appID: String, manifest bytes: [UInt8], clientPath: String,
+    package func register(appID: String, manifest bytes: [UInt8], clientPath: String,
                          caller: Caller, showsScenes: Bool = false) throws -> RegisteredApp {
         try Self.checkSameUser(caller, ownUID: ownUID)
         let manifest = try Self.parseManifest(bytes, appID: appID)
@@ -125,11 +125,11 @@ public actor AppRegistry {
     /// its type database after the app unregisters), answered without waiting for the actor.
     ///
     /// D-Bus: `org.ferry.Broker1.TypeDeclarations`.
-    public nonisolated var typeDeclarations: AppTypeDeclarations { types.appDeclarations }
+    package nonisolated var typeDeclarations: AppTypeDeclarations { types.appDeclarations }
 
     /// Removes the caller's registration.
     /// - Throws: `FerryModelError` `.notFound` when it has none.
-    public func unregister(_ caller: Caller) throws -> RegisteredApp {
+    package func unregister(_ caller: Caller) throws -> RegisteredApp {
         guard let app = apps.removeValue(forKey: caller.uniqueName) else {
             throw FerryModelError(.notFound, "\(caller.uniqueName) has no registered app")
         }
@@ -137,24 +137,24 @@ public actor AppRegistry {
     }
 
     /// Removes whatever a vanished connection had registered.
-    public func connectionClosed(_ uniqueName: String) -> RegisteredApp? {
+    package func connectionClosed(_ uniqueName: String) -> RegisteredApp? {
         apps.removeValue(forKey: uniqueName)
     }
 
     /// The app the connection `uniqueName` registered, nil when none; answered without waiting
     /// for the actor.
-    public nonisolated func app(of uniqueName: String) -> RegisteredApp? {
+    package nonisolated func app(of uniqueName: String) -> RegisteredApp? {
         byUniqueName.withLock { $0[uniqueName] }
     }
 
     /// Every registered app, sorted by app id.
-    public var registeredApps: [RegisteredApp] {
+    package var registeredApps: [RegisteredApp] {
         apps.values.sorted { $0.appID < $1.appID }
     }
 
     /// The registered apps, for a caller of the broker's own user.
     /// - Throws: `FerryModelError` `.permissionDenied` for a caller of another uid.
-    public func registeredApps(visibleTo caller: Caller) throws -> [RegisteredApp] {
+    package func registeredApps(visibleTo caller: Caller) throws -> [RegisteredApp] {
         try Self.checkSameUser(caller, ownUID: ownUID)
         return registeredApps
     }

@@ -21,7 +21,7 @@ extension Desktop {
     ///   - requesting: the persistent identifier of the scene that asked; unknown ones are ignored.
     ///   - placement: the half to take, or nil to cascade.
     /// - Returns: the windows whose frames changed, the new one first.
-    public mutating func placeNew(id: String, appID: String, screen: Int?, requesting: String?,
+    package mutating func placeNew(id: String, appID: String, screen: Int?, requesting: String?,
                                   placement: ScenePlacement?) -> [Window] {
         remove(id)
         let requester = requesting.flatMap { windows[$0] }.flatMap { screens[$0.screen].isExternal ? nil : $0 }
@@ -54,12 +54,12 @@ extension Desktop {
     }
 
     /// The external display, nil when the desktop has none.
-    public var externalDisplay: Screen? { screens.last.flatMap { $0.isExternal ? $0 : nil } }
+    package var externalDisplay: Screen? { screens.last.flatMap { $0.isExternal ? $0 : nil } }
 
     /// Places a new window of the external-display role: in front on the external display,
     /// filling it. Returns the window, nil (nothing placed) when there is no external display.
     /// An existing window with the same identifier is replaced.
-    public mutating func placeOnExternalDisplay(id: String, appID: String) -> Window? {
+    package mutating func placeOnExternalDisplay(id: String, appID: String) -> Window? {
         guard let display = externalDisplay else { return nil }
         remove(id)
         insertInFront(Window(id: id, appID: appID, frame: display.frame, screen: display.index, stackOrder: 0,

@@ -7,7 +7,7 @@ extension Desktop {
     ///
     /// Cost: one pass over the stacking order, and for each connected window a scan of the
     /// connected windows above it on its screen (stopping at the first that covers it).
-    public func derivedStates() -> [String: SceneActivationState] {
+    package func derivedStates() -> [String: SceneActivationState] {
         var states: [String: SceneActivationState] = [:]
         states.reserveCapacity(stacking.count)
         // Per screen, the connected windows seen so far (all above the current one), as
@@ -36,12 +36,12 @@ extension Desktop {
     // MARK: - Hit testing
 
     /// The screen containing a point (left and top edges inclusive), or nil off every screen.
-    public func screen(containing point: Point) -> Screen? {
+    package func screen(containing point: Point) -> Screen? {
         screens.first { $0.frame.contains(point) }
     }
 
     /// The front-most connected window containing a point, or nil.
-    public func window(at point: Point) -> Window? {
+    package func window(at point: Point) -> Window? {
         for position in stacking.indices.reversed()
         where stacking[position].isConnected && stacking[position].frame.contains(point) {
             return stacking[position]
@@ -51,7 +51,7 @@ extension Desktop {
 
     /// Whether a point is in the zone along the left or right edge of the screen containing it
     /// (``edgeZone`` wide): `.left`, `.right`, or nil elsewhere or off every screen.
-    public func edge(at point: Point) -> ScenePlacement? {
+    package func edge(at point: Point) -> ScenePlacement? {
         guard edgeZone > 0, let screen = screen(containing: point), !screen.isExternal else { return nil }
         if point.x < screen.frame.minX + edgeZone { return .left }
         if point.x >= screen.frame.maxX - edgeZone { return .right }

@@ -2,18 +2,18 @@ import FerryModel
 
 /// One screen of the desktop: its place in the left-to-right row and its frame in desktop
 /// coordinates (origin top-left, y grows downwards).
-public struct Screen: Sendable, Hashable {
+package struct Screen: Sendable, Hashable {
     /// The screen's position, 0 for the left-most.
-    public var index: Int
+    package var index: Int
     /// Where the screen lies in desktop coordinates.
-    public var frame: Rect
+    package var frame: Rect
     /// Whether this is the external display (`ferryd --external-display`): only scenes of the
     /// external-display role go there, each filling it, and nothing on it takes drops, pastes
     /// or edge drops (Apple's non-interactive external display).
-    public var isExternal: Bool
+    package var isExternal: Bool
 
     /// Makes a screen.
-    public init(index: Int, frame: Rect, isExternal: Bool = false) {
+    package init(index: Int, frame: Rect, isExternal: Bool = false) {
         self.index = index
         self.frame = frame
         self.isExternal = isExternal
@@ -27,44 +27,44 @@ public struct Screen: Sendable, Hashable {
 /// persists the windows' frames and stacking through ``SceneStore``. Stack orders are unique;
 /// a larger one is nearer the front. Activation states follow from the model through
 /// ``derivedStates()``.
-public struct Desktop: Sendable {
+package struct Desktop: Sendable {
     /// The size of the one screen a default desktop has.
-    public static let defaultScreenSize = Size(width: 1920, height: 1080)
+    package static let defaultScreenSize = Size(width: 1920, height: 1080)
     /// How wide the zones along each screen's left and right edges are, by default.
-    public static let defaultEdgeZone = 24.0
+    package static let defaultEdgeZone = 24.0
     /// The size of a new cascaded window (clipped to its screen).
-    public static let newSceneSize = Size(width: 960, height: 640)
+    package static let newSceneSize = Size(width: 960, height: 640)
     /// How far each cascaded window is moved right and down from the one before.
-    public static let cascadeStep = 32.0
+    package static let cascadeStep = 32.0
     /// Where the first cascaded window of a screen goes, from the screen's top-left corner.
-    public static let cascadeStart = 48.0
+    package static let cascadeStart = 48.0
     /// The largest stack order ``insert(_:)`` keeps (so that new ones never overflow).
-    public static let largestRestoredStackOrder = Int64.max / 2
+    package static let largestRestoredStackOrder = Int64.max / 2
     /// The largest coordinate or length a frame may have; larger values are clamped.
-    public static let coordinateLimit = 10_000_000.0
+    package static let coordinateLimit = 10_000_000.0
 
     /// The screens, left to right; never empty.
-    public private(set) var screens: [Screen]
+    package private(set) var screens: [Screen]
     /// How wide the zones along each screen's left and right edges are (``edge(at:)``).
-    public let edgeZone: Double
+    package let edgeZone: Double
 
     /// A scene's window.
-    public struct Window: Sendable, Hashable {
+    package struct Window: Sendable, Hashable {
         /// The scene session's persistent identifier.
-        public var id: String
+        package var id: String
         /// The app the scene belongs to.
-        public var appID: String
+        package var appID: String
         /// Where the window is, in desktop coordinates.
-        public var frame: Rect
+        package var frame: Rect
         /// The index of the screen the window is on.
-        public var screen: Int
+        package var screen: Int
         /// The window's place in the stacking order: larger is nearer the front; unique.
-        public var stackOrder: Int64
+        package var stackOrder: Int64
         /// Whether its app is running and the scene is connected.
-        public var isConnected: Bool
+        package var isConnected: Bool
 
         /// Makes a window.
-        public init(id: String, appID: String, frame: Rect, screen: Int, stackOrder: Int64, isConnected: Bool) {
+        package init(id: String, appID: String, frame: Rect, screen: Int, stackOrder: Int64, isConnected: Bool) {
             self.id = id
             self.appID = appID
             self.frame = frame
@@ -75,7 +75,7 @@ public struct Desktop: Sendable {
     }
 
     /// Every window, by persistent identifier.
-    public private(set) var windows: [String: Window]
+    package private(set) var windows: [String: Window]
     /// The same windows, back to front (ascending stack order): the stacking order without
     /// sorting, and a flat array the hit tests and ``derivedStates()`` scan cheaply.
     private(set) var stacking: [Window] = []
@@ -91,7 +91,7 @@ public struct Desktop: Sendable {
     ///   - screenSizes: each screen's size, left to right.
     ///   - edgeZone: how wide the edge zones are; negative or non-finite values mean 0.
     ///   - externalDisplay: the size of an external display, the right-most screen, or nil for none.
-    public init(screenSizes: [Size] = [defaultScreenSize], edgeZone: Double = defaultEdgeZone,
+    package init(screenSizes: [Size] = [defaultScreenSize], edgeZone: Double = defaultEdgeZone,
                 externalDisplay: Size? = nil) {
         let sizes = screenSizes.isEmpty ? [Desktop.defaultScreenSize] : screenSizes
         var x = 0.0
@@ -111,7 +111,7 @@ public struct Desktop: Sendable {
     /// Checks screen sizes and an edge zone as ``init(screenSizes:edgeZone:)`` takes them.
     /// - Throws: `FerryModelError` `.invalidArgument` for no screens, a length that is not a
     ///   finite positive number up to ``coordinateLimit``, or a negative edge zone.
-    public static func validate(screenSizes: [Size], edgeZone: Double) throws {
+    package static func validate(screenSizes: [Size], edgeZone: Double) throws {
         guard !screenSizes.isEmpty else { throw FerryModelError(.invalidArgument, "the desktop needs a screen") }
         for (index, size) in screenSizes.enumerated() {
             for length in [size.width, size.height] where !(length.isFinite && length >= 1 && length <= coordinateLimit) {
@@ -140,7 +140,7 @@ public struct Desktop: Sendable {
     /// the stored one only when the screens changed size). A stack order another window already
     /// holds, or one above ``largestRestoredStackOrder``, is replaced by one in front of every
     /// window.
-    public mutating func insert(_ window: Window) {
+    package mutating func insert(_ window: Window) {
         remove(window.id)
         var window = window
         window.screen = min(max(window.screen, 0), screens.count - 1)
@@ -170,20 +170,20 @@ public struct Desktop: Sendable {
     }
 
     /// Forgets a window; unknown identifiers are ignored.
-    public mutating func remove(_ id: String) {
+    package mutating func remove(_ id: String) {
         guard let window = windows.removeValue(forKey: id) else { return }
         stacking.remove(at: position(of: window))
     }
 
     /// Marks a window connected (its app shows the scene) or not; unknown identifiers are ignored.
-    public mutating func setConnected(_ id: String, _ connected: Bool) {
+    package mutating func setConnected(_ id: String, _ connected: Bool) {
         guard let window = windows[id], window.isConnected != connected else { return }
         windows[id]!.isConnected = connected
         stacking[position(of: window)].isConnected = connected
     }
 
     /// Moves a window in front of every other window; unknown identifiers are ignored.
-    public mutating func bringToFront(_ id: String) {
+    package mutating func bringToFront(_ id: String) {
         guard var window = windows[id], stacking.last?.id != id else { return }
         stacking.remove(at: position(of: window))
         window.stackOrder = takeStackOrder()
@@ -196,7 +196,7 @@ public struct Desktop: Sendable {
     /// keeps filling it. Returns the updated window, nil when unknown.
     ///
     /// Coordinates that are not finite become 0 and lengths are clamped to 1…``coordinateLimit``.
-    public mutating func setFrame(_ id: String, _ frame: Rect) -> Window? {
+    package mutating func setFrame(_ id: String, _ frame: Rect) -> Window? {
         guard var window = windows[id] else { return nil }
         if screens[window.screen].isExternal { return window }
         let position = position(of: window)
@@ -216,7 +216,7 @@ public struct Desktop: Sendable {
     }
 
     /// The windows on a screen, front to back (empty for an unknown screen).
-    public func stack(onScreen index: Int) -> [Window] {
+    package func stack(onScreen index: Int) -> [Window] {
         var out: [Window] = []
         for position in stacking.indices.reversed() where stacking[position].screen == index {
             out.append(stacking[position])

@@ -7,7 +7,7 @@ extension FolderSaver {
     /// - Parameters:
     ///   - suggestedName: the item's suggested name, nil when none.
     ///   - filenameExtensions: the type's extensions, preferred first; invalid ones are ignored.
-    public static func fileName(suggestedName: String?, filenameExtensions: [String]) -> (base: String, extension: String?) {
+    package static func fileName(suggestedName: String?, filenameExtensions: [String]) -> (base: String, extension: String?) {
         let extensions = filenameExtensions.filter(isUsableExtension)
         var base = clean(suggestedName ?? "")
         var ext = extensions.first
@@ -28,7 +28,7 @@ extension FolderSaver {
     /// characters (nor the invisible ones that reorder text), no leading dots or spaces, no
     /// trailing spaces, at most ``maximumNameLength`` bytes; "Item" when nothing is left.
     /// - Parameter name: the name asked for; nil: "Item".
-    public static func cleanName(_ name: String?) -> String {
+    package static func cleanName(_ name: String?) -> String {
         let cleaned = trimmed(truncated(clean(name ?? ""), to: maximumNameLength))
         return cleaned.isEmpty ? defaultName : cleaned
     }

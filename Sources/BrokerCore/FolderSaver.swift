@@ -17,19 +17,19 @@ import Synchronization
 /// nothing that exists is opened, no symbolic link is followed and a cleaned name cannot name
 /// another directory. A name taken already gets a number ("photo 2.png", "photo 3.png", …). When
 /// anything fails, the files this call created are removed again.
-public enum FolderSaver {
+package enum FolderSaver {
     /// One file to write.
-    public struct File: Sendable, Hashable {
+    package struct File: Sendable, Hashable {
         /// The name asked for (an item's `suggestedName`), cleaned before use; nil: "Item".
-        public var suggestedName: String?
+        package var suggestedName: String?
         /// The filename extensions of the bytes' type, preferred first; empty for none. A name
         /// already ending with one keeps it.
-        public var filenameExtensions: [String]
+        package var filenameExtensions: [String]
         /// The bytes.
-        public var bytes: Data
+        package var bytes: Data
 
         /// Describes a file to write.
-        public init(suggestedName: String?, filenameExtensions: [String], bytes: Data) {
+        package init(suggestedName: String?, filenameExtensions: [String], bytes: Data) {
             self.suggestedName = suggestedName
             self.filenameExtensions = filenameExtensions
             self.bytes = bytes
@@ -37,11 +37,11 @@ public enum FolderSaver {
     }
 
     /// The longest base name kept, in UTF-8 bytes (cut on a character boundary).
-    public static let maximumNameLength = 200
+    package static let maximumNameLength = 200
     /// How many numbered names are tried ("name.ext", "name 2.ext" … "name 1000.ext").
-    public static let maximumAttempts = 1000
+    package static let maximumAttempts = 1000
     /// The name of a file whose item has no usable suggested name.
-    public static let defaultName = "Item"
+    package static let defaultName = "Item"
     /// The longest file name Linux file systems take (NAME_MAX).
     static let nameMax = 255
     /// The longest path given to the kernel (PATH_MAX, counting the NUL).
@@ -57,7 +57,7 @@ public enum FolderSaver {
     /// - Throws: `FerryModelError`: `.invalidArgument` (keyPath `options.to`) for a bad directory;
     ///   `.permissionDenied`, `.tooLarge` (no space) or `.unavailable` when a file cannot be
     ///   created or written — then none of the files remains.
-    public static func save(_ files: [File], in directory: String) throws -> [String] {
+    package static func save(_ files: [File], in directory: String) throws -> [String] {
         let batch = try Batch(directory: directory)
         do {
             for file in files {
@@ -76,15 +76,15 @@ public enum FolderSaver {
     /// A save in progress: files created one at a time in one opened folder (as `save` creates
     /// them), then all kept (`commit`) or all removed (`discard`). For files whose bytes arrive
     /// as a stream; its calls may come from different threads, one at a time.
-    public final class Batch: Sendable {
+    package final class Batch: Sendable {
         /// The folder, as given.
-        public let directory: String
+        package let directory: String
         private let dir: Int32
         private let created = Mutex<[String]>([])
 
         /// Opens `directory`.
         /// - Throws: `FerryModelError` `.invalidArgument` (keyPath `options.to`) for a bad directory.
-        public init(directory: String) throws {
+        package init(directory: String) throws {
             self.directory = directory
             dir = try openDirectory(directory)
         }
@@ -94,7 +94,7 @@ public enum FolderSaver {
         /// Creates the next file under a fresh name; the caller writes it (`FolderSaver.write`,
         /// then `sync`) and closes the descriptor.
         /// - Throws: `FerryModelError` `.permissionDenied`, `.tooLarge` or `.io` (then `discard`).
-        public func create(suggestedName: String?, filenameExtensions: [String]) throws -> (fd: Int32, name: String) {
+        package func create(suggestedName: String?, filenameExtensions: [String]) throws -> (fd: Int32, name: String) {
             let (base, ext) = fileName(suggestedName: suggestedName, filenameExtensions: filenameExtensions)
             let (fd, name) = try FolderSaver.create(in: dir, base: base, extension: ext, directory: directory)
             created.withLock { $0.append(name) }
@@ -103,7 +103,7 @@ public enum FolderSaver {
 
         /// Keeps the files created: syncs the folder's new names and returns each file's absolute
         /// path, in order.
-        public func commit() -> [String] {
+        package func commit() -> [String] {
             _ = fsync(dir)  // the new names; a file system that cannot sync a directory still has them
             let prefix = directory.count > 1 && directory.hasSuffix("/")
                 ? String(directory.dropLast(trailingSlashes(directory))) : directory
@@ -111,7 +111,7 @@ public enum FolderSaver {
         }
 
         /// Removes the files created so far.
-        public func discard() {
+        package func discard() {
             let names = created.withLock { names in defer { names = [] }; return names }
             for name in names.reversed() { unlinkat(dir, name, 0) }
         }
@@ -119,7 +119,7 @@ public enum FolderSaver {
 
     /// Checks that `path` can be saved in: absolute, an existing directory, not a symbolic link.
     /// - Throws: `FerryModelError` `.invalidArgument` with keyPath `options.to`.
-    public static func checkDirectory(_ path: String) throws {
+    package static func checkDirectory(_ path: String) throws {
         close(try openDirectory(path))
     }
 
@@ -186,7 +186,7 @@ public enum FolderSaver {
     }
 
     /// Writes all of `bytes` to the file `name` of `directory` (named in errors).
-    public static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String, directory: String) throws {
+    package static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String, directory: String) throws {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 1 << 20))
@@ -200,7 +200,7 @@ public enum FolderSaver {
     }
 
     /// Syncs a written file to disk.
-    public static func sync(_ fd: Int32, name: String, directory: String) throws {
+    package static func sync(_ fd: Int32, name: String, directory: String) throws {
         guard fsync(fd) == 0 else { throw failure(errno, "cannot write \"\(name)\" in \(directory) to disk") }
     }
 

@@ -6,16 +6,16 @@ import Synchronization
 /// caller (`--caller-memory-budget`): 250 drags of 16 MiB begun and abandoned are refused long
 /// before they hold 4 GB. Each holding is charged to the caller that wrote it, under a key (the
 /// pasteboard's name), and released when it goes.
-public final class MemoryBudget: Sendable {
+package final class MemoryBudget: Sendable {
     /// The default total budget: 256 MiB.
-    public static let defaultTotal = 256 << 20
+    package static let defaultTotal = 256 << 20
     /// The default budget of one caller: 64 MiB.
-    public static let defaultPerCaller = 64 << 20
+    package static let defaultPerCaller = 64 << 20
 
     /// The most held in all, in bytes.
-    public let total: Int
+    package let total: Int
     /// The most one caller's holdings may take, in bytes.
-    public let perCaller: Int
+    package let perCaller: Int
     private let holdings = Mutex<[String: Holding]>([:])
 
     /// One thing held: who wrote it and how many bytes it holds.
@@ -25,14 +25,14 @@ public final class MemoryBudget: Sendable {
     }
 
     /// A budget of `total` bytes in all and `perCaller` bytes per caller.
-    public init(total: Int = defaultTotal, perCaller: Int = defaultPerCaller) {
+    package init(total: Int = defaultTotal, perCaller: Int = defaultPerCaller) {
         precondition(total >= 0 && perCaller >= 0, "memory budgets are not negative")
         self.total = total
         self.perCaller = perCaller
     }
 
     /// The bytes held in all now.
-    public var held: Int { holdings.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
+    package var held: Int { holdings.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
 
     /// How many more bytes `caller` could hold under `key` (what `key` holds now being replaced).
     package func room(for caller: String, replacing key: String) -> Int {

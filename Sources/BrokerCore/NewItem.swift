@@ -6,23 +6,23 @@ import Foundation
 import FerryModel
 
 /// An item to write to a pasteboard: what a source app hands the broker.
-public struct NewItem: Sendable {
+package struct NewItem: Sendable {
     /// The item's identity; a fresh one by default.
-    public var id: UUID
+    package var id: UUID
     /// The item's options. A sensitive item makes the whole write volatile (see
     /// ``PasteboardStore/write(_:to:)``).
-    public var options: StoredItem.Options
+    package var options: StoredItem.Options
     /// The app id of the writer, nil when unknown.
-    public var sourceAppID: String?
+    package var sourceAppID: String?
     /// The writer's process name (`/proc/PID/comm`), nil when unknown.
-    public var sourceProcess: String?
+    package var sourceProcess: String?
     /// The item's suggested name.
-    public var suggestedName: String?
+    package var suggestedName: String?
     /// The representations, highest fidelity first; a content type may appear once.
-    public var representations: [NewRepresentation]
+    package var representations: [NewRepresentation]
 
     /// Makes an item to write.
-    public init(id: UUID = UUID(), options: StoredItem.Options = StoredItem.Options(), sourceAppID: String? = nil,
+    package init(id: UUID = UUID(), options: StoredItem.Options = StoredItem.Options(), sourceAppID: String? = nil,
                 sourceProcess: String? = nil, suggestedName: String? = nil, representations: [NewRepresentation]) {
         self.id = id
         self.options = options
@@ -34,16 +34,16 @@ public struct NewItem: Sendable {
 }
 
 /// A representation to write: type, visibility and where its bytes come from.
-public struct NewRepresentation: Sendable {
+package struct NewRepresentation: Sendable {
     /// The type of the bytes.
-    public var contentType: ContentType
+    package var contentType: ContentType
     /// Who may see the representation.
-    public var visibility: ItemProvider.Visibility
+    package var visibility: ItemProvider.Visibility
     /// Where the bytes come from.
-    public var data: RepresentationSource
+    package var data: RepresentationSource
 
     /// Makes a representation to write.
-    public init(contentType: ContentType, visibility: ItemProvider.Visibility = .all, data: RepresentationSource) {
+    package init(contentType: ContentType, visibility: ItemProvider.Visibility = .all, data: RepresentationSource) {
         self.contentType = contentType
         self.visibility = visibility
         self.data = data
@@ -51,7 +51,7 @@ public struct NewRepresentation: Sendable {
 }
 
 /// Where the bytes of a representation being written come from.
-public enum RepresentationSource: Sendable {
+package enum RepresentationSource: Sendable {
     /// Bytes in memory. Up to ``PasteboardStore/inlineLimit`` they are kept in the database,
     /// above it in a blob file.
     case bytes(Data)
@@ -69,7 +69,7 @@ public enum RepresentationSource: Sendable {
 }
 
 /// What ``PasteboardStore/readData(item:representation:)`` gives.
-public enum RepresentationData: Sendable {
+package enum RepresentationData: Sendable {
     /// The bytes of an inline representation.
     case bytes(Data)
     /// A read-only file descriptor (`O_RDONLY | O_CLOEXEC`, offset 0) on a blob, and its size.

@@ -13,9 +13,9 @@ import Synchronization
 /// exactly once — answered (``answer(_:allow:)``), timed out (after ``timeout``), withdrawn
 /// because its reader left the bus (``withdraw(uniqueName:)``) or because the read's task was
 /// cancelled — and then ``ended`` is told.
-public final class PasteConsents: Sendable {
+package final class PasteConsents: Sendable {
     /// How a request ended.
-    public enum Outcome: String, Sendable, Hashable {
+    package enum Outcome: String, Sendable, Hashable {
         /// The user allowed the read.
         case allowed
         /// The user denied it.
@@ -39,20 +39,20 @@ public final class PasteConsents: Sendable {
     }
 
     /// How long a request waits for an answer before it is denied.
-    public let timeout: Duration
+    package let timeout: Duration
     private let requested: @Sendable (PasteConsentRequest) -> Void
     private let ended: @Sendable (PasteConsentRequest, Outcome) -> Void
     private let state = Mutex(State())
 
     /// The default ``timeout``: 30 seconds, time to read a notification and answer it.
-    public static let defaultTimeout: Duration = .seconds(30)
+    package static let defaultTimeout: Duration = .seconds(30)
 
     /// Makes an empty set of requests.
     /// - Parameters:
     ///   - timeout: how long a request waits before it is denied.
     ///   - requested: told of each new request (the broker emits `PasteConsentRequested`).
     ///   - ended: told once of each request's end (the broker emits `PasteConsentEnded`).
-    public init(timeout: Duration = PasteConsents.defaultTimeout,
+    package init(timeout: Duration = PasteConsents.defaultTimeout,
                 requested: @escaping @Sendable (PasteConsentRequest) -> Void = { _ in },
                 ended: @escaping @Sendable (PasteConsentRequest, Outcome) -> Void = { _, _ in }) {
         self.timeout = timeout
@@ -64,7 +64,7 @@ public final class PasteConsents: Sendable {
     ///
     /// - Parameter request: what is read; its `id`, `asked` and `expires` are set here.
     /// - Returns: the request as announced, and how it ended.
-    public func ask(_ request: PasteConsentRequest) async -> (PasteConsentRequest, Outcome) {
+    package func ask(_ request: PasteConsentRequest) async -> (PasteConsentRequest, Outcome) {
         var request = request
         request.asked = Date()
         request.expires = request.asked.addingTimeInterval(Self.seconds(timeout))
@@ -105,7 +105,7 @@ public final class PasteConsents: Sendable {
     /// - Returns: the request answered.
     /// - Throws: `FerryModelError` `.notFound` when no request has that id (any more).
     @discardableResult
-    public func answer(_ id: UInt64, allow: Bool) throws -> PasteConsentRequest {
+    package func answer(_ id: UInt64, allow: Bool) throws -> PasteConsentRequest {
         guard let request = end(id, allow ? .allowed : .denied) else {
             throw FerryModelError(.notFound, "there is no pending paste consent request \(id) (answered, timed out or withdrawn)")
         }
@@ -113,7 +113,7 @@ public final class PasteConsents: Sendable {
     }
 
     /// Withdraws the requests of a reader that left the bus.
-    public func withdraw(uniqueName: String) {
+    package func withdraw(uniqueName: String) {
         let ids = state.withLock { state in
             state.pending.values.filter { $0.outcome == nil && $0.request.readerUniqueName == uniqueName }.map(\.request.id)
         }
@@ -121,7 +121,7 @@ public final class PasteConsents: Sendable {
     }
 
     /// The requests waiting for an answer, oldest first.
-    public var pending: [PasteConsentRequest] {
+    package var pending: [PasteConsentRequest] {
         state.withLock { state in
             state.pending.values.filter { $0.outcome == nil }.map(\.request).sorted { $0.id < $1.id }
         }

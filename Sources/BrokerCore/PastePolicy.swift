@@ -25,9 +25,9 @@ import FerryModel
 /// Processes of the same user are not a security boundary: the policy keeps well-behaved apps
 /// honest and makes every paste visible in the paste log; it does not stop a hostile process that
 /// can ptrace the reader or read its files.
-public struct PastePolicy: Sendable, Hashable {
+package struct PastePolicy: Sendable, Hashable {
     /// Who is reading.
-    public enum Reader: Sendable, Hashable {
+    package enum Reader: Sendable, Hashable {
         /// A caller that is not a registered app (the CLI, a script).
         case unregistered
         /// A registered app, by app id.
@@ -35,7 +35,7 @@ public struct PastePolicy: Sendable, Hashable {
     }
 
     /// What the policy says about one read, with a sentence for the log or the error message.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// The read may go ahead; `reason` says why ("org.example.Notes may paste: the user acted").
         case allow(reason: String)
         /// The read is refused; `reason` says why and how to allow it.
@@ -44,13 +44,13 @@ public struct PastePolicy: Sendable, Hashable {
         case ask(reason: String)
 
         /// True for `.allow`.
-        public var isAllowed: Bool {
+        package var isAllowed: Bool {
             if case .allow = self { return true }
             return false
         }
 
         /// The sentence, whichever the decision.
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .allow(let reason), .deny(let reason), .ask(let reason): return reason
             }
@@ -58,7 +58,7 @@ public struct PastePolicy: Sendable, Hashable {
     }
 
     /// What a rule line says.
-    public enum Rule: Sendable, Hashable {
+    package enum Rule: Sendable, Hashable {
         /// `allow <app>`
         case allowApp(String)
         /// `deny <app>`
@@ -78,25 +78,25 @@ public struct PastePolicy: Sendable, Hashable {
     }
 
     /// One rule and the line it came from (1-based).
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// What the line says.
-        public var rule: Rule
+        package var rule: Rule
         /// Its line number in the file.
-        public var line: Int
+        package var line: Int
 
         /// Makes an entry.
-        public init(_ rule: Rule, line: Int) {
+        package init(_ rule: Rule, line: Int) {
             self.rule = rule
             self.line = line
         }
     }
 
     /// The rules in file order.
-    public let rules: [Entry]
+    package let rules: [Entry]
 
     /// Where the rules came from, as shown to people (`~/.config/ferry/paste-policy`); nil for the
     /// built-in default when no file location is known.
-    public var path: String?
+    package var path: String?
 
     private let allowedApps: [String: Int]
     private let deniedApps: [String: Int]
@@ -107,14 +107,14 @@ public struct PastePolicy: Sendable, Hashable {
 
     /// The built-in policy: unregistered callers may paste; apps may read what they wrote, may
     /// paste on a user action, and are asked about with a foreground scene.
-    public static let `default` = PastePolicy(rules: [], path: nil)
+    package static let `default` = PastePolicy(rules: [], path: nil)
 
     /// A policy made of `rules`. When a rule repeats, its first line is the one reported.
     ///
     /// - Parameters:
     ///   - rules: the rules and the lines they came from.
     ///   - path: where they came from, for the reasons.
-    public init(rules: [Entry], path: String?) {
+    package init(rules: [Entry], path: String?) {
         self.rules = rules
         self.path = path
         var allowedApps: [String: Int] = [:], deniedApps: [String: Int] = [:], askedApps: [String: Int] = [:]
@@ -141,7 +141,7 @@ public struct PastePolicy: Sendable, Hashable {
     }
 
     /// The same rules, reported as coming from `path`.
-    public func located(at path: String?) -> PastePolicy {
+    package func located(at path: String?) -> PastePolicy {
         var copy = self
         copy.path = path
         return copy
@@ -155,7 +155,7 @@ public struct PastePolicy: Sendable, Hashable {
     ///   - hasForegroundScene: the reading app has a scene in the foreground.
     ///   - readsOwnContent: the item read was written by the reading app itself.
     /// - Returns: allow, deny or ask, with a sentence naming the app and the rule.
-    public func decide(_ reader: Reader, userAction: Bool, hasForegroundScene: Bool,
+    package func decide(_ reader: Reader, userAction: Bool, hasForegroundScene: Bool,
                        readsOwnContent: Bool = false) -> Decision {
         let file = path ?? "the paste policy file"
         func at(_ line: Int) -> String { "\(file):\(line)" }

@@ -21,7 +21,7 @@ extension PastePolicyFile {
     ///   - app: the app id the rule names.
     /// - Throws: `FerryModelError` `.invalidArgument` for an app id a rule cannot name, `.io`
     ///   naming the file when it cannot be written.
-    public func remember(allow: Bool, app: String) throws {
+    package func remember(allow: Bool, app: String) throws {
         guard AppManifest.isValidBundleIdentifier(app) else {
             throw FerryModelError(.invalidArgument, "\"\(app)\" is not an app id a paste policy rule can name")
         }

@@ -13,7 +13,7 @@ import Musl
 
 extension PastePolicy {
     /// The largest policy file read (1 MiB); a larger one is malformed.
-    public static let maximumFileSize = 1 << 20
+    package static let maximumFileSize = 1 << 20
 
     /// Parses a policy file.
     ///
@@ -29,7 +29,7 @@ extension PastePolicy {
     ///   - text: the file's contents.
     ///   - path: the file's path as shown to people; errors and reasons name it.
     /// - Throws: `FerryModelError` `.invalidArgument` with the message `path:line: what is wrong`.
-    public init(parsing text: String, path: String) throws {
+    package init(parsing text: String, path: String) throws {
         var rules: [Entry] = []
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -78,11 +78,11 @@ extension PastePolicy {
 /// every look until it is older, since file times tick only every few milliseconds). A missing
 /// file is the default policy; a malformed (or unreadable) file keeps the last good policy and is
 /// reported once per change through `log`.
-public final class PastePolicyFile: Sendable {
+package final class PastePolicyFile: Sendable {
     /// The file's path.
-    public let path: String
+    package let path: String
     /// The path as shown to people (`~/.config/ferry/paste-policy`).
-    public let displayPath: String
+    package let displayPath: String
     private let log: @Sendable (String) -> Void
     private let state: Mutex<State>
 
@@ -127,7 +127,7 @@ public final class PastePolicyFile: Sendable {
 
     /// The default location: `$XDG_CONFIG_HOME/ferry/paste-policy`, or
     /// `~/.config/ferry/paste-policy` when `XDG_CONFIG_HOME` is unset, empty or relative.
-    public static func defaultPath() -> String {
+    package static func defaultPath() -> String {
         if let config = environment("XDG_CONFIG_HOME"), config.hasPrefix("/") {
             return config + "/ferry/paste-policy"
         }
@@ -139,7 +139,7 @@ public final class PastePolicyFile: Sendable {
     /// - Parameters:
     ///   - path: the policy file (usually `defaultPath()`).
     ///   - log: receives one line per reload and per error (once per change of the file).
-    public init(path: String, log: @escaping @Sendable (String) -> Void) {
+    package init(path: String, log: @escaping @Sendable (String) -> Void) {
         self.path = path
         let home = Self.home()
         if home.count > 1 && path.hasPrefix(home + "/") {
@@ -152,7 +152,7 @@ public final class PastePolicyFile: Sendable {
     }
 
     /// The policy in force: one `stat`, and a read when the file changed.
-    public func current() -> PastePolicy {
+    package func current() -> PastePolicy {
         var messages: [String] = []
         let policy = state.withLock { state in
             refresh(&state, messages: &messages)

@@ -9,38 +9,38 @@ import Glibc
 #endif
 
 /// One paste, as logged: who read what, from where, when.
-public struct PasteRecord: Sendable, Hashable {
+package struct PasteRecord: Sendable, Hashable {
     /// The reader's app id, nil when it has none (the CLI).
-    public var appID: String?
+    package var appID: String?
     /// The reader's unique bus name (`:1.42`).
-    public var uniqueName: String
+    package var uniqueName: String
     /// The reader's uid.
-    public var uid: UInt32
+    package var uid: UInt32
     /// The reader's pid.
-    public var pid: Int32
+    package var pid: Int32
     /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted); nil
     /// when the broker could not learn it, and for records logged before it kept them.
-    public var process: String?
+    package var process: String?
     /// The writer's process name: who copied the item read (its `/proc/PID/comm` when it
     /// copied); nil when unknown, and for items stored and records logged before the broker kept it.
-    public var writerProcess: String?
+    package var writerProcess: String?
     /// The history entry read (`Read` with the option `history-entry`, as `ferry history show`
     /// does); nil for an ordinary paste of the current items.
-    public var historyEntry: Int?
+    package var historyEntry: Int?
     /// The pasteboard read from.
-    public var pasteboard: String
+    package var pasteboard: String
     /// The index of the item read.
-    public var itemIndex: Int
+    package var itemIndex: Int
     /// The type delivered.
-    public var contentType: ContentType
+    package var contentType: ContentType
     /// When the paste happened.
-    public var timestamp: Date
+    package var timestamp: Date
     /// How the user answered when the read asked for consent (`allowed`, `denied`, `timed-out`,
     /// `withdrawn`; only `allowed` delivered anything); nil when nobody was asked.
-    public var consent: String?
+    package var consent: String?
 
     /// Makes a paste record.
-    public init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
+    package init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
                 writerProcess: String? = nil, historyEntry: Int? = nil, pasteboard: String,
                 itemIndex: Int, contentType: ContentType, timestamp: Date = Date(), consent: String? = nil) {
         self.appID = appID

@@ -9,7 +9,7 @@ import GRDB
 extension PasteboardStore {
     /// History entry `index` (0 is the most recent, as in ``history(now:)``), without its bytes.
     /// - Throws: `FerryModelError` `.notFound` when there is no such entry.
-    public func historyEntry(_ index: Int, now: Date = Date()) throws -> HistoryEntry {
+    package func historyEntry(_ index: Int, now: Date = Date()) throws -> HistoryEntry {
         try reading { db in
             let entries = try liveHistoryEntryIDs(db, now: now)
             guard entries.indices.contains(index) else { throw Self.noHistoryEntry(index, count: entries.count) }
@@ -28,7 +28,7 @@ extension PasteboardStore {
     /// system, as ``clearHistory()`` does.
     /// - Throws: `FerryModelError` `.notFound` naming the first index out of range; nothing is
     ///   deleted then.
-    public func deleteHistory(_ indexes: [Int], now: Date = Date()) throws {
+    package func deleteHistory(_ indexes: [Int], now: Date = Date()) throws {
         try freeing { db in
             let entries = try liveHistoryEntryIDs(db, now: now)
             if let missing = indexes.first(where: { !entries.indices.contains($0) }) {

@@ -14,7 +14,7 @@ extension PasteboardStore {
     /// with its blobs, and history entries left empty. Returns the pasteboards that lost items
     /// (the broker announces their change; their change counts are not incremented here).
     @discardableResult
-    public func removeExpired(now: Date = Date()) throws -> Set<String> {
+    package func removeExpired(now: Date = Date()) throws -> Set<String> {
         try writing { db in
             let limit = now.timeIntervalSinceReferenceDate
             let touched = Set(try String.fetchAll(db, sql: """
@@ -28,7 +28,7 @@ extension PasteboardStore {
 
     /// The earliest expiration date of any stored item, so the broker can schedule the next
     /// ``removeExpired(now:)``; nil when nothing expires.
-    public func nextExpiration() throws -> Date? {
+    package func nextExpiration() throws -> Date? {
         try reading { db in
             try Double.fetchOne(db, sql: "SELECT MIN(expirationDate) FROM item").map(Date.init(timeIntervalSinceReferenceDate:))
         }
@@ -38,12 +38,12 @@ extension PasteboardStore {
     ///
     /// Logged with `synchronous = NORMAL`: the record survives a crash of ferryd (kill -9) but
     /// may be lost on a power failure, so a paste costs no fsync.
-    public func logPaste(_ record: PasteRecord) throws {
+    package func logPaste(_ record: PasteRecord) throws {
         try logPastes([record])
     }
 
     /// Records several pastes, in order, in one transaction (as ``logPaste(_:)``).
-    public func logPastes(_ records: [PasteRecord]) throws {
+    package func logPastes(_ records: [PasteRecord]) throws {
         guard !records.isEmpty else { return }
         try loggingWrite { db in
             try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
@@ -77,7 +77,7 @@ extension PasteboardStore {
 
     /// The most recent paste records, newest first.
     /// - Parameter limit: at most this many.
-    public func pasteLog(limit: Int = 100) throws -> [PasteRecord] {
+    package func pasteLog(limit: Int = 100) throws -> [PasteRecord] {
         try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT timestamp, appID, uniqueName, uid, pid, process, pasteboard, itemIndex, contentType, consent,
@@ -98,7 +98,7 @@ extension PasteboardStore {
 
     /// Checks the database (`PRAGMA integrity_check` and foreign keys) and that every referenced
     /// blob exists. Returns the problems found; empty means consistent.
-    public func checkIntegrity() throws -> [String] {
+    package func checkIntegrity() throws -> [String] {
         try reading { db in
             var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {

@@ -18,7 +18,7 @@ extension PasteboardStore {
     ///   `.permissionDenied` when `owner` did not make the promise, `.unavailable` when the promise
     ///   was already dropped, `.invalidArgument` when the representation is already held or
     ///   `data` is a promise.
-    public func fulfillPromise(item: UUID, representation: ContentType, data: RepresentationSource,
+    package func fulfillPromise(item: UUID, representation: ContentType, data: RepresentationSource,
                                from owner: String, now: Date = Date()) throws {
         if case .promised = data {
             throw FerryModelError(.invalidArgument, "a promise cannot be fulfilled with another promise")
@@ -51,17 +51,17 @@ extension PasteboardStore {
     }
 
     /// What dropping dead promises did to one pasteboard.
-    public struct DroppedPromises: Sendable, Equatable {
+    package struct DroppedPromises: Sendable, Equatable {
         /// The pasteboard's new change count.
-        public var changeCount: UInt64
+        package var changeCount: UInt64
         /// How many of its representations went.
-        public var representations: Int
+        package var representations: Int
         /// How many of its items went (those left with no representation).
-        public var items: Int
+        package var items: Int
         /// The general pasteboard fell back to its most recent history entry, having lost every item.
-        public var restoredHistory: Bool
+        package var restoredHistory: Bool
         /// Items it still has (after the fall-back, if any).
-        public var remainingItems: Int
+        package var remainingItems: Int
     }
 
     /// Removes every representation promised by `owner` (it left the bus without handing them
@@ -70,7 +70,7 @@ extension PasteboardStore {
     /// no item falls back to its most recent history entry, if any, as though it were restored.
     /// - Returns: what changed, per pasteboard that changed; history-only changes are not listed.
     @discardableResult
-    public func dropPromises(of owner: String, now: Date = Date()) throws -> [String: DroppedPromises] {
+    package func dropPromises(of owner: String, now: Date = Date()) throws -> [String: DroppedPromises] {
         try writing { db in try dropRepresentations(db, where: "owner = ?", [owner], now: now) }
     }
 
@@ -113,7 +113,7 @@ extension PasteboardStore {
     }
 
     /// Every (item, type) still promised by `owner`, for the broker to ask it to hand them over.
-    public func promises(of owner: String) throws -> [(item: UUID, contentType: ContentType)] {
+    package func promises(of owner: String) throws -> [(item: UUID, contentType: ContentType)] {
         try reading { db in
             try Row.fetchAll(db, sql: "SELECT item, contentType FROM representation WHERE owner = ? ORDER BY item, position",
                              arguments: [owner]).compactMap { row in

@@ -11,7 +11,7 @@ import GRDB
 
 extension PasteboardStore {
     /// The names of every pasteboard, `general` first, then by name.
-    public func pasteboards() throws -> [String] {
+    package func pasteboards() throws -> [String] {
         try reading { db in
             try String.fetchAll(db, sql: "SELECT name FROM pasteboard ORDER BY name <> 'general', name")
         }
@@ -19,7 +19,7 @@ extension PasteboardStore {
 
     /// A pasteboard's change count.
     /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard, `.invalidArgument` for a bad name.
-    public func changeCount(of pasteboard: String) throws -> UInt64 {
+    package func changeCount(of pasteboard: String) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
         return try reading { db in
             guard let count = try Int64.fetchOne(db, sql: "SELECT changeCount FROM pasteboard WHERE name = ?",
@@ -32,7 +32,7 @@ extension PasteboardStore {
 
     /// A pasteboard's unexpired items, in order, without their bytes.
     /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard, `.invalidArgument` for a bad name.
-    public func items(in pasteboard: String, now: Date = Date()) throws -> [StoredItem] {
+    package func items(in pasteboard: String, now: Date = Date()) throws -> [StoredItem] {
         try Self.validatePasteboardName(pasteboard)
         return try reading { db in
             try requirePasteboard(db, pasteboard)
@@ -42,7 +42,7 @@ extension PasteboardStore {
 
     /// A pasteboard's change count and unexpired items, read together (one consistent view).
     /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard, `.invalidArgument` for a bad name.
-    public func contents(of pasteboard: String, now: Date = Date()) throws -> (changeCount: UInt64, items: [StoredItem]) {
+    package func contents(of pasteboard: String, now: Date = Date()) throws -> (changeCount: UInt64, items: [StoredItem]) {
         try Self.validatePasteboardName(pasteboard)
         return try reading { db in
             guard let count = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT changeCount FROM pasteboard WHERE name = ?"),
@@ -55,7 +55,7 @@ extension PasteboardStore {
 
     /// One stored item (current or in history) by id, unless it has expired.
     /// - Throws: `FerryModelError` `.notFound` when there is no such unexpired item.
-    public func item(_ id: UUID, now: Date = Date()) throws -> StoredItem {
+    package func item(_ id: UUID, now: Date = Date()) throws -> StoredItem {
         try reading { db in
             guard let item = try fetchItems(db, where: "id = ?", [id.uuidString], now: now).first else {
                 throw FerryModelError(.notFound, "there is no item \(id)")
@@ -66,7 +66,7 @@ extension PasteboardStore {
 
     /// The general pasteboard's history, most recent first, without expired items (an entry
     /// whose items have all expired is left out).
-    public func history(now: Date = Date()) throws -> [HistoryEntry] {
+    package func history(now: Date = Date()) throws -> [HistoryEntry] {
         try reading { db in
             let rows = try Row.fetchAll(db, sql: "SELECT id, changeCount, replacedAt FROM historyEntry ORDER BY id DESC")
             return try rows.compactMap { row -> HistoryEntry? in
@@ -96,7 +96,7 @@ extension PasteboardStore {
     /// - Throws: `FerryModelError` `.notFound` for an unknown or expired item or a type the item
     ///   does not have; `.unavailable` when the bytes were promised by an app that is gone, or
     ///   the blob file is damaged (another size or other bytes than stored, not a regular file).
-    public func readData(item: UUID, representation: ContentType, now: Date = Date()) throws -> RepresentationData {
+    package func readData(item: UUID, representation: ContentType, now: Date = Date()) throws -> RepresentationData {
         let found = try reading { db -> (data: RepresentationData, blob: StoredBlob?) in
             let row = try Row.fetchOne(try db.cachedStatement(sql: """
                 SELECT r.storage, r.data, r.blob, r.owner, r.size, r.checksum, r.blobInode, r.blobChangeTime,

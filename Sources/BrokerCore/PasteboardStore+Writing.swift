@@ -28,7 +28,7 @@ extension PasteboardStore {
     ///   for a descriptor that delivers nothing for ``descriptorTimeout``; `.storageFailed` for
     ///   disk failures (nothing is changed then).
     @discardableResult
-    public func write(_ items: [NewItem], to pasteboard: String, now: Date = Date()) throws -> UInt64 {
+    package func write(_ items: [NewItem], to pasteboard: String, now: Date = Date()) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
         try Self.validate(items)
         let volatile = items.contains { $0.options.sensitive }
@@ -49,7 +49,7 @@ extension PasteboardStore {
     /// change count.
     /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard.
     @discardableResult
-    public func clear(_ pasteboard: String, now: Date = Date()) throws -> UInt64 {
+    package func clear(_ pasteboard: String, now: Date = Date()) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
         return try freeing { db in
             try requirePasteboard(db, pasteboard)
@@ -62,7 +62,7 @@ extension PasteboardStore {
     /// - Returns: true when it was created, false when it already existed.
     /// - Throws: `FerryModelError` `.invalidArgument` for a bad name.
     @discardableResult
-    public func createPasteboard(_ pasteboard: String) throws -> Bool {
+    package func createPasteboard(_ pasteboard: String) throws -> Bool {
         try Self.validatePasteboardName(pasteboard)
         return try writing { db in
             try db.execute(sql: "INSERT OR IGNORE INTO pasteboard (name) VALUES (?)", arguments: [pasteboard])
@@ -74,7 +74,7 @@ extension PasteboardStore {
     /// an expiry this way) and returns the new count.
     /// - Throws: `FerryModelError` `.notFound` for an unknown pasteboard.
     @discardableResult
-    public func incrementChangeCount(of pasteboard: String) throws -> UInt64 {
+    package func incrementChangeCount(of pasteboard: String) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
         return try writing { db in
             try requirePasteboard(db, pasteboard)
@@ -85,7 +85,7 @@ extension PasteboardStore {
     /// Deletes a named pasteboard with its items and blobs.
     /// - Throws: `FerryModelError` `.invalidArgument` for `general` or a bad name, `.notFound`
     ///   for an unknown pasteboard.
-    public func removePasteboard(_ pasteboard: String) throws {
+    package func removePasteboard(_ pasteboard: String) throws {
         try Self.validatePasteboardName(pasteboard)
         guard pasteboard != Self.general else {
             throw FerryModelError(.invalidArgument, "the general pasteboard cannot be removed")
@@ -104,7 +104,7 @@ extension PasteboardStore {
     /// - Returns: the new change count.
     /// - Throws: `FerryModelError` `.notFound` when there is no such entry.
     @discardableResult
-    public func restoreHistory(_ index: Int, now: Date = Date()) throws -> UInt64 {
+    package func restoreHistory(_ index: Int, now: Date = Date()) throws -> UInt64 {
         try writing { db in
             let entries = try liveHistoryEntryIDs(db, now: now)
             guard entries.indices.contains(index) else { throw Self.noHistoryEntry(index, count: entries.count) }
@@ -121,7 +121,7 @@ extension PasteboardStore {
     }
 
     /// Deletes the general pasteboard's whole history and its blobs.
-    public func clearHistory() throws {
+    package func clearHistory() throws {
         try freeing { db in
             let garbage = try deleteItems(db, where: "historyEntry IS NOT NULL", [])
             try db.execute(sql: "DELETE FROM historyEntry")

@@ -23,33 +23,33 @@ import Synchronization
 /// Errors are `FerryModelError`: `.notFound` for unknown pasteboards, items and
 /// representations (and expired items), `.invalidArgument` for bad names and items,
 /// `.unavailable` for promised bytes whose owner is gone, `.storageFailed` for disk failures.
-public final class PasteboardStore: Sendable {
+package final class PasteboardStore: Sendable {
     /// The largest representation kept inside the database; larger ones become blob files.
-    public static let inlineLimit = 64 * 1024
+    package static let inlineLimit = 64 * 1024
     /// The name of the pasteboard that always exists and has a history.
-    public static let general = "general"
+    package static let general = "general"
     /// How many paste log records are kept (older ones are dropped).
-    public static let pasteLogLimit = 10_000
+    package static let pasteLogLimit = 10_000
 
     /// The state directory.
-    public let directory: String
+    package let directory: String
     /// How many history entries the general pasteboard keeps.
-    public let historyLimit: Int
+    package let historyLimit: Int
     /// The most bytes the general pasteboard's history may hold (the representations whose
     /// bytes the store keeps, inline or in blobs); the oldest entries go first, and an entry
     /// larger than this never enters the history.
-    public let historyBytes: Int64
+    package let historyBytes: Int64
     /// The default ``historyBytes``: 1 GiB.
-    public static let defaultHistoryBytes: Int64 = 1 << 30
+    package static let defaultHistoryBytes: Int64 = 1 << 30
     /// How long a descriptor being copied may deliver nothing before the write fails with
     /// `Timeout` (a pipe whose writer never writes).
-    public let descriptorTimeout: Duration
+    package let descriptorTimeout: Duration
     /// The most the blob files may take, in bytes (``open(directory:historyLimit:descriptorTimeout:diskBudget:)``).
-    public var diskBudget: Int64 { blobs.budget.limit }
+    package var diskBudget: Int64 { blobs.budget.limit }
     /// The bytes the blob files take now.
-    public var diskUsed: Int64 { blobs.budget.charged }
+    package var diskUsed: Int64 { blobs.budget.charged }
     /// The default ``diskBudget``: 4 GiB.
-    public static let defaultDiskBudget: Int64 = 4 << 30
+    package static let defaultDiskBudget: Int64 = 4 << 30
     /// The size of `ferry.reserve`: space kept so that clearing works on a full file system.
     static let reserveSize = 1 << 20
 
@@ -57,7 +57,7 @@ public final class PasteboardStore: Sendable {
     package let blobs: BlobStore
     /// The damaged `ferry.sqlite` (and the `blobs/` it referred to) that ``open(directory:historyLimit:descriptorTimeout:)``
     /// set aside to start afresh, for the caller to log; empty when the store opened as it was.
-    public let setAside: [StateDirectory.SetAside]
+    package let setAside: [StateDirectory.SetAside]
     /// The open `ferry.lock`, -1 once closed.
     private let lockDescriptor: Mutex<Int32>
 
@@ -92,7 +92,7 @@ public final class PasteboardStore: Sendable {
     /// - Throws: `FerryModelError` `.invalidArgument` for a negative limit, budget or timeout,
     ///   `.unavailable` when another store holds the directory, `.storageFailed` when it cannot
     ///   be opened.
-    public static func open(directory: String? = nil, historyLimit: Int = 100,
+    package static func open(directory: String? = nil, historyLimit: Int = 100,
                             historyBytes: Int64 = defaultHistoryBytes,
                             descriptorTimeout: Duration = .seconds(30),
                             diskBudget: Int64 = defaultDiskBudget,
@@ -145,7 +145,7 @@ public final class PasteboardStore: Sendable {
     }
 
     /// Closes the database and releases the directory's lock. Later calls fail with `.storageFailed`.
-    public func close() {
+    package func close() {
         try? database.close()
         releaseLock()
     }
@@ -175,7 +175,7 @@ public final class PasteboardStore: Sendable {
 
     /// Checks a pasteboard name (``PasteboardName/validate(_:)``).
     /// - Throws: `FerryModelError` `.invalidArgument` naming the problem.
-    public static func validatePasteboardName(_ name: String) throws {
+    package static func validatePasteboardName(_ name: String) throws {
         try PasteboardName.validate(name)
     }
 

@@ -8,19 +8,19 @@ import GRDB
 
 /// A scene session as the broker keeps it between runs: the session, its window's screen and
 /// place in the stacking order, and the connection options waiting for its next connection.
-public struct StoredSceneSession: Sendable, Hashable {
+package struct StoredSceneSession: Sendable, Hashable {
     /// The session; its `activationState` is not stored (it loads as `.unattached`).
-    public var session: SceneSession
+    package var session: SceneSession
     /// The index of the screen its window is on.
-    public var screen: Int
+    package var screen: Int
     /// Its window's place in the stacking order (``Desktop/Window/stackOrder``).
-    public var stackOrder: Int64
+    package var stackOrder: Int64
     /// The options for its next connection (an activation request made while its app was not
     /// running), if any.
-    public var pendingOptions: SceneConnectionOptions?
+    package var pendingOptions: SceneConnectionOptions?
 
     /// Makes a stored session.
-    public init(session: SceneSession, screen: Int, stackOrder: Int64, pendingOptions: SceneConnectionOptions? = nil) {
+    package init(session: SceneSession, screen: Int, stackOrder: Int64, pendingOptions: SceneConnectionOptions? = nil) {
         self.session = session
         self.screen = screen
         self.stackOrder = stackOrder
@@ -42,17 +42,17 @@ public struct StoredSceneSession: Sendable, Hashable {
 ///
 /// A stored session that no longer decodes (a damaged row) is skipped by ``sessions()``; use
 /// ``sessions(corrupt:)`` to learn which ones. Damaged rows are left in place, not deleted.
-public final class SceneStore: Sendable {
+package final class SceneStore: Sendable {
     /// The name of the database file inside the state directory.
-    public static let fileName = "scenes.sqlite"
+    package static let fileName = "scenes.sqlite"
 
     /// The state directory.
-    public let directory: String
+    package let directory: String
 
     let database: DatabaseQueue
     /// The damaged `scenes.sqlite` that ``open(directory:)`` set aside to start afresh, for the
     /// caller to log; nil when the store opened as it was.
-    public let setAside: StateDirectory.SetAside?
+    package let setAside: StateDirectory.SetAside?
 
     private init(directory: String, database: DatabaseQueue, setAside: StateDirectory.SetAside? = nil) {
         self.directory = directory
@@ -63,7 +63,7 @@ public final class SceneStore: Sendable {
     /// Opens or creates `<directory>/scenes.sqlite`. The directory is already prepared and
     /// locked by PasteboardStore (ferryd opens that first); this store takes no lock of its own.
     /// - Throws: `FerryModelError` `.storageFailed` when the database cannot be opened or migrated.
-    public static func open(directory: String) throws -> SceneStore {
+    package static func open(directory: String) throws -> SceneStore {
         do {
             var configuration = Configuration()
             configuration.label = "ferry.scenes"
@@ -82,7 +82,7 @@ public final class SceneStore: Sendable {
     }
 
     /// Closes the database. Later calls fail with `.storageFailed`.
-    public func close() {
+    package func close() {
         try? database.close()
     }
 
@@ -90,32 +90,32 @@ public final class SceneStore: Sendable {
 
     /// Every stored session that decodes, in no particular order; damaged rows are skipped.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func sessions() throws -> [StoredSceneSession] {
+    package func sessions() throws -> [StoredSceneSession] {
         var ignored: [CorruptSession] = []
         return try sessions(corrupt: &ignored)
     }
 
     /// A stored row that no longer decodes: which session it was and why it cannot be read.
-    public struct CorruptSession: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct CorruptSession: Error, Sendable, Hashable, CustomStringConvertible {
         /// The row's persistent identifier (as stored; may itself be the problem).
-        public var persistentIdentifier: String
+        package var persistentIdentifier: String
         /// What is wrong, with the column as its key path (e.g. `userInfo`).
-        public var error: FerryModelError
+        package var error: FerryModelError
 
         /// Makes a report.
-        public init(persistentIdentifier: String, error: FerryModelError) {
+        package init(persistentIdentifier: String, error: FerryModelError) {
             self.persistentIdentifier = persistentIdentifier
             self.error = error
         }
 
         /// `scene session <id> is damaged: <error>`.
-        public var description: String { "scene session \(persistentIdentifier) is damaged: \(error)" }
+        package var description: String { "scene session \(persistentIdentifier) is damaged: \(error)" }
     }
 
     /// Every stored session that decodes, in no particular order; each damaged row is skipped
     /// and appended to `corrupt`, for the caller to log.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func sessions(corrupt: inout [CorruptSession]) throws -> [StoredSceneSession] {
+    package func sessions(corrupt: inout [CorruptSession]) throws -> [StoredSceneSession] {
         let rows = try reading { db in try Row.fetchAll(db, sql: "SELECT * FROM sceneSession") }
         var out: [StoredSceneSession] = []
         out.reserveCapacity(rows.count)
@@ -135,7 +135,7 @@ public final class SceneStore: Sendable {
     /// Inserts or replaces sessions by persistent identifier, all in one transaction.
     /// - Throws: `FerryModelError` `.invalidArgument` (nothing is written) for a session that
     ///   cannot be stored, with its index in the key path (`[2].userInfo`); `.storageFailed`.
-    public func save(_ sessions: [StoredSceneSession]) throws {
+    package func save(_ sessions: [StoredSceneSession]) throws {
         let records = try sessions.enumerated().map { index, stored in
             do { return try SceneStore.record(stored) } catch let error as FerryModelError {
                 throw error.nested(under: "[\(index)]")
@@ -149,7 +149,7 @@ public final class SceneStore: Sendable {
 
     /// Forgets a session; unknown identifiers are ignored.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func remove(_ persistentIdentifier: String) throws {
+    package func remove(_ persistentIdentifier: String) throws {
         try writing { db in
             try db.execute(sql: "DELETE FROM sceneSession WHERE persistentIdentifier = ?", arguments: [persistentIdentifier])
         }
@@ -160,7 +160,7 @@ public final class SceneStore: Sendable {
     /// Every app that has registered: app id → its manifest (Info.plist) bytes. A damaged row
     /// (wrong value types) is skipped.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func knownApps() throws -> [String: [UInt8]] {
+    package func knownApps() throws -> [String: [UInt8]] {
         try reading { db in
             var out: [String: [UInt8]] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT appID, manifest FROM knownApp")
@@ -176,7 +176,7 @@ public final class SceneStore: Sendable {
 
     /// When each known app last registered. A damaged row is skipped.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func appRegistrationDates() throws -> [String: Date] {
+    package func appRegistrationDates() throws -> [String: Date] {
         try reading { db in
             var out: [String: Date] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT appID, registeredAt FROM knownApp")
@@ -192,7 +192,7 @@ public final class SceneStore: Sendable {
 
     /// Records an app's registration: its manifest bytes, and `now` as its last registration.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func saveApp(_ appID: String, manifest: [UInt8], now: Date = Date()) throws {
+    package func saveApp(_ appID: String, manifest: [UInt8], now: Date = Date()) throws {
         try writing { db in
             try db.execute(sql: """
                 INSERT INTO knownApp (appID, manifest, registeredAt) VALUES (?, ?, ?)
@@ -206,7 +206,7 @@ public final class SceneStore: Sendable {
     /// The sessions of an app destroyed while it was not running, oldest first: its next
     /// registration tells it (didDiscardSceneSessions). A damaged row is skipped.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func pendingDiscards(of appID: String) throws -> [String] {
+    package func pendingDiscards(of appID: String) throws -> [String] {
         try reading { db in
             try DatabaseValue.fetchAll(db, sql: "SELECT persistentIdentifier FROM pendingDiscard WHERE appID = ? ORDER BY rowid",
                                        arguments: [appID]).compactMap(SceneStore.text)
@@ -215,7 +215,7 @@ public final class SceneStore: Sendable {
 
     /// Remembers that an app must be told a session was discarded (once, however often added).
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func addPendingDiscard(_ persistentIdentifier: String, appID: String) throws {
+    package func addPendingDiscard(_ persistentIdentifier: String, appID: String) throws {
         try writing { db in
             try db.execute(sql: """
                 INSERT OR IGNORE INTO pendingDiscard (appID, persistentIdentifier, addedAt) VALUES (?, ?, ?)
@@ -226,7 +226,7 @@ public final class SceneStore: Sendable {
     /// Forgets the pending discards `persistentIdentifiers` of an app (it has been told of
     /// them); others, added meanwhile, stay.
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func clearPendingDiscards(of appID: String, _ persistentIdentifiers: [String]) throws {
+    package func clearPendingDiscards(of appID: String, _ persistentIdentifiers: [String]) throws {
         try writing { db in
             for identifier in persistentIdentifiers {
                 try db.execute(sql: "DELETE FROM pendingDiscard WHERE appID = ? AND persistentIdentifier = ?",
@@ -239,7 +239,7 @@ public final class SceneStore: Sendable {
     /// told of it whatever happens next (a crash included) until it confirms
     /// (``clearPendingDiscards(of:_:)``).
     /// - Throws: `FerryModelError` `.storageFailed`.
-    public func destroy(_ persistentIdentifier: String, appID: String) throws {
+    package func destroy(_ persistentIdentifier: String, appID: String) throws {
         try writing { db in
             try db.execute(sql: "DELETE FROM sceneSession WHERE persistentIdentifier = ?", arguments: [persistentIdentifier])
             try db.execute(sql: """

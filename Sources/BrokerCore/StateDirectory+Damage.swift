@@ -11,16 +11,16 @@ import GRDB
 
 extension StateDirectory {
     /// A database file that could not be read, moved aside so ferryd starts without it.
-    public struct SetAside: Sendable, Hashable, CustomStringConvertible {
+    package struct SetAside: Sendable, Hashable, CustomStringConvertible {
         /// The file as it was named (`…/ferry.sqlite`).
-        public var original: String
+        package var original: String
         /// Where it is now (`…/ferry.sqlite.damaged-20261126T164500Z`); its `-wal` beside it.
-        public var damaged: String
+        package var damaged: String
         /// What was wrong with it.
-        public var reason: String
+        package var reason: String
 
         /// `ferry.sqlite is damaged (…); kept as ….damaged-…; starting without it`.
-        public var description: String {
+        package var description: String {
             "\(original) is damaged (\(reason)); kept as \(damaged); starting without what it held"
         }
     }

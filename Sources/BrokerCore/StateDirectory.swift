@@ -16,11 +16,11 @@ import FerryTerminal
 /// `ferry.lock`, which one store at a time holds with `flock` and in which ferryd records its
 /// pid and bus (``StateLockHolder``), and `ferry.reserve`, 1 MiB kept free for clearing on a full
 /// file system.
-public enum StateDirectory {
+package enum StateDirectory {
     /// The default state directory for this user, following the XDG base directory specification:
     /// `$XDG_STATE_HOME/ferry` when that is an absolute path, else `$HOME/.local/state/ferry`.
     /// - Parameter environment: the environment to read (the process's by default).
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         StateLockHolder.defaultDirectory { environment[$0] }
     }
 
@@ -67,7 +67,7 @@ public enum StateDirectory {
 extension FerryModelError.Code {
     /// The state directory or database could not be read or written (disk full, permissions,
     /// a corrupt database). D-Bus: `org.ferry.Error.StorageFailed`.
-    public static let storageFailed = FerryModelError.Code(rawValue: "StorageFailed")
+    package static let storageFailed = FerryModelError.Code(rawValue: "StorageFailed")
 }
 
 extension FerryModelError {

@@ -7,23 +7,23 @@ import FerryModel
 
 /// An item as the store keeps it: identity, options, provenance and its representations'
 /// metadata. Bytes are read separately with ``PasteboardStore/readData(item:representation:)``.
-public struct StoredItem: Sendable, Hashable, Identifiable {
+package struct StoredItem: Sendable, Hashable, Identifiable {
     /// Options that travel with an item (Apple's `UIPasteboard.OptionsKey`, plus `sensitive` and
     /// `origin`).
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// The item never leaves this machine.
-        public var localOnly: Bool
+        package var localOnly: Bool
         /// After this instant the item is gone for everyone.
-        public var expirationDate: Date?
+        package var expirationDate: Date?
         /// A secret (a password manager's copy): never written to disk, never in history.
-        public var sensitive: Bool
+        package var sensitive: Bool
         /// Where the item came from outside Ferry, as its writer says (`desktop:CLIPBOARD` for
         /// ferry-bridge's import of the desktop's clipboard); nil for an ordinary copy. Printable
         /// ASCII, at most ``StoredItem/maximumOriginLength`` bytes.
-        public var origin: String?
+        package var origin: String?
 
         /// Makes options; the defaults are those of an ordinary copy.
-        public init(localOnly: Bool = false, expirationDate: Date? = nil, sensitive: Bool = false, origin: String? = nil) {
+        package init(localOnly: Bool = false, expirationDate: Date? = nil, sensitive: Bool = false, origin: String? = nil) {
             self.localOnly = localOnly
             self.expirationDate = expirationDate
             self.sensitive = sensitive
@@ -32,21 +32,21 @@ public struct StoredItem: Sendable, Hashable, Identifiable {
     }
 
     /// The item's identity, stable across restarts and through history.
-    public var id: UUID
+    package var id: UUID
     /// The item's options. `sensitive` is always false here: sensitive items are never stored.
-    public var options: Options
+    package var options: Options
     /// The app id of the app that wrote the item, nil when unknown (the CLI).
-    public var sourceAppID: String?
+    package var sourceAppID: String?
     /// The writer's process name (its `/proc/PID/comm` when it copied), nil when the broker could
     /// not learn it and for items stored before it kept them.
-    public var sourceProcess: String?
+    package var sourceProcess: String?
     /// The item's suggested name (a file name without extension).
-    public var suggestedName: String?
+    package var suggestedName: String?
     /// The representations, highest fidelity first.
-    public var representations: [StoredRepresentation]
+    package var representations: [StoredRepresentation]
 
     /// Makes a stored item.
-    public init(id: UUID, options: Options = Options(), sourceAppID: String? = nil, sourceProcess: String? = nil,
+    package init(id: UUID, options: Options = Options(), sourceAppID: String? = nil, sourceProcess: String? = nil,
                 suggestedName: String? = nil, representations: [StoredRepresentation]) {
         self.id = id
         self.options = options
@@ -57,37 +57,37 @@ public struct StoredItem: Sendable, Hashable, Identifiable {
     }
 
     /// The longest `origin` an item may carry, in bytes.
-    public static let maximumOriginLength = 64
+    package static let maximumOriginLength = 64
 
     /// Whether `origin` is one an item may carry: 1–64 bytes of printable ASCII (space to `~`).
-    public static func isValidOrigin(_ origin: String) -> Bool {
+    package static func isValidOrigin(_ origin: String) -> Bool {
         let bytes = origin.utf8
         return !bytes.isEmpty && bytes.count <= maximumOriginLength && bytes.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
     /// Whether the item has expired at `now`.
-    public func isExpired(at now: Date) -> Bool {
+    package func isExpired(at now: Date) -> Bool {
         guard let expirationDate = options.expirationDate else { return false }
         return expirationDate <= now
     }
 
     /// The item's metadata as other processes are told it (`ItemProvider.Metadata`).
-    public var metadata: ItemProvider.Metadata {
+    package var metadata: ItemProvider.Metadata {
         ItemProvider.Metadata(representations: representations.map(\.info), suggestedName: suggestedName)
     }
 }
 
 /// One entry of the general pasteboard's history: the items a write replaced.
-public struct HistoryEntry: Sendable, Hashable {
+package struct HistoryEntry: Sendable, Hashable {
     /// The general pasteboard's change count while these items were current.
-    public var changeCount: UInt64
+    package var changeCount: UInt64
     /// When the items were replaced.
-    public var replacedAt: Date
+    package var replacedAt: Date
     /// The items, in their pasteboard order.
-    public var items: [StoredItem]
+    package var items: [StoredItem]
 
     /// Makes a history entry.
-    public init(changeCount: UInt64, replacedAt: Date, items: [StoredItem]) {
+    package init(changeCount: UInt64, replacedAt: Date, items: [StoredItem]) {
         self.changeCount = changeCount
         self.replacedAt = replacedAt
         self.items = items
@@ -95,9 +95,9 @@ public struct HistoryEntry: Sendable, Hashable {
 }
 
 /// One representation of a stored item: its type, visibility, size and where its bytes are.
-public struct StoredRepresentation: Sendable, Hashable {
+package struct StoredRepresentation: Sendable, Hashable {
     /// Where a representation's bytes are.
-    public enum Storage: Sendable, Hashable {
+    package enum Storage: Sendable, Hashable {
         /// In the database (small representations).
         case inline
         /// In a file under the state directory's `blobs/` (large representations).
@@ -110,16 +110,16 @@ public struct StoredRepresentation: Sendable, Hashable {
     }
 
     /// The type of the bytes.
-    public var contentType: ContentType
+    package var contentType: ContentType
     /// Who may see the representation.
-    public var visibility: ItemProvider.Visibility
+    package var visibility: ItemProvider.Visibility
     /// The size in bytes: exact when held, the source's estimate (or nil) when promised.
-    public var size: Int64?
+    package var size: Int64?
     /// Where the bytes are.
-    public var storage: Storage
+    package var storage: Storage
 
     /// Makes a stored representation.
-    public init(contentType: ContentType, visibility: ItemProvider.Visibility = .all, size: Int64?, storage: Storage) {
+    package init(contentType: ContentType, visibility: ItemProvider.Visibility = .all, size: Int64?, storage: Storage) {
         self.contentType = contentType
         self.visibility = visibility
         self.size = size
@@ -127,7 +127,7 @@ public struct StoredRepresentation: Sendable, Hashable {
     }
 
     /// Whether the store holds the bytes (inline or blob).
-    public var isHeld: Bool {
+    package var isHeld: Bool {
         switch storage {
         case .inline, .blob: true
         case .promised, .unavailable: false
@@ -135,7 +135,7 @@ public struct StoredRepresentation: Sendable, Hashable {
     }
 
     /// The representation's metadata as other processes are told it.
-    public var info: ItemProvider.RepresentationInfo {
+    package var info: ItemProvider.RepresentationInfo {
         ItemProvider.RepresentationInfo(contentType: contentType, visibility: visibility, estimatedSize: size)
     }
 }

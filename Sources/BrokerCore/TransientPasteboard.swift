@@ -9,15 +9,15 @@ import FerryModel
 ///
 /// Checked before anything else a `org.ferry.Pasteboard1` method does on a transient pasteboard
 /// (after the same-uid check), without a hop to an actor. Everybody outside the sets is PermissionDenied.
-public struct TransientPasteboardAccess: Sendable, Hashable {
+package struct TransientPasteboardAccess: Sendable, Hashable {
     /// May call `SetItems` (a drag's source app and initiator, the sharer), while ``acceptsWrites`` holds.
-    public var writers: Set<String>
+    package var writers: Set<String>
     /// May call `Items` and `DetectPatterns` (writers, a drag's entered targets, a share's activity apps).
-    public var metadataReaders: Set<String>
+    package var metadataReaders: Set<String>
     /// May call `Read` and `FinishTransfer` (the source; the performer during `PerformDrop` or `PerformActivity`).
-    public var contentReaders: Set<String>
+    package var contentReaders: Set<String>
     /// Whether writers may still write: false once the drop or the activity starts.
-    public var acceptsWrites: Bool
+    package var acceptsWrites: Bool
 
     /// Makes an access rule.
     /// - Parameters:
@@ -25,7 +25,7 @@ public struct TransientPasteboardAccess: Sendable, Hashable {
     ///   - metadataReaders: unique names that may read metadata.
     ///   - contentReaders: unique names that may read bytes.
     ///   - acceptsWrites: whether writes are taken now.
-    public init(writers: Set<String> = [], metadataReaders: Set<String> = [], contentReaders: Set<String> = [],
+    package init(writers: Set<String> = [], metadataReaders: Set<String> = [], contentReaders: Set<String> = [],
                 acceptsWrites: Bool = true) {
         self.writers = writers
         self.metadataReaders = metadataReaders
