@@ -6,8 +6,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import FerrySystem
 import FerryModel
+import FerrySystem
 import Synchronization
 
 /// The files under `blobs/` that hold large representations. A blob is immutable once named and
