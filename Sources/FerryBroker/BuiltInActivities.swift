@@ -12,8 +12,8 @@ import FerryModel
 ///
 /// The share service calls, in this order (these signatures are stable):
 ///
-///     public static func validate(_ type: ActivityType, options: VariantDictionary) throws
-///     public func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
+///     package static func validate(_ type: ActivityType, options: VariantDictionary) throws
+///     package func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
 ///                         sharer: Caller, sourceApp: String?) async -> ShareCompletion
 ///
 /// `validate` lets `Perform` answer InvalidArgument as an error reply (a bad `to`) before the
