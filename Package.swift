@@ -51,14 +51,19 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The Swift layer over libdbus. Knows nothing of Ferry.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictness),
+        .target(name: "DBus", dependencies: ["CDBus", "FerrySystem"], swiftSettings: strictness),
+
+        // Text as every Ferry module shows it, no Foundation: lines made printable, dynamic type
+        // identifiers read by their MIME type (issue #19 item 3: beneath both the model and the
+        // terminal module, so the model no longer depends on the terminal's).
+        .target(name: "FerryText", swiftSettings: strictness),
+
+        // What every printing program shares, no Foundation: exit statuses, the progress bar,
+        // the standard-error writer (the `ferry` front links this and FerryText, nothing else of Ferry's).
+        .target(name: "FerryTerminal", dependencies: ["FerryText"], swiftSettings: strictness),
 
         // The item model. Imports no D-Bus. GIO is loaded with dlopen on first use (start-up time).
-        // What every printing program shares, no Foundation: exit statuses, the progress bar,
-        // printable lines (the `ferry` front links this and nothing else of Ferry's).
-        .target(name: "FerryTerminal", swiftSettings: strictness),
-
-        .target(name: "FerryModel", dependencies: ["FerryTerminal", "CZlib", "FerrySystem"], swiftSettings: strictness),
+        .target(name: "FerryModel", dependencies: ["FerryText", "CZlib", "FerrySystem"], swiftSettings: strictness),
 
         // The desktop's clipboards as ferry-bridge sees them: selections, offers, events, and the
         // one protocol every display backend (X11, Wayland) implements. No C, no D-Bus, no Ferry.
@@ -76,11 +81,22 @@ let package = Package(
         .target(name: "FerryLogging", dependencies: [.product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
 
+        // The broker's half that needs no D-Bus (issue #19 item 3), as dbus-broker keeps bus
+        // semantics apart from the wire: the pasteboard and scene stores (SQLite and blob files),
+        // the paste policy and consents, the desktop model and placement, folder saving, disk and
+        // memory budgets, blocking work, the app registry. FerryBroker puts it on the bus.
+        .target(name: "BrokerCore", dependencies: ["FerryModel", "FerryTerminal", "FerrySystem",
+                                                   .product(name: "GRDB", package: "GRDB.swift")],
+                swiftSettings: strictness),
+        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "FerryModel", "store-crash-writer", "FerryTestSupport",
+                                                        .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: strictness),
+
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage;
         // `Broker` assembles them into one swift-service-lifecycle Service (ferryd runs it).
         .target(
             name: "FerryBroker",
-            dependencies: ["FerryModel", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["BrokerCore", "FerryModel", "FerryTerminal", "DBus", "FerryBus", "FerryLogging", "FerrySystem", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness),
@@ -116,14 +132,14 @@ let package = Package(
                 cSettings: [.define("FERRY_STATIC_FRONT", .when(configuration: .release))]),
         .executableTarget(
             name: "ferry-front",
-            dependencies: ["CDBus", "CFerryFront", "FerryTerminal"],
+            dependencies: ["CDBus", "CFerryFront", "FerryTerminal", "FerryText"],
             swiftSettings: strictness,
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
 
         // The daemon: owns org.ferry.Broker; the logic lives in FerryBroker.
         .executableTarget(
             name: "ferryd",
-            dependencies: ["FerryBroker", "DBus", "FerryModel", "FerryLogging", "FerryContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["FerryBroker", "BrokerCore", "DBus", "FerryModel", "FerryLogging", "FerryContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
@@ -149,7 +165,7 @@ let package = Package(
             swiftSettings: strictness),
 
         // Test-only: writes to a PasteboardStore in a loop so a test can kill -9 it mid-way.
-        .executableTarget(name: "store-crash-writer", dependencies: ["FerryBroker"], swiftSettings: strictness),
+        .executableTarget(name: "store-crash-writer", dependencies: ["BrokerCore"], swiftSettings: strictness),
 
         // Test-only (issue #21 item 2): a second process promising one large representation
         // through a loader, an AsyncSequence, a FileHandle or a file, for the progress,
@@ -185,17 +201,16 @@ let package = Package(
 
         // Tests.
         .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "FerrySystem", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "DesktopPictureTests", dependencies: ["DesktopPicture", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "store-crash-writer", "FerryTestSupport",
-                                                          .product(name: "GRDB", package: "GRDB.swift")],
+        .testTarget(name: "FerryBrokerTests", dependencies: ["FerryBroker", "BrokerCore", "DBus", "FerryTestSupport"],
                     swiftSettings: strictness),
-        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "DBus", "ferryd", "FerryTestSupport",
+        .testTarget(name: "FerrydTests", dependencies: ["FerryBroker", "BrokerCore", "DBus", "ferryd", "FerryTestSupport",
                                                     .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
-        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "ferry-front", "ferryd", "ferry-demo", "FerryModel", "FerryText", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "FerryDemoTests", dependencies: ["ferry-demo", "ferry", "ferry-front", "ferryd", "FerryModel", "FerryTestSupport"],
                     swiftSettings: strictness),
         // `make install`, `make uninstall` and `make deb` (issue #18): they run `make` on the release
@@ -211,10 +226,10 @@ let package = Package(
         // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .target(name: "FerryContinuity",
-                dependencies: ["CNATS", "FerryBroker", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["CNATS", "FerryBroker", "BrokerCore", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
-                    dependencies: ["FerryContinuity", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
+                    dependencies: ["FerryContinuity", "BrokerCore", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictness),
 

@@ -1,4 +1,5 @@
 import CDBus
+import FerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -39,11 +40,14 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         message.isEmpty ? name.rawValue : "\(name.rawValue): \(message)"
     }
 
-    /// `error` itself when it is a `DBusError`, otherwise `org.freedesktop.DBus.Error.Failed`
-    /// carrying its description (what a method handler replies for an unexpected error).
+    /// `error` itself when it is a `DBusError`, `org.ferry.DBus.Error.SystemError` for a failed
+    /// system call of `FerrySystem`, otherwise `org.freedesktop.DBus.Error.Failed` carrying its
+    /// description (what a method handler replies for an unexpected error).
     public init(converting error: any Error) {
         if let dbusError = error as? DBusError {
             self = dbusError
+        } else if let systemError = error as? SystemCallError {
+            self = systemError.dbusError
         } else {
             self.init(.failed, String(describing: error))
         }

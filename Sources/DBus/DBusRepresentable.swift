@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import FerrySystem
 import FoundationEssentials
 #else
 import Foundation
@@ -219,7 +220,7 @@ extension FileDescriptor: DBusRepresentable {
     /// - Throws: `InvalidArgs` on another type, `SystemError` if duplicating fails.
     public convenience init(dbusValue: DBusValue) throws {
         guard case .unixFD(let fd) = dbusValue else { throw Self.mismatch(dbusValue) }
-        self.init(taking: try fd.withRawValue { raw in
+        self.init(taking: try fd.withOpenDescriptor { raw in
             let copy = cdbus_dup_cloexec(raw)
             guard copy >= 0 else { throw DBusError.system("dup", errno: errno) }
             return copy

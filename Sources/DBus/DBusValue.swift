@@ -1,3 +1,5 @@
+import FerrySystem
+
 /// One D-Bus value of any type, nested to any depth.
 ///
 /// Containers carry their element types, so an empty array or dictionary keeps its signature.

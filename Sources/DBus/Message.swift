@@ -1,4 +1,5 @@
 import CDBus
+import FerrySystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc

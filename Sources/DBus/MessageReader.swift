@@ -1,4 +1,5 @@
 import CDBus
+import FerrySystem
 
 /// Reads a libdbus message's body into `DBusValue`s through `DBusMessageIter`.
 enum MessageReader {

@@ -64,7 +64,7 @@ enum MessageWriter {
         case .signature(let v): try string(&iter, CDBUS_TYPE_SIGNATURE, v.rawValue)
         case .unixFD(let fd):
             // libdbus duplicates the descriptor; hold it open while it does.
-            try fd.withRawValue { raw in try basic(&iter, CDBUS_TYPE_UNIX_FD, Int32(raw)) }
+            try fd.withOpenDescriptor { raw in try basic(&iter, CDBUS_TYPE_UNIX_FD, Int32(raw)) }
         case .bytes(let bytes):
             try container(&iter, CDBUS_TYPE_ARRAY, "y") { sub in
                 guard !bytes.isEmpty else { return }

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import FerrySystem
 import FoundationEssentials
 #else
 import Foundation

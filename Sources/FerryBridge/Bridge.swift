@@ -23,22 +23,22 @@ import Foundation
 ///   its bytes streamed from ferryd to the reader.
 /// - Restore: when an owner goes away without clearing, the selection is served again from the
 ///   complete copy in ferryd.
-public actor Bridge {
+package actor Bridge {
     /// The origin an imported item carries (`desktop:CLIPBOARD`, `desktop:PRIMARY`).
-    public static func origin(of selection: DesktopSelection) -> String { "desktop:\(selection.rawValue)" }
+    package static func origin(of selection: DesktopSelection) -> String { "desktop:\(selection.rawValue)" }
     /// The named pasteboard PRIMARY is imported into and exported from.
-    public static let primaryPasteboard = "primary"
+    package static let primaryPasteboard = "primary"
     /// How long PRIMARY must stay unchanged before it is imported (a selection being dragged out
     /// changes many times a second).
-    public static let primaryDebounce: Duration = .milliseconds(250)
+    package static let primaryDebounce: Duration = .milliseconds(250)
     /// How long a lazy read from a live owner may stay silent (a person is waiting on a paste:
     /// longer than the eager copy's idle timeout).
-    public static let lazyIdleTimeout: Duration = .seconds(30)
+    package static let lazyIdleTimeout: Duration = .seconds(30)
     /// How long the bridge waits at start for the display to report its current owners before it
     /// puts Ferry's items on empty selections.
-    public static let startupSettling: Duration = .milliseconds(500)
+    package static let startupSettling: Duration = .milliseconds(500)
     /// How long a desktop reader may take nothing before its transfer is given up (R7).
-    public static let stallTimeout: Duration = .seconds(5)
+    package static let stallTimeout: Duration = .seconds(5)
 
     let backend: any DesktopClipboardBackend
     let client: FerryClient
@@ -66,7 +66,7 @@ public actor Bridge {
     /// - Parameters:
     ///   - display: the display's name, for the status.
     ///   - isClipboardManager: whether the backend owns X11's `CLIPBOARD_MANAGER`, asked for the status.
-    public init(backend: any DesktopClipboardBackend, client: FerryClient, budgets: BridgeBudgets = .defaults,
+    package init(backend: any DesktopClipboardBackend, client: FerryClient, budgets: BridgeBudgets = .defaults,
                 display: String, isClipboardManager: @escaping @Sendable () -> Bool = { false },
                 log: BridgeLog = BridgeLog()) {
         self.backend = backend
@@ -82,7 +82,7 @@ public actor Bridge {
     }
 
     /// The bridge's state, for `org.ferry.Bridge1.Status`.
-    public func status() -> BridgeStatus {
+    package func status() -> BridgeStatus {
         BridgeStatus(protocolName: backend.protocolName, display: display, isClipboardManager: isClipboardManager(),
                      clipboard: selections[.clipboard]?.status ?? .init(),
                      primary: selections[.primary]?.status ?? .init(), budgets: budgets)
@@ -91,7 +91,7 @@ public actor Bridge {
     /// Runs until the display connection or the broker's signals end: the caller reconnects.
     /// Exports what Ferry holds at start (unless it came from the desktop).
     /// - Throws: what ended it (`DesktopClipboardError` `.disconnected`, a `FerryError`).
-    public func run() async throws {
+    package func run() async throws {
         let general = client.general
         let primary = try await client.pasteboard(named: Self.primaryPasteboard)
         let generalChanges = try await general.changes()
@@ -131,7 +131,7 @@ public actor Bridge {
     }
 
     /// Stops every copy and gives the selections up.
-    public func stop() async {
+    package func stop() async {
         for selection in DesktopSelection.allCases {
             selections[selection]?.cancelImport()
             selections[selection]?.pendingPrimary?.cancel()
@@ -182,19 +182,19 @@ public actor Bridge {
 
 /// Where the bridge says what it does: swift-log's `Logger` labelled `ferry-bridge`, events at
 /// `info` (written only when verbose), what it could not do at `warning`.
-public struct BridgeLog: Sendable {
+package struct BridgeLog: Sendable {
     /// The logger the lines go to.
-    public let logger: Logger
+    package let logger: Logger
 
     /// A log for `ferry-bridge` that writes events only when `verbose` (warnings always).
-    public init(verbose: Bool = false) {
+    package init(verbose: Bool = false) {
         var logger = Logger(label: "ferry-bridge")
         logger.logLevel = verbose ? .info : .warning
         self.logger = logger
     }
 
     /// An event: logged when verbose.
-    public func event(_ line: String) { logger.info("\(line)") }
+    package func event(_ line: String) { logger.info("\(line)") }
     /// A warning: what the bridge could not do.
-    public func warning(_ line: String) { logger.warning("\(line)") }
+    package func warning(_ line: String) { logger.warning("\(line)") }
 }

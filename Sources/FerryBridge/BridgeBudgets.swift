@@ -5,22 +5,22 @@
 /// import is then incomplete (still served from its live source, never restored from). Defaults:
 /// 64 MiB per type and 256 MiB per selection (a screenshot is a few MiB, a 4K PNG ~25 MiB; the
 /// prototype used 64 MiB per type), 3 s of silence (wl-clip-persist), 50 types (Klipper).
-public struct BridgeBudgets: Sendable, Hashable {
+package struct BridgeBudgets: Sendable, Hashable {
     /// The most bytes one type may have.
-    public var bytesPerType: UInt64
+    package var bytesPerType: UInt64
     /// The most bytes all types of one selection may have together.
-    public var bytesPerSelection: UInt64
+    package var bytesPerSelection: UInt64
     /// How long an owner may send nothing before its transfer is given up.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// The most types one import takes.
-    public var maximumTypes: Int
+    package var maximumTypes: Int
 
     /// The defaults: 64 MiB per type, 256 MiB per selection, 3 s, 50 types.
-    public static let defaults = BridgeBudgets(bytesPerType: 64 << 20, bytesPerSelection: 256 << 20,
+    package static let defaults = BridgeBudgets(bytesPerType: 64 << 20, bytesPerSelection: 256 << 20,
                                                idleTimeout: .seconds(3), maximumTypes: 50)
 
     /// Makes budgets.
-    public init(bytesPerType: UInt64, bytesPerSelection: UInt64, idleTimeout: Duration, maximumTypes: Int) {
+    package init(bytesPerType: UInt64, bytesPerSelection: UInt64, idleTimeout: Duration, maximumTypes: Int) {
         self.bytesPerType = bytesPerType
         self.bytesPerSelection = bytesPerSelection
         self.idleTimeout = idleTimeout
@@ -28,22 +28,22 @@ public struct BridgeBudgets: Sendable, Hashable {
     }
 
     /// The running total of one selection's copy: each type charges what it received.
-    public struct Ledger: Sendable, Hashable {
+    package struct Ledger: Sendable, Hashable {
         /// The bytes charged so far.
-        public private(set) var charged: UInt64 = 0
+        package private(set) var charged: UInt64 = 0
         let budgets: BridgeBudgets
 
         /// An empty ledger under `budgets`.
-        public init(_ budgets: BridgeBudgets) { self.budgets = budgets }
+        package init(_ budgets: BridgeBudgets) { self.budgets = budgets }
 
         /// How many more bytes the next type may have: the per-type budget, or what is left of
         /// the selection's, whichever is less.
-        public var allowanceForNextType: UInt64 {
+        package var allowanceForNextType: UInt64 {
             min(budgets.bytesPerType, budgets.bytesPerSelection - min(charged, budgets.bytesPerSelection))
         }
 
         /// Charges `bytes` of a type; false (nothing charged) when they do not fit.
-        public mutating func charge(_ bytes: UInt64) -> Bool {
+        package mutating func charge(_ bytes: UInt64) -> Bool {
             guard bytes <= budgets.bytesPerType, charged + bytes <= budgets.bytesPerSelection else { return false }
             charged += bytes
             return true

@@ -1,7 +1,7 @@
 /// A failure of the bridge itself: a code and a sentence for a person.
-public struct BridgeError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct BridgeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// No display the bridge can use (no data-control, no XFixes, no display variable).
         case unavailable
         /// Ferry's broker cannot be reached.
@@ -13,16 +13,16 @@ public struct BridgeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What kind of failure.
-    public let code: Code
+    package let code: Code
     /// A sentence for a person.
-    public let message: String
+    package let message: String
 
     /// Makes an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

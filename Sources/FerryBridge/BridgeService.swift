@@ -7,16 +7,16 @@ import Musl
 
 /// The bridge's face on the session bus: `org.ferry.Bridge1` at `/org/ferry/Bridge`, under the
 /// well-known name `org.ferry.Bridge`, for callers of the bridge's own uid only.
-public enum BridgeService {
+package enum BridgeService {
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 1
+    package static let version: UInt32 = 1
     static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
 
     /// Exports the object on `connection` and takes the name.
     /// - Parameter status: what `Status` answers.
     /// - Throws: `BridgeError` `.unavailable` when another bridge holds the name (one per
     ///   session); a `DBusError` from the bus.
-    public static func publish(on connection: Connection, status: @escaping @Sendable () async -> BridgeStatus) async throws {
+    package static func publish(on connection: Connection, status: @escaping @Sendable () async -> BridgeStatus) async throws {
         let uid = getuid()
         let check: @Sendable (MethodCall) async throws -> Void = { call in
             let credentials = try await call.connection.credentials(of: call.sender)

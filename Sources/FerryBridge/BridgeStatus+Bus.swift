@@ -8,14 +8,14 @@ import Foundation
 
 extension BridgeStatus {
     /// The bridge's well-known name on the session bus.
-    public static let busName: BusName = "org.ferry.Bridge"
+    package static let busName: BusName = "org.ferry.Bridge"
     /// The object serving ``interfaceName``.
-    public static let objectPath: ObjectPath = "/org/ferry/Bridge"
+    package static let objectPath: ObjectPath = "/org/ferry/Bridge"
     /// The interface.
-    public static let interfaceName: InterfaceName = "org.ferry.Bridge1"
+    package static let interfaceName: InterfaceName = "org.ferry.Bridge1"
 
     /// The status as `org.ferry.Bridge1.Status` answers it (an `a{sv}`).
-    public var dictionary: VariantDictionary {
+    package var dictionary: VariantDictionary {
         [
             "protocol": .string(Self.printable(protocolName)),
             "display": .string(Self.printable(display)),
@@ -33,7 +33,7 @@ extension BridgeStatus {
 
     /// Reads what `org.ferry.Bridge1.Status` answered.
     /// - Throws: `DBusError` `InvalidArgs` naming a missing or mistyped key.
-    public init(dictionary: VariantDictionary) throws {
+    package init(dictionary: VariantDictionary) throws {
         let budgets: VariantDictionary = try Self.nested(dictionary, "budgets")
         self.init(protocolName: try dictionary.value(forKey: "protocol"), display: try dictionary.value(forKey: "display"),
                   isClipboardManager: try dictionary.value(forKey: "clipboardManager"),
@@ -49,7 +49,7 @@ extension BridgeStatus {
     /// Asks the running bridge on `connection`'s bus for its status.
     /// - Returns: nil when no bridge runs (nobody owns `org.ferry.Bridge`).
     /// - Throws: `DBusError` from the call, or a malformed reply.
-    public static func fetch(over connection: Connection) async throws -> BridgeStatus? {
+    package static func fetch(over connection: Connection) async throws -> BridgeStatus? {
         guard try await connection.owner(of: busName) != nil else { return nil }
         let reply = try await connection.call(destination: busName, path: objectPath, interface: interfaceName,
                                               member: "Status", body: [], timeout: .seconds(10))

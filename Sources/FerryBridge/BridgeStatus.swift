@@ -8,9 +8,9 @@ import Foundation
 /// the budgets in force.
 ///
 /// D-Bus: the reply of `org.ferry.Bridge1.Status`.
-public struct BridgeStatus: Sendable, Hashable {
+package struct BridgeStatus: Sendable, Hashable {
     /// Who holds a selection, as far as the bridge knows.
-    public enum Owner: String, Sendable, Hashable {
+    package enum Owner: String, Sendable, Hashable {
         /// A desktop app.
         case desktop
         /// The bridge, serving a Ferry item.
@@ -20,19 +20,19 @@ public struct BridgeStatus: Sendable, Hashable {
     }
 
     /// One transfer between the desktop and Ferry.
-    public struct Transfer: Sendable, Hashable {
+    package struct Transfer: Sendable, Hashable {
         /// When it happened.
-        public var time: Date
+        package var time: Date
         /// The Ferry pasteboard's change count it made (import) or served (export).
-        public var changeCount: UInt64
+        package var changeCount: UInt64
         /// Import: every storable type copied, so the item outlives its source. Export: the bridge
         /// owns the selection.
-        public var isComplete: Bool
+        package var isComplete: Bool
         /// The item was sensitive (a password manager's secret).
-        public var isSensitive: Bool
+        package var isSensitive: Bool
 
         /// Makes a record.
-        public init(time: Date, changeCount: UInt64, isComplete: Bool, isSensitive: Bool = false) {
+        package init(time: Date, changeCount: UInt64, isComplete: Bool, isSensitive: Bool = false) {
             self.time = time
             self.changeCount = changeCount
             self.isComplete = isComplete
@@ -41,35 +41,35 @@ public struct BridgeStatus: Sendable, Hashable {
     }
 
     /// One selection's state.
-    public struct Selection: Sendable, Hashable {
+    package struct Selection: Sendable, Hashable {
         /// Who holds it.
-        public var owner: Owner = .none
+        package var owner: Owner = .none
         /// The names its owner offers (the bridge's own names when it is Ferry).
-        public var offeredTypes: [String] = []
+        package var offeredTypes: [String] = []
         /// The last desktop copy published in Ferry.
-        public var lastImport: Transfer?
+        package var lastImport: Transfer?
         /// The last Ferry item put on the desktop.
-        public var lastExport: Transfer?
+        package var lastExport: Transfer?
 
         /// An empty selection.
-        public init() {}
+        package init() {}
     }
 
     /// The protocol in use (`x11-xfixes`, `ext-data-control-v1`, `wlr-data-control-v2`).
-    public var protocolName: String
+    package var protocolName: String
     /// The display (`:0`, `wayland-1`).
-    public var display: String
+    package var display: String
     /// Whether the bridge owns X11's `CLIPBOARD_MANAGER`.
-    public var isClipboardManager: Bool
+    package var isClipboardManager: Bool
     /// CLIPBOARD.
-    public var clipboard: Selection
+    package var clipboard: Selection
     /// PRIMARY.
-    public var primary: Selection
+    package var primary: Selection
     /// The budgets in force.
-    public var budgets: BridgeBudgets
+    package var budgets: BridgeBudgets
 
     /// Makes a status.
-    public init(protocolName: String, display: String, isClipboardManager: Bool, clipboard: Selection,
+    package init(protocolName: String, display: String, isClipboardManager: Bool, clipboard: Selection,
                 primary: Selection, budgets: BridgeBudgets) {
         self.protocolName = protocolName
         self.display = display

@@ -1,6 +1,6 @@
 /// How the bytes of a desktop type are turned into (or made from) the one UTF-8 text Ferry
 /// stores, or into the list of file URLs a file manager offers.
-public enum ByteConversion: String, Sendable, Hashable {
+package enum ByteConversion: String, Sendable, Hashable {
     /// The bytes as they are.
     case none
     /// ISO-8859-1 (X11 `STRING`) to UTF-8.

@@ -1,8 +1,8 @@
 /// Converts a stream of bytes chunk by chunk (``ByteConversion``), keeping across chunks what a
 /// chunk boundary may split: a UTF-16 unit, a surrogate pair, a UTF-8 sequence, a line.
-public struct ByteConverter: Sendable {
+package struct ByteConverter: Sendable {
     /// The conversion this converter performs.
-    public let conversion: ByteConversion
+    package let conversion: ByteConversion
     private var carry: [UInt8] = []
     private var started = false
     private var bigEndian = false
@@ -10,10 +10,10 @@ public struct ByteConverter: Sendable {
     private var firstLine = true
 
     /// A converter at the start of a stream.
-    public init(_ conversion: ByteConversion) { self.conversion = conversion }
+    package init(_ conversion: ByteConversion) { self.conversion = conversion }
 
     /// Converts `chunk`, appending the output to `output`.
-    public mutating func convert(_ chunk: some Collection<UInt8>, into output: inout [UInt8]) {
+    package mutating func convert(_ chunk: some Collection<UInt8>, into output: inout [UInt8]) {
         switch conversion {
         case .none:
             output.append(contentsOf: chunk)
@@ -34,7 +34,7 @@ public struct ByteConverter: Sendable {
 
     /// Ends the stream: appends what was held back (a last line without a newline; a dangling
     /// byte or half sequence as U+FFFD or `?`).
-    public mutating func finish(into output: inout [UInt8]) {
+    package mutating func finish(into output: inout [UInt8]) {
         switch conversion {
         case .none, .latin1ToUTF8: break
         case .utf16ToUTF8:
@@ -50,7 +50,7 @@ public struct ByteConverter: Sendable {
     }
 
     /// Converts a whole buffer at once.
-    public static func convert(_ bytes: [UInt8], _ conversion: ByteConversion) -> [UInt8] {
+    package static func convert(_ bytes: [UInt8], _ conversion: ByteConversion) -> [UInt8] {
         var converter = ByteConverter(conversion)
         var output: [UInt8] = []
         converter.convert(bytes, into: &output)

@@ -12,9 +12,9 @@ import Musl
 /// source silent for the idle timeout or a reader that takes nothing for the stall timeout
 /// (desktop-bridge R7: a stalled reader never holds the bridge). Both descriptors are the pump's:
 /// it closes them when it ends.
-public enum DescriptorPump {
+package enum DescriptorPump {
     /// How a copy ended.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The source reached end of file; this many bytes were written.
         case complete(UInt64)
         /// The source had more than the limit: the copy stopped there.
@@ -37,7 +37,7 @@ public enum DescriptorPump {
     ///   - idleTimeout: how long the source may send nothing.
     ///   - stallTimeout: how long the destination may take nothing.
     ///   - cancellation: set to stop the copy (the task's cancellation sets it too).
-    public static func copy(from source: Int32, to destination: Int32, conversion: ByteConversion = .none,
+    package static func copy(from source: Int32, to destination: Int32, conversion: ByteConversion = .none,
                             limit: UInt64? = nil, idleTimeout: Duration, stallTimeout: Duration = .seconds(5),
                             cancellation: Cancellation = Cancellation()) async -> Outcome {
         await withTaskCancellationHandler {
@@ -55,19 +55,19 @@ public enum DescriptorPump {
 
     /// A switch that stops a running copy: a pump waiting for its source or its destination
     /// polls this switch's wake beside the descriptor, so it stops at once.
-    public final class Cancellation: Sendable {
+    package final class Cancellation: Sendable {
         fileprivate let wake = Wake()
         /// A switch that is off.
-        public init() {}
+        package init() {}
         /// Stops the copies using this switch.
-        public func cancel() { wake.signal() }
+        package func cancel() { wake.signal() }
         /// Whether ``cancel()`` was called.
-        public var isCancelled: Bool { wake.isSignalled }
+        package var isCancelled: Bool { wake.isSignalled }
     }
 
     /// Makes a pipe: (read end, write end), both close-on-exec.
     /// - Throws: `BridgeError` `.io`.
-    public static func makePipe() throws(BridgeError) -> (read: Int32, write: Int32) {
+    package static func makePipe() throws(BridgeError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw BridgeError(.io, "cannot make a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }

@@ -11,9 +11,9 @@ import FerryModel
 /// an image already stored); `x-special/gnome-copied-files` gives a URI list when the owner
 /// offers none. Export (R7): every representation's MIME type plus the text aliases toolkits
 /// look for, and the file-manager forms of a file item.
-public struct DesktopTypeMap: Sendable {
+package struct DesktopTypeMap: Sendable {
     /// Which family of names a backend speaks.
-    public enum Flavor: String, Sendable, Hashable {
+    package enum Flavor: String, Sendable, Hashable {
         /// X11 target atoms: MIME types and the ICCCM text atoms.
         case x11
         /// Wayland data-control: MIME types only.
@@ -22,49 +22,49 @@ public struct DesktopTypeMap: Sendable {
 
     /// One representation of an imported item: its content type, the offered name its bytes are
     /// read from, and how they are converted.
-    public struct Imported: Sendable, Hashable {
+    package struct Imported: Sendable, Hashable {
         /// The content type on Ferry's pasteboard.
-        public var contentType: ContentType
+        package var contentType: ContentType
         /// The name asked of the desktop owner.
-        public var sourceName: String
+        package var sourceName: String
         /// How the owner's bytes become the representation's.
-        public var conversion: ByteConversion
+        package var conversion: ByteConversion
         /// Whether the bridge copies it eagerly so it outlives its source (false: only proxied).
-        public var isStorable: Bool
+        package var isStorable: Bool
     }
 
     /// What to publish for one desktop offer.
-    public struct ImportPlan: Sendable, Hashable {
+    package struct ImportPlan: Sendable, Hashable {
         /// The representations, in the owner's order (the text at its first alias).
-        public var representations: [Imported]
+        package var representations: [Imported]
         /// The name of the KDE password-manager hint, when offered: read it first.
-        public var secretHint: String?
+        package var secretHint: String?
         /// Offered names that map to nothing (protocol atoms, non-MIME names, past the type cap).
-        public var dropped: [String]
+        package var dropped: [String]
     }
 
     /// One name the bridge offers on the desktop for a Ferry item: what it reads from ferryd and
     /// how it converts.
-    public struct Exported: Sendable, Hashable {
+    package struct Exported: Sendable, Hashable {
         /// The name offered (`UTF8_STRING`, `image/png`).
-        public var name: String
+        package var name: String
         /// The representation read from ferryd.
-        public var contentType: ContentType
+        package var contentType: ContentType
         /// How its bytes become the name's.
-        public var conversion: ByteConversion
+        package var conversion: ByteConversion
     }
 
     /// The X11 targets that are protocol, not data (ICCCM §2.6.2, desktop-bridge R4).
-    public static let protocolNames: Set<String> = [
+    package static let protocolNames: Set<String> = [
         "TARGETS", "MULTIPLE", "TIMESTAMP", "SAVE_TARGETS", "DELETE", "INSERT_SELECTION", "INSERT_PROPERTY",
         "INCR", "PIXMAP", "TARGET_SIZES", "CLIPBOARD_MANAGER", "ATOM_PAIR",
     ]
     /// KDE's password-manager hint: `secret` makes the item sensitive.
-    public static let secretHintName = "x-kde-passwordManagerHint"
+    package static let secretHintName = "x-kde-passwordManagerHint"
     /// The file managers' list of copied or cut files.
-    public static let gnomeCopiedFiles = "x-special/gnome-copied-files"
+    package static let gnomeCopiedFiles = "x-special/gnome-copied-files"
     /// A list of URIs, one a line (RFC 2483).
-    public static let uriList = "text/uri-list"
+    package static let uriList = "text/uri-list"
     /// Text names in the order the bridge prefers to read them, with their conversion.
     /// `UTF8_STRING` first: it carries the app's text as it is, while GTK serves the `text/plain`
     /// names with every line end turned into CRLF.
@@ -85,13 +85,13 @@ public struct DesktopTypeMap: Sendable {
     static let losslessImages: Set<String> = ["image/png", "image/bmp", "image/tiff", "image/x-portable-pixmap", "image/webp"]
 
     /// The most types an import takes (Klipper ignores more than 50 formats).
-    public var maximumTypes: Int
+    package var maximumTypes: Int
 
     /// Makes a map taking at most `maximumTypes` representations per offer.
-    public init(maximumTypes: Int = 50) { self.maximumTypes = maximumTypes }
+    package init(maximumTypes: Int = 50) { self.maximumTypes = maximumTypes }
 
     /// The import plan for an offer's names, in the owner's order.
-    public func importPlan(for names: [String]) -> ImportPlan {
+    package func importPlan(for names: [String]) -> ImportPlan {
         var plan = ImportPlan(representations: [], secretHint: nil, dropped: [])
         let lowered = Set(names.map { Self.normalized($0) })
         let text = Self.textNames.first { lowered.contains(Self.normalized($0.name)) }
@@ -141,7 +141,7 @@ public struct DesktopTypeMap: Sendable {
 
     /// The names to offer for a Ferry item with `types` (fidelity order), in that order: a file
     /// URL or URI list is offered as `text/uri-list` and `x-special/gnome-copied-files` too.
-    public func exportNames(for types: [ContentType], flavor: Flavor) -> [Exported] {
+    package func exportNames(for types: [ContentType], flavor: Flavor) -> [Exported] {
         var out: [Exported] = []
         var names: Set<String> = []
         func add(_ name: String, _ type: ContentType, _ conversion: ByteConversion) {

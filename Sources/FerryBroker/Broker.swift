@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 import FerryTerminal
@@ -20,82 +21,82 @@ import Glibc
 /// A swift-service-lifecycle `Service`: `ferryd` runs it in a `ServiceGroup`; tests that need
 /// the services themselves in their own process call ``start()`` and drive the ``Running``
 /// broker. New start-up pieces take an option in ``Options`` and a line in ``start()``.
-public final class Broker: Service, Sendable {
+package final class Broker: Service, Sendable {
     /// Everything `ferryd`'s command line decides; the defaults are ferryd's.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The bus address; nil is the session bus (`$DBUS_SESSION_BUS_ADDRESS`).
-        public var busAddress: String?
+        package var busAddress: String?
         /// The state directory; nil is `$XDG_STATE_HOME/ferry`.
-        public var stateDirectory: String?
+        package var stateDirectory: String?
         /// Whether to take `org.ferry.Broker` over from a running ferryd (`--replace`).
-        public var replace = false
+        package var replace = false
         /// Whether `READY` is printed on standard output once the name is owned.
-        public var announcesReady = true
+        package var announcesReady = true
         /// The paste policy file; nil is `$XDG_CONFIG_HOME/ferry/paste-policy`.
-        public var policyPath: String?
+        package var policyPath: String?
         /// How many previous contents of the general pasteboard are kept.
-        public var historyLimit = 100
+        package var historyLimit = 100
         /// The most bytes the history may hold.
-        public var historyBytes = PasteboardStore.defaultHistoryBytes
+        package var historyBytes = PasteboardStore.defaultHistoryBytes
         /// The most the pasteboards' files may take on disk, in bytes.
-        public var diskBudget = PasteboardStore.defaultDiskBudget
+        package var diskBudget = PasteboardStore.defaultDiskBudget
         /// What drags', shares' and sensitive items may hold in memory, in all and per caller.
-        public var memory = MemoryBudget()
+        package var memory = MemoryBudget()
         /// The desktop's screens and edge zones.
-        public var desktop = Desktop()
+        package var desktop = Desktop()
         /// How long an fd given to SetItems may deliver nothing before Timeout.
-        public var descriptorTimeout: Duration = .seconds(30)
+        package var descriptorTimeout: Duration = .seconds(30)
         /// How long a drag may stay without a Move, Drop or Cancel.
-        public var dragIdleTimeout: Duration = .seconds(60)
+        package var dragIdleTimeout: Duration = .seconds(60)
         /// How long a read the paste policy asks the user about waits for an answer.
-        public var consentTimeout: Duration = PasteConsents.defaultTimeout
+        package var consentTimeout: Duration = PasteConsents.defaultTimeout
         /// How long a direct connection's one-time token stays good.
-        public var directTokenLifetime: Duration = DirectListener.defaultTokenLifetime
+        package var directTokenLifetime: Duration = DirectListener.defaultTokenLifetime
         /// What runs beside the services from the moment the broker owns its name until it shuts
         /// down (continuity, say), each made from the pasteboards and the scenes once they are
         /// assembled; a companion that cannot be made stops the start-up.
-        public var companions: [@Sendable (PasteboardService, SceneService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
+        package var companions: [@Sendable (PasteboardService, SceneService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
         /// How long a share may stay without Perform.
-        public var shareIdleTimeout: Duration = .seconds(120)
+        package var shareIdleTimeout: Duration = .seconds(120)
         /// How long an activity's app has for PerformActivity.
-        public var sharePerformTimeout: Duration = .seconds(30)
+        package var sharePerformTimeout: Duration = .seconds(30)
         /// How long apps have to answer the scene calls (ChooseConfiguration, the others, PerformPaste).
-        public var sceneTimeouts = SceneService.Timeouts()
+        package var sceneTimeouts = SceneService.Timeouts()
 
         /// ferryd's defaults on the session bus.
-        public init() {}
+        package init() {}
 
         /// ferryd's defaults on the bus at `busAddress`, with the state in `stateDirectory`.
-        public init(busAddress: String?, stateDirectory: String?) {
+        package init(busAddress: String?, stateDirectory: String?) {
             self.busAddress = busAddress
             self.stateDirectory = stateDirectory
         }
     }
 
     /// Why the broker could not start, in one line (ferryd prints it and exits 1).
-    public struct StartFailure: Error, CustomStringConvertible, Sendable {
+    package struct StartFailure: Error, CustomStringConvertible, Sendable {
         /// The line, e.g. "org.ferry.Broker is already owned by :1.4 (use --replace to take it over)".
-        public let message: String
+        package let message: String
         /// The line.
-        public var description: String { message }
+        package var description: String { message }
 
         /// A failure to start, said in `message`.
-        public init(message: String) {
+        package init(message: String) {
             self.message = message
         }
     }
 
     /// How long `--replace` waits for the ferryd it replaces to release the state directory
     /// (that one first finishes the calls it is running, up to its 5 s grace period).
-    public static let replaceWait: Duration = .seconds(20)
+    package static let replaceWait: Duration = .seconds(20)
 
     /// What the command line decided.
-    public let options: Options
+    package let options: Options
     /// Where events (info), what the broker could not do (warnings) and failures (errors) go.
-    public let logger: Logger
+    package let logger: Logger
 
     /// A broker that starts when run.
-    public init(options: Options, logger: Logger) {
+    package init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
     }
@@ -104,7 +105,7 @@ public final class Broker: Service, Sendable {
     /// service group shuts down gracefully; then shuts down (the connection's calls finish
     /// first, the stores close) and returns.
     /// - Throws: ``StartFailure`` when it cannot start.
-    public func run() async throws {
+    package func run() async throws {
         let running = try await start()
         await withGracefulShutdownHandler {
             await running.serve()
@@ -117,7 +118,7 @@ public final class Broker: Service, Sendable {
     /// `org.ferry.Broker` (printing READY when ``Options/announcesReady``); ``Running/serve()``
     /// then serves.
     /// - Throws: ``StartFailure`` when the bus, the state directory or the name is not to be had.
-    public func start() async throws -> Running {
+    package func start() async throws -> Running {
         let connection: Connection
         do {
             if let bus = options.busAddress { connection = try await Connection(address: bus) } else { connection = try await Connection.session() }
@@ -288,27 +289,27 @@ public final class Broker: Service, Sendable {
 
 extension Broker {
     /// A started broker: its connection, stores and services, owning `org.ferry.Broker`.
-    public final class Running: Sendable {
+    package final class Running: Sendable {
         /// The broker's bus connection.
-        public let connection: Connection
+        package let connection: Connection
         /// The pasteboards' durable store.
-        public let store: PasteboardStore
+        package let store: PasteboardStore
         /// The scene sessions' durable store.
-        public let sceneStore: SceneStore
+        package let sceneStore: SceneStore
         /// `org.ferry.Pasteboard1` objects.
-        public let pasteboards: PasteboardService
+        package let pasteboards: PasteboardService
         /// The scenes under `/org/ferry/Scenes`.
-        public let scenes: SceneService
+        package let scenes: SceneService
         /// `org.ferry.Broker1` at `/org/ferry/Broker`.
-        public let broker: BrokerService
+        package let broker: BrokerService
         /// The drags under `/org/ferry/Drag`.
-        public let drags: DragService
+        package let drags: DragService
         /// The shares at `/org/ferry/Sharing`.
-        public let shares: ShareService
+        package let shares: ShareService
         /// The direct (peer-to-peer) connections' listener.
-        public let direct: DirectListener
+        package let direct: DirectListener
         /// What runs beside the services (``Options/companions``).
-        public let companions: [any BrokerCompanion]
+        package let companions: [any BrokerCompanion]
         let changes: NameOwnerChanges
         let nameChanges: NameOwnerChanges
         let logger: Logger
@@ -336,14 +337,14 @@ extension Broker {
         }
 
         /// Asks ``serve()`` to shut down, logging `reason` ("shutting down: <reason>").
-        public func stop(reason: String) {
+        package func stop(reason: String) {
             stopper.yield(reason)
         }
 
         /// Serves until the connection closes, the name goes to another connection or ``stop(reason:)``;
         /// then shuts down: promised transfers end, the connection closes after the calls it is
         /// running (its grace period), the queued paste log reaches the store and the stores close.
-        public func serve() async {
+        package func serve() async {
             let (service, drags, shares, pasteboards) = (broker, self.drags, self.shares, self.pasteboards)
             let (changes, nameChanges, stops, me) = (self.changes, self.nameChanges, self.stops, connection.uniqueName.rawValue)
             let reason = await withTaskGroup(of: String?.self) { group in
@@ -396,7 +397,7 @@ extension Broker {
 
 /// Something that runs beside the broker's services (``Broker/Options/companions``): started once
 /// the broker owns `org.ferry.Broker`, stopped first when it shuts down.
-public protocol BrokerCompanion: Sendable {
+package protocol BrokerCompanion: Sendable {
     /// Starts it; it works in the background and returns at once.
     func start()
     /// Stops it; nothing of it runs afterwards.

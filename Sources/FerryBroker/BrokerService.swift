@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryModel
 import FerryBus
@@ -5,26 +6,26 @@ import FerryBus
 /// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker` (apps, pasteboards, the
 /// paste log), and the watch that drops a registration, and its promises, when its connection
 /// goes away.
-public struct BrokerService: Sendable {
+package struct BrokerService: Sendable {
     /// The well-known name the broker owns.
-    public static let busName: BusName = "org.ferry.Broker"
+    package static let busName: BusName = "org.ferry.Broker"
     /// The broker object's path.
-    public static let path: ObjectPath = "/org/ferry/Broker"
+    package static let path: ObjectPath = "/org/ferry/Broker"
     /// The interface's name.
-    public static let interfaceName: InterfaceName = "org.ferry.Broker1"
+    package static let interfaceName: InterfaceName = "org.ferry.Broker1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 8
+    package static let version: UInt32 = 8
 
     /// The connection the broker serves on.
-    public let connection: Connection
+    package let connection: Connection
     /// The registered apps.
-    public let registry: AppRegistry
+    package let registry: AppRegistry
     /// The pasteboards.
-    public let pasteboards: PasteboardService
+    package let pasteboards: PasteboardService
     /// The scene sessions, when ferryd serves them.
-    public let scenes: SceneService?
+    package let scenes: SceneService?
     /// The direct connections' socket, nil when the broker serves none.
-    public let direct: DirectListener?
+    package let direct: DirectListener?
     /// Callers of the standard interfaces, refused when of another uid.
     let standardCallers: CallerCache
     private let log: @Sendable (String) -> Void
@@ -38,7 +39,7 @@ public struct BrokerService: Sendable {
     ///   - direct: grants direct connections (`OpenDirect`) and closes a client's when it leaves
     ///     the bus; nil: `OpenDirect` is `Unavailable`.
     ///   - log: receives one line per event (registrations, unregistrations).
-    public init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
+    package init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
                 scenes: SceneService? = nil, direct: DirectListener? = nil, log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.direct = direct
@@ -53,14 +54,14 @@ public struct BrokerService: Sendable {
     /// object of the connection, with `org.ferry.Error.PermissionDenied`: scene titles, user
     /// info, restoration activities, pasteboard names and change counts are theirs no more than
     /// the methods are. `Peer` stays open. Call it before exporting anything.
-    public func restrictStandardInterfaces() {
+    package func restrictStandardInterfaces() {
         let callers = standardCallers, connection = connection
         connection.restrictStandardInterfaces(StandardAccess(known: { try callers.known($0) != nil },
                                                             resolve: { _ = try await callers.resolve($0, on: connection) }))
     }
 
     /// Exports `org.ferry.Broker1` at ``path``.
-    public func export() throws {
+    package func export() throws {
         try connection.export(interface, at: Self.path)
     }
 
@@ -70,7 +71,7 @@ public struct BrokerService: Sendable {
     /// Subscribe before exporting (call ``startWatching()``) so no disappearance is missed.
     /// - Parameter alsoClosed: told of every connection gone, after the services above (ferryd's
     ///   drags: their scenes are no longer targets by then).
-    public func watch(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)? = nil) async {
+    package func watch(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)? = nil) async {
         do {
             for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
                 standardCallers.forget(change.name.rawValue)
@@ -85,7 +86,7 @@ public struct BrokerService: Sendable {
     }
 
     /// Subscribes to `NameOwnerChanged` for ``watch(_:)``.
-    public func startWatching() async throws -> NameOwnerChanges {
+    package func startWatching() async throws -> NameOwnerChanges {
         try await connection.nameOwnerChanges()
     }
 
@@ -226,7 +227,7 @@ public struct BrokerService: Sendable {
         }
     }
 
-    private func announceUnregistered(_ app: RegisteredApp, reason: String) {
+    private func announceUnregistered(_ app: AppRegistration, reason: String) {
         log("unregistered \(app.appID) (\(app.caller.uniqueName), \(reason))")
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppUnregistered",
                              body: [.string(app.appID)])
@@ -244,7 +245,7 @@ public struct BrokerService: Sendable {
     }
 
     /// One app as `ListApps` describes it.
-    static func describe(_ app: RegisteredApp, scenes: Int, state: SceneActivationState) throws -> DBusValue {
+    static func describe(_ app: AppRegistration, scenes: Int, state: SceneActivationState) throws -> DBusValue {
         let manifest = app.manifest
         let documentTypes = manifest.documentTypes.flatMap(\.contentTypeIdentifiers)
         return .variantDictionary([
@@ -266,7 +267,8 @@ public struct BrokerService: Sendable {
 }
 
 /// A model error thrown by a handler is replied as `org.ferry.Error.<Code>`, its key path (if
-/// any) leading the message.
+/// any) leading the message. (A conformance cannot be narrower than its type and protocol, so
+/// this witness stays `public` in a module that is otherwise `package`.)
 extension FerryModelError: DBusErrorConvertible {
     /// The error as the handler's D-Bus reply: `org.ferry.Error.<Code>` and the message.
     public var dbusError: DBusError {

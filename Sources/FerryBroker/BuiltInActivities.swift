@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 
@@ -11,26 +12,26 @@ import FerryModel
 ///
 /// The share service calls, in this order (these signatures are stable):
 ///
-///     public static func validate(_ type: ActivityType, options: VariantDictionary) throws
-///     public func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
+///     package static func validate(_ type: ActivityType, options: VariantDictionary) throws
+///     package func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
 ///                         sharer: Caller, sourceApp: String?) async -> ShareCompletion
 ///
 /// `validate` lets `Perform` answer InvalidArgument as an error reply (a bad `to`) before the
 /// share ends; `perform` never throws: a failure is a completion with `completed` false,
 /// `errorName` and `error`.
-public struct BuiltInActivities: Sendable {
+package struct BuiltInActivities: Sendable {
     /// Where the share pasteboards and the general pasteboard are.
-    public let pasteboards: PasteboardService
+    package let pasteboards: PasteboardService
     /// The scenes (open-in-new-scene); nil when ferryd serves none.
-    public let scenes: SceneService?
+    package let scenes: SceneService?
     /// How long the writing app has to serve the promised representations one perform reads, in all.
-    public let promiseBudget: Duration
+    package let promiseBudget: Duration
 
     /// The most bytes of an archived user activity (64 KiB).
-    public static let maximumActivitySize = 64 * 1024
+    package static let maximumActivitySize = 64 * 1024
     /// How long the writing app has to serve the promised representations one perform reads, in
     /// all (an app activity gets 30 s too; the sharer's Perform does not wait for ever).
-    public static let promiseTimeout: Duration = .seconds(30)
+    package static let promiseTimeout: Duration = .seconds(30)
 
     /// Makes the built-ins.
     /// - Parameters:
@@ -38,7 +39,7 @@ public struct BuiltInActivities: Sendable {
     ///   - scenes: the scene service, for open-in-new-scene; nil makes it fail with Unavailable.
     ///   - promiseBudget: how long the writing app has to serve one perform's promised
     ///     representations, in all (``promiseTimeout``; shorter in tests).
-    public init(pasteboards: PasteboardService, scenes: SceneService?, promiseBudget: Duration = BuiltInActivities.promiseTimeout) {
+    package init(pasteboards: PasteboardService, scenes: SceneService?, promiseBudget: Duration = BuiltInActivities.promiseTimeout) {
         self.pasteboards = pasteboards
         self.scenes = scenes
         self.promiseBudget = promiseBudget
@@ -52,7 +53,7 @@ public struct BuiltInActivities: Sendable {
     ///   - options: `Perform`'s options.
     /// - Throws: `FerryModelError` `.invalidArgument` naming `options.to`, or `activity_type` for
     ///   a type that is not built in.
-    public static func validate(_ type: ActivityType, options: VariantDictionary) throws {
+    package static func validate(_ type: ActivityType, options: VariantDictionary) throws {
         switch type {
         case .copy, .openInNewScene:
             return
@@ -74,7 +75,7 @@ public struct BuiltInActivities: Sendable {
     /// - Returns: the completion: completed with a message and returned items, or not completed
     ///   with `errorName` and `error` (InvalidArgument for a bad option, Unavailable when a
     ///   promised representation cannot be fetched, NotFound when no app opens the activity, …).
-    public func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
+    package func perform(_ type: ActivityType, pasteboard: String, options: VariantDictionary,
                         sharer: Caller, sourceApp: String?) async -> ShareCompletion {
         do {
             try Self.validate(type, options: options)

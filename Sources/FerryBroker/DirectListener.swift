@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
@@ -15,15 +16,15 @@ import Glibc
 /// unique name, so the same credentials, app registration, access rules and paste policy.
 /// The socket is `$XDG_RUNTIME_DIR/ferry/direct-<hash of the bus address>` in a 0700 folder,
 /// itself 0600; the kernel's peer credentials keep other users out before they say anything.
-public final class DirectListener: Sendable {
+package final class DirectListener: Sendable {
     /// The interface an unbound direct connection serves.
-    public static let interfaceName: InterfaceName = "org.ferry.Direct1"
+    package static let interfaceName: InterfaceName = "org.ferry.Direct1"
     /// Where it serves it.
-    public static let path: ObjectPath = "/org/ferry/Direct"
+    package static let path: ObjectPath = "/org/ferry/Direct"
     /// Its version (its `Version` property).
-    public static let version: UInt32 = 1
+    package static let version: UInt32 = 1
     /// How long a token stays good by default.
-    public static let defaultTokenLifetime: Duration = .seconds(10)
+    package static let defaultTokenLifetime: Duration = .seconds(10)
     /// How long a connection may stay unbound before it is closed.
     static let bindTimeout: Duration = .seconds(10)
     /// The most tokens one bus connection may hold unused.
@@ -61,7 +62,7 @@ public final class DirectListener: Sendable {
     ///   - tokenLifetime: how long a token stays good.
     ///   - log: receives one line per refusal and per failure to listen (warnings).
     ///   - say: receives one line per connection bound (an event).
-    public init(bus: Connection, busAddress: String, runtimeDirectory: String?, ownUID: UInt32,
+    package init(bus: Connection, busAddress: String, runtimeDirectory: String?, ownUID: UInt32,
                 tokenLifetime: Duration = defaultTokenLifetime, log: @escaping @Sendable (String) -> Void,
                 say: @escaping @Sendable (String) -> Void = { _ in }) {
         self.bus = bus
@@ -77,7 +78,7 @@ public final class DirectListener: Sendable {
     }
 
     /// The listener for ferryd's bus, its socket under `$XDG_RUNTIME_DIR`; not listening yet.
-    public convenience init(bus: Connection, busAddress: String, tokenLifetime: Duration = defaultTokenLifetime,
+    package convenience init(bus: Connection, busAddress: String, tokenLifetime: Duration = defaultTokenLifetime,
                             log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
         let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
         self.init(bus: bus, busAddress: busAddress, runtimeDirectory: runtime, ownUID: getuid(), tokenLifetime: tokenLifetime,
@@ -86,7 +87,7 @@ public final class DirectListener: Sendable {
 
     /// The address clients connect to, listening first when not yet (a live socket of another
     /// ferryd still in place at start-up, say); nil when there is none.
-    public func open() async -> String? {
+    package func open() async -> String? {
         if let server = state.withLock({ $0.server }) { return server.address }
         guard let socketPath else { return nil }
         do {
@@ -117,7 +118,7 @@ public final class DirectListener: Sendable {
     }
 
     /// Stops listening, closes every direct connection and removes the socket.
-    public func close() async {
+    package func close() async {
         let (server, connections) = state.withLock { s in
             defer { s = State() }
             return (s.server, s.bound.values.flatMap { $0 })
@@ -152,7 +153,7 @@ public final class DirectListener: Sendable {
 
     /// The direct connection to call `uniqueName`'s `Client1` object over, when it bound one
     /// with `callbacks` and it is still open; nil: call it over the bus.
-    public func callbackConnection(for uniqueName: String) -> Connection? {
+    package func callbackConnection(for uniqueName: String) -> Connection? {
         state.withLock { s in
             guard let connection = s.callbacks[uniqueName], connection.isConnected else { return nil }
             return connection
@@ -160,7 +161,7 @@ public final class DirectListener: Sendable {
     }
 
     /// Forgets a bus connection that left: its tokens, and its direct connections, closed.
-    public func connectionClosed(_ uniqueName: String) async {
+    package func connectionClosed(_ uniqueName: String) async {
         let closing = state.withLock { s -> [Connection] in
             s.tokens = s.tokens.filter { $0.value.name.rawValue != uniqueName }
             s.callbacks[uniqueName] = nil

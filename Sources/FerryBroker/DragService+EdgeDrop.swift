@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 import Synchronization

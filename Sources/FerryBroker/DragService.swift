@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryModel
 import FerrySystem
@@ -13,19 +14,19 @@ import Synchronization
 /// their app's ``AppCallbacks`` queue (`Client1.DropEntered` … `DropEnded`), with the XML's
 /// timeouts. One drag's Move, Drop and Cancel run one at a time; while the actor awaits an app
 /// it serves other drags.
-public actor DragService {
+package actor DragService {
     /// The `org.ferry.DragManager1` object's path.
-    public static let path: ObjectPath = "/org/ferry/Drag"
+    package static let path: ObjectPath = "/org/ferry/Drag"
     /// The manager interface's name.
-    public static let interfaceName: InterfaceName = "org.ferry.DragManager1"
+    package static let interfaceName: InterfaceName = "org.ferry.DragManager1"
     /// The session objects' interface name.
-    public static let sessionInterfaceName: InterfaceName = "org.ferry.DragSession1"
+    package static let sessionInterfaceName: InterfaceName = "org.ferry.DragSession1"
     /// The manager interface's version (its `Version` property): 2 added previews.
-    public static let version: UInt32 = 2
+    package static let version: UInt32 = 2
     /// The session interface's version (its `Version` property).
-    public static let sessionVersion: UInt32 = 1
+    package static let sessionVersion: UInt32 = 1
     /// How long a drag may go without a Move, Drop or Cancel before it ends as cancel.
-    public static let defaultIdleTimeout: Duration = .seconds(60)
+    package static let defaultIdleTimeout: Duration = .seconds(60)
     /// How long a target has for `DropEntered` / `DropUpdated` (no answer: forbidden).
     static let proposalTimeout: Duration = .milliseconds(250)
     /// How long a target has for `PerformDrop`.
@@ -42,15 +43,15 @@ public actor DragService {
     static let activityLimit = 1 << 20
 
     /// The connection the drags are served on.
-    public nonisolated let connection: Connection
+    package nonisolated let connection: Connection
     /// The scenes: hit tests, apps, new scenes for edge drops.
-    public nonisolated let scenes: SceneService
+    package nonisolated let scenes: SceneService
     /// The drag pasteboards.
-    public nonisolated let pasteboards: PasteboardService
+    package nonisolated let pasteboards: PasteboardService
     /// The registered apps.
-    public nonisolated let registry: AppRegistry
+    package nonisolated let registry: AppRegistry
     /// How long a drag may stay idle.
-    public nonisolated let idleTimeout: Duration
+    package nonisolated let idleTimeout: Duration
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
     /// Callers' credentials, asked of the bus once per connection.
@@ -83,7 +84,7 @@ public actor DragService {
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a drag may stay without a call before it ends as cancel.
     ///   - log: receives one line per notable event.
-    public init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
+    package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
                 ownUID: UInt32, idleTimeout: Duration = DragService.defaultIdleTimeout,
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
@@ -98,7 +99,7 @@ public actor DragService {
 
     /// Exports `org.ferry.DragManager1` at ``path``.
     /// - Throws: `DBusError` when exporting fails.
-    public func start() throws {
+    package func start() throws {
         try connection.export(managerInterface, at: Self.path)
     }
 
@@ -160,7 +161,7 @@ public actor DragService {
 
     /// A connection left the bus: drags it began or whose source app it was end as cancel;
     /// scenes of an app on it are no longer targets.
-    public func connectionClosed(_ uniqueName: String) async {
+    package func connectionClosed(_ uniqueName: String) async {
         callers.forget(uniqueName)
         for number in sessions.keys.sorted() {
             guard let session = sessions[number] else { continue }
@@ -198,7 +199,7 @@ public actor DragService {
     // MARK: - Idle drags
 
     /// Ends drags idle for ``idleTimeout`` as cancel; returns when the task is cancelled.
-    public func runIdleTimeouts() async {
+    package func runIdleTimeouts() async {
         while !Task.isCancelled {
             let now = ContinuousClock.now
             var next = now + .seconds(3600)

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 
@@ -99,7 +100,7 @@ extension PasteboardService {
     /// D-Bus: `org.ferry.Broker1.AnswerPasteConsent`.
     /// - Throws: `FerryModelError` `.notFound` for an id that is not pending, `.io` when the
     ///   decision cannot be remembered (then the request stays pending).
-    public nonisolated func answerConsent(_ id: UInt64, allow: Bool, remember: Bool) throws {
+    package nonisolated func answerConsent(_ id: UInt64, allow: Bool, remember: Bool) throws {
         guard let request = consents.pending.first(where: { $0.id == id }) else {
             throw FerryModelError(.notFound, "there is no pending paste consent request \(id) (answered, timed out or withdrawn)")
         }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 import Synchronization
@@ -10,7 +11,7 @@ import Synchronization
 /// What continuity (issue #22, the FerryContinuity module in ferryd) plugs into the pasteboards:
 /// remote items are promised representations whose owner names the source device, and their
 /// reads go through the same `Read` / `FinishTransfer` path as an app's promise.
-public protocol ContinuityHooks: Sendable {
+package protocol ContinuityHooks: Sendable {
     /// Whether `owner` (a promised representation's owner) names a remote item's source.
     func serves(owner: String) -> Bool
     /// Starts pulling a remote representation: the pipe's read end for the reader (returned at
@@ -24,13 +25,13 @@ public protocol ContinuityHooks: Sendable {
 
 extension PasteboardService {
     /// Turns continuity on (or off, nil).
-    public nonisolated func setContinuity(_ hooks: (any ContinuityHooks)?) {
+    package nonisolated func setContinuity(_ hooks: (any ContinuityHooks)?) {
         continuity.withLock { $0 = hooks }
     }
 
     /// Replaces the general pasteboard's items with `items` (remote items from another device),
     /// and announces the change; returns the new change count.
-    public func writeRemoteItems(_ items: [NewItem]) async throws -> UInt64 {
+    package func writeRemoteItems(_ items: [NewItem]) async throws -> UInt64 {
         let store = self.store, general = PasteboardName.general
         let count = try await BlockingWork.run { try store.write(items, to: general) }
         didChange(general, changeCount: count)
@@ -41,7 +42,7 @@ extension PasteboardService {
     /// gone, so remote items disappear); a local copy is never touched.
     /// - Returns: whether it cleared.
     @discardableResult
-    public func clearRemoteItems(where isRemote: @Sendable (StoredItem) -> Bool) async throws -> Bool {
+    package func clearRemoteItems(where isRemote: @Sendable (StoredItem) -> Bool) async throws -> Bool {
         let store = self.store, general = PasteboardName.general
         let items = try store.items(in: general)
         guard !items.isEmpty, items.allSatisfy(isRemote), volatileContent(general, changeCount: try store.changeCount(of: general)) == nil

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryModel
 import Synchronization
@@ -19,7 +20,7 @@ extension PasteboardService {
     ///   - name: `org.ferry.drag.<n>` or `org.ferry.share.<n>` (``TransientPasteboard/Kind/name(_:)``).
     ///   - access: who may use it.
     /// - Throws: `FerryModelError` `.invalidArgument` for another name or one that exists already.
-    public func createTransientPasteboard(_ name: String, access: TransientPasteboardAccess) throws -> ObjectPath {
+    package func createTransientPasteboard(_ name: String, access: TransientPasteboardAccess) throws -> ObjectPath {
         guard TransientPasteboard.parse(name) != nil else {
             throw FerryModelError(.invalidArgument, "\"\(name)\" is not a transient pasteboard's name (org.ferry.drag.<n>, org.ferry.share.<n>)")
         }
@@ -44,7 +45,7 @@ extension PasteboardService {
     /// - Parameters:
     ///   - name: the transient pasteboard's name.
     ///   - body: changes the access rule in place.
-    public nonisolated func updateTransientAccess(_ name: String, _ body: (inout TransientPasteboardAccess) -> Void) {
+    package nonisolated func updateTransientAccess(_ name: String, _ body: (inout TransientPasteboardAccess) -> Void) {
         transients.withLock { transients in
             guard var transient = transients[name] else { return }
             body(&transient.access)
@@ -56,7 +57,7 @@ extension PasteboardService {
     /// parties). The relay forgets the promised reads started on it (``PromiseRelay/cancelTransfers(ofPasteboard:)``):
     /// their `FinishTransfer` is NotFound from now on. No-op for an unknown name.
     /// - Parameter name: the transient pasteboard's name.
-    public func removeTransientPasteboard(_ name: String) {
+    package func removeTransientPasteboard(_ name: String) {
         let held: Int
         do {
             // Its own scope, so that the items' bytes are freed before they are given back.
@@ -75,7 +76,7 @@ extension PasteboardService {
     /// broker's own use (no access check).
     /// - Parameter name: the transient pasteboard's name.
     /// - Throws: `FerryModelError` `.notFound` for an unknown transient pasteboard.
-    public nonisolated func transientItems(_ name: String) async throws -> [StoredItem] {
+    package nonisolated func transientItems(_ name: String) async throws -> [StoredItem] {
         try transientContent(name).items(at: Date())
     }
 
@@ -92,7 +93,7 @@ extension PasteboardService {
     ///   promise cannot be served (the app gone, failing or slower than `timeout`).
     /// - Throws: `FerryModelError` `.notFound` for an unknown transient pasteboard, `.tooLarge` when
     ///   the bytes exceed `limit`.
-    public nonisolated func transientBytes(_ name: String, item: Int, type: ContentType, limit: Int,
+    package nonisolated func transientBytes(_ name: String, item: Int, type: ContentType, limit: Int,
                                       timeout: Duration = .seconds(5)) async throws -> [UInt8]? {
         let items = try transientContent(name).items(at: Date())
         guard items.indices.contains(item) else { return nil }

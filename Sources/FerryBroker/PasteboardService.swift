@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import Dispatch
 import FerryModel
@@ -18,32 +19,32 @@ import Synchronization
 /// Method handlers do their work outside the actor (the store serializes itself), and writes
 /// that read descriptors run on ``BlockingWork`` threads, so a 1 GiB copy never stalls other
 /// calls.
-public actor PasteboardService {
+package actor PasteboardService {
     /// The interface's name.
-    public static let interfaceName: InterfaceName = "org.ferry.Pasteboard1"
+    package static let interfaceName: InterfaceName = "org.ferry.Pasteboard1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 5
+    package static let version: UInt32 = 5
     /// Held bytes below this size are read inline (`ay`), larger ones as an fd: the measured
     /// inline/fd crossover (16 KiB).
-    public static let inlineReadLimit = 16 * 1024
+    package static let inlineReadLimit = 16 * 1024
 
     /// The connection the pasteboards are served on.
-    public nonisolated let connection: Connection
+    package nonisolated let connection: Connection
     /// The durable storage.
-    public nonisolated let store: PasteboardStore
+    package nonisolated let store: PasteboardStore
     /// The registered apps (who is an app, its client object).
-    public nonisolated let registry: AppRegistry
+    package nonisolated let registry: AppRegistry
     /// The paste policy.
-    public nonisolated let policy: PastePolicyFile
+    package nonisolated let policy: PastePolicyFile
     /// Serves promised representations from their apps.
-    public nonisolated let relay: PromiseRelay
+    package nonisolated let relay: PromiseRelay
     /// The reads waiting for the user's consent (the policy said `ask`).
-    public nonisolated let consents: PasteConsents
+    package nonisolated let consents: PasteConsents
     /// The apps with a foreground scene (the scene service keeps it): they may paste.
-    public nonisolated let foregroundApps: SceneService.ForegroundApps
+    package nonisolated let foregroundApps: SceneService.ForegroundApps
     nonisolated let ownUID: UInt32
     /// What the transient pasteboards and the sensitive writes may hold in memory, in all and per caller.
-    public nonisolated let memory: MemoryBudget
+    package nonisolated let memory: MemoryBudget
     nonisolated let log: @Sendable (String) -> Void
     nonisolated let expiryWake = Wake()
     /// Where paste records are written, in order, off the reader's path.
@@ -91,7 +92,7 @@ public actor PasteboardService {
     ///   - memory: what transient pasteboards and sensitive writes may hold in memory.
     ///   - consentTimeout: how long a read the policy asks about waits for the user's answer.
     ///   - log: receives one line per notable event.
-    public init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
+    package init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
                 relay: PromiseRelay, ownUID: UInt32,
                 foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
                 memory: MemoryBudget = MemoryBudget(),
@@ -117,7 +118,7 @@ public actor PasteboardService {
     // MARK: - Objects
 
     /// Exports the general pasteboard and every named one the store has.
-    public func exportAll() throws {
+    package func exportAll() throws {
         try export(PasteboardName.general)
         for name in try store.pasteboards() { try export(name) }
     }
@@ -148,7 +149,7 @@ public actor PasteboardService {
     ///   - create: whether a named pasteboard that does not exist yet is created (`create` option).
     /// - Throws: `FerryModelError` `.invalidArgument` for a bad name or a reserved one the caller
     ///   cannot have, `.notFound` for a pasteboard that does not exist when `create` is false.
-    public func pasteboardPath(named name: String, caller: String? = nil, create: Bool = true) throws -> ObjectPath {
+    package func pasteboardPath(named name: String, caller: String? = nil, create: Bool = true) throws -> ObjectPath {
         try PasteboardName.validate(name)
         if PasteboardName.isReserved(name), !exported.contains(name) {
             let allowed = transients.withLock { transients in
@@ -179,7 +180,7 @@ public actor PasteboardService {
     /// D-Bus: `org.ferry.Broker1.RemovePasteboard`.
     /// - Throws: `FerryModelError` `.invalidArgument` for `general` or a bad name, `.notFound`
     ///   for an unknown pasteboard.
-    public func removePasteboard(_ name: String) throws {
+    package func removePasteboard(_ name: String) throws {
         try PasteboardName.validate(name)
         if PasteboardName.isReserved(name), !exported.contains(name) {
             throw FerryModelError(.invalidArgument, "\"\(name)\" is one of the broker's own pasteboards: a drag's or share's goes when it ends")
@@ -199,7 +200,7 @@ public actor PasteboardService {
     /// The names of all pasteboards, `general` first.
     ///
     /// D-Bus: `org.ferry.Broker1.ListPasteboards`.
-    public nonisolated func pasteboardNames() throws -> [String] {
+    package nonisolated func pasteboardNames() throws -> [String] {
         try store.pasteboards()
     }
 
@@ -307,7 +308,7 @@ public actor PasteboardService {
     /// The last `limit` pastes, newest first, including those still queued.
     ///
     /// D-Bus: `org.ferry.Broker1.PasteLog`.
-    public nonisolated func pasteLog(limit: Int) async throws -> [PasteRecord] {
+    package nonisolated func pasteLog(limit: Int) async throws -> [PasteRecord] {
         let store = self.store
         return try await withCheckedThrowingContinuation { continuation in
             pasteLogQueue.async {
@@ -321,7 +322,7 @@ public actor PasteboardService {
 
     /// A unique name left the bus: forget its credentials, and when it was a registered app,
     /// turn its promises into unavailable markers (not a change: nothing is announced).
-    public func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
+    package func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
         credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
         consents.withdraw(uniqueName: uniqueName)
         for name in Array(openers.keys) {
@@ -337,7 +338,7 @@ public actor PasteboardService {
     /// empty, or for the general pasteboard back to its previous content from the history. Each
     /// pasteboard that changed gets a new change count, announced, and a log line. A drag's or
     /// share's pasteboard keeps unavailable markers instead (its items keep their indexes).
-    public func dropPromises(of owner: String) {
+    package func dropPromises(of owner: String) {
         defer { contentsCache.invalidateAll() }
         dropTransientPromises(of: owner)
         do {
@@ -372,7 +373,7 @@ public actor PasteboardService {
 
     /// Removes expired items when they expire and announces the change, until cancelled. Every
     /// write wakes it, so a nearer expiration date is noticed.
-    public func runExpiry() async {
+    package func runExpiry() async {
         while !Task.isCancelled {
             let next = nextExpiration()
             if let next, next <= Date() {

@@ -24,9 +24,9 @@ import Synchronization
 ///
 /// Not an actor: the transfer table is a `Mutex`, so `start` runs on the caller's executor —
 /// ferryd's `Read` runs on its connection's thread and starts a transfer without a thread hop.
-public final class PromiseRelay: Sendable {
+package final class PromiseRelay: Sendable {
     /// The pipe capacity asked for (1 MiB; the kernel may cap it, see `/proc/sys/fs/pipe-max-size`).
-    public static let pipeBufferSize = 1 << 20
+    package static let pipeBufferSize = 1 << 20
 
     /// D-Bus: the interface sources export.
     static let clientInterface: InterfaceName = "org.ferry.Client1"
@@ -37,9 +37,9 @@ public final class PromiseRelay: Sendable {
     /// Where a source that bound a direct connection with callbacks is called instead.
     let direct: DirectListener?
     /// How long a source has to write everything and reply.
-    public nonisolated let timeout: Duration
+    package nonisolated let timeout: Duration
     /// How long an ended transfer can still be finished.
-    public nonisolated let retention: Duration
+    package nonisolated let retention: Duration
 
     struct Transfer {
         var reader: BusName
@@ -90,7 +90,7 @@ public final class PromiseRelay: Sendable {
     ///   - timeout: how long a source has to write everything and reply (60 s).
     ///   - retention: how long an ended transfer can still be finished (60 s).
     ///   - direct: the direct connections a source may be called over instead of the bus.
-    public init(connection: Connection, direct: DirectListener? = nil, timeout: Duration = .seconds(60),
+    package init(connection: Connection, direct: DirectListener? = nil, timeout: Duration = .seconds(60),
                 retention: Duration = .seconds(60)) {
         self.connection = connection
         self.direct = direct
@@ -114,7 +114,7 @@ public final class PromiseRelay: Sendable {
     ///   - pasteboard: the pasteboard read from, so that its transfers can be cancelled when it goes.
     /// - Returns: the pipe's read end and the transfer id.
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
-    public func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+    package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let id = UUID().uuidString.lowercased()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
@@ -130,7 +130,7 @@ public final class PromiseRelay: Sendable {
     /// pull, issue #22), so that `finish` resolves it like a promise's: `task` gives the byte
     /// count, or the error the reader's `FinishTransfer` gets.
     /// - Returns: the transfer id for the reader's `Read` reply.
-    public func adopt(_ task: Task<UInt64, any Error>, reader: BusName, pasteboard: String? = nil) -> String {
+    package func adopt(_ task: Task<UInt64, any Error>, reader: BusName, pasteboard: String? = nil) -> String {
         let id = UUID().uuidString.lowercased()
         book.withLock { book in
             forgetExpired(&book)
@@ -151,7 +151,7 @@ public final class PromiseRelay: Sendable {
     /// - Throws: `FerryModelError` `.notFound` (unknown or forgotten transfer, or another
     ///   caller's), `.unavailable` (the source failed or went away mid-transfer), `.timeout` (the
     ///   source did not finish within `timeout`).
-    public func finish(_ transfer: String, caller: BusName) async throws -> UInt64 {
+    package func finish(_ transfer: String, caller: BusName) async throws -> UInt64 {
         let entry = book.withLock { book in
             forgetExpired(&book)
             return book.transfers[transfer]
@@ -176,7 +176,7 @@ public final class PromiseRelay: Sendable {
     ///     not a paste and should not keep its caller waiting long: the broker may pass a few seconds.
     /// - Returns: the first `limit` bytes (all of them when there are fewer).
     /// - Throws: `FerryModelError` `.unavailable`, `.timeout`, as `finish`.
-    public func fetch(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+    package func fetch(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       limit: Int, timeout: Duration? = nil) async throws -> [UInt8] {
         struct LimitReached: Error {}
         let bytes = Mutex<[UInt8]>([])
@@ -209,7 +209,7 @@ public final class PromiseRelay: Sendable {
     /// - Returns: the number of bytes copied.
     /// - Throws: what `sink` throws; `FerryModelError` `.unavailable` (the source failed, went
     ///   away or miscounted), `.timeout`, as `finish`; `.cancelled` when the task is cancelled.
-    public func stream(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration? = nil,
+    package func stream(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration? = nil,
                        paste: Bool = true,
                        into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
         let timeout = timeout ?? self.timeout
@@ -241,7 +241,7 @@ public final class PromiseRelay: Sendable {
     /// ended): the broker stops waiting for their sources, and `finish` of them is NotFound. The
     /// bytes a source still writes into a pipe it holds are beyond the broker's reach.
     /// - Parameter pasteboard: the pasteboard's name, as passed to `start`.
-    public func cancelTransfers(ofPasteboard pasteboard: String) {
+    package func cancelTransfers(ofPasteboard pasteboard: String) {
         let cancelled = book.withLock { book in
             let ids = book.transfers.compactMap { $0.value.pasteboard == pasteboard ? $0.key : nil }
             return ids.compactMap { book.transfers.removeValue(forKey: $0) }
@@ -251,7 +251,7 @@ public final class PromiseRelay: Sendable {
 
     /// Cancels every transfer in flight (their readers see end of file, `finish` reports
     /// cancelled) and forgets them all. For shutting the broker down.
-    public func cancelAll() async {
+    package func cancelAll() async {
         let cancelled = book.withLock { book in
             defer { book = Book() }
             return Array(book.transfers.values)
@@ -260,7 +260,7 @@ public final class PromiseRelay: Sendable {
     }
 
     /// The number of transfers remembered (running, or ended less than `retention` ago).
-    public var count: Int {
+    package var count: Int {
         get async {
             book.withLock { book in
                 forgetExpired(&book)

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import FerryModel
 
 /// What the drag service needs from the scenes: hit tests on the desktop, the apps behind the

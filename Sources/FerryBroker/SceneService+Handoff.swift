@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
@@ -11,7 +12,7 @@ import Synchronization
 /// What Handoff (issue #22 item 3, the FerryContinuity module in ferryd) plugs into the scenes:
 /// it hears when the current activity may have changed, keeps what the user's other devices
 /// advertise, and fetches an activity's payload from its source when the user continues it.
-public protocol HandoffHooks: Sendable {
+package protocol HandoffHooks: Sendable {
     /// The current activity may have changed (called on the scene actor: must not block).
     func currentActivityChanged()
     /// The other devices' advertised activities that have not expired, newest first.
@@ -25,24 +26,24 @@ public protocol HandoffHooks: Sendable {
 
 /// An activity another device of the user advertises: enough to list and offer it, not its
 /// `userInfo` (fetched when the user continues it).
-public struct RemoteActivity: Sendable, Hashable {
+package struct RemoteActivity: Sendable, Hashable {
     /// The source device.
-    public var device: String
+    package var device: String
     /// The advertisement's id on that device (stable while the same activity stays current).
-    public var id: String
+    package var id: String
     /// The source app.
-    public var appID: String
+    package var appID: String
     /// The activity type.
-    public var activityType: String
+    package var activityType: String
     /// Its title, if any.
-    public var title: String?
+    package var title: String?
     /// What it shows, matched against scenes' activation conditions.
-    public var targetContentIdentifier: String?
+    package var targetContentIdentifier: String?
     /// When it stops being offered.
-    public var expires: Date
+    package var expires: Date
 
     /// Makes one.
-    public init(device: String, id: String, appID: String, activityType: String, title: String?,
+    package init(device: String, id: String, appID: String, activityType: String, title: String?,
                 targetContentIdentifier: String?, expires: Date) {
         self.device = device
         self.id = id
@@ -54,17 +55,17 @@ public struct RemoteActivity: Sendable, Hashable {
     }
 
     /// `DEVICE/ID`, as `ferry continue` takes it.
-    public var name: String { "\(device)/\(id)" }
+    package var name: String { "\(device)/\(id)" }
 }
 
 /// The activity of the scene the user is in: what Handoff advertises.
-public struct CurrentActivity: Sendable, Equatable {
+package struct CurrentActivity: Sendable, Equatable {
     /// The scene's session.
-    public var persistentID: String
+    package var persistentID: String
     /// Its app.
-    public var appID: String
+    package var appID: String
     /// The activity (its `userInfo` as last saved; the source asks the app again on continue).
-    public var activity: UserActivity
+    package var activity: UserActivity
 }
 
 extension ActivationRequest {
@@ -79,7 +80,7 @@ extension SceneService {
     static let saveActivityTimeout: Duration = .seconds(3)
 
     /// Turns Handoff on (or off, nil).
-    public nonisolated func setHandoff(_ hooks: (any HandoffHooks)?) {
+    package nonisolated func setHandoff(_ hooks: (any HandoffHooks)?) {
         handoff.withLock { $0 = hooks }
     }
 
@@ -91,7 +92,7 @@ extension SceneService {
     /// The activity Handoff may advertise now: the one of the foreground-active scene the user
     /// activated last (its app running, its scene connected), when it is eligible for handoff,
     /// not expired, and its app is not marked `FerryHandoffLocal`; nil otherwise.
-    public func currentHandoffActivity() -> CurrentActivity? {
+    package func currentHandoffActivity() -> CurrentActivity? {
         var candidates = sessions.values.filter { session in
             session.activationState == .foregroundActive && session.role == .windowApplication
                 && running[session.bundleIdentifier] != nil
@@ -115,7 +116,7 @@ extension SceneService {
     /// restoration activity and returns it.
     /// - Throws: `FerryModelError` `.notFound` (no such connected scene, or it has no activity
     ///   now), `.unavailable`, `.timeout` (the app did not answer within 3 s).
-    public func saveHandoffActivity(of id: String) async throws -> UserActivity {
+    package func saveHandoffActivity(of id: String) async throws -> UserActivity {
         guard let session = sessions[id], let app = running[session.bundleIdentifier],
               desktop.windows[id]?.isConnected == true else {
             throw FerryModelError(.notFound, "the scene \(id) is no longer shown")
@@ -166,7 +167,7 @@ extension SceneService {
 
     /// A remote activity arrived (`RemoteActivityAvailable`, when a local app can continue it)
     /// or went away (`RemoteActivityWithdrawn`).
-    public func remoteActivityChanged(arrived: RemoteActivity?, withdrawn: String?) {
+    package func remoteActivityChanged(arrived: RemoteActivity?, withdrawn: String?) {
         if let withdrawn {
             try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "RemoteActivityWithdrawn",
                                  body: [.string(withdrawn)])

@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
@@ -10,7 +11,7 @@ extension SceneService {
     /// then reconnects its sessions, once the registration has been answered.
     /// - Throws: `FerryModelError` `.storageFailed`; `.unavailable` when the registration has
     ///   already ended (its connection closed while the broker got here).
-    public func appRegistered(_ app: RegisteredApp, manifest bytes: [UInt8]) throws {
+    package func appRegistered(_ app: AppRegistration, manifest bytes: [UInt8]) throws {
         // The connection may have closed since the registry took it, and appDisconnected may
         // have run already: keeping the app would leave a dead connection "running" its scenes.
         guard registry.app(of: app.caller.uniqueName)?.appID == app.appID else {
@@ -32,7 +33,7 @@ extension SceneService {
     /// Delivers the discards made while the app was not running, then reconnects each of its
     /// archived sessions back to front (their pending options with them), or opens its first
     /// session when it has none. Stops when the app goes away.
-    public func restoreScenes(of appID: String, uniqueName: String) async {
+    package func restoreScenes(of appID: String, uniqueName: String) async {
         guard let app = running[appID], app.uniqueName == uniqueName else { return }
         do {
             let discards = try store.pendingDiscards(of: appID)
@@ -70,7 +71,7 @@ extension SceneService {
 
     /// A connection went away or unregistered: the scenes of the app it registered become
     /// unattached (their sessions stay), and the other scenes' states are derived again.
-    public func appDisconnected(uniqueName: String) {
+    package func appDisconnected(uniqueName: String) {
         guard let appID = running.first(where: { $0.value.uniqueName == uniqueName })?.key else { return }
         detach(appID, uniqueName: uniqueName)
     }

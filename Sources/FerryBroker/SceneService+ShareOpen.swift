@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BrokerCore
 import FerryModel
 
 /// What the built-in open-in-new-scene activity needs from the scenes: the app that opens a user

@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryBus
 import FerryModel

@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryModel
 import Synchronization
@@ -10,45 +11,45 @@ import Synchronization
 /// reconnects at the app's next registration. Apps are called through `org.ferry.Client1`, one
 /// call at a time per app (``AppCallbacks``); while the actor awaits an app it serves other
 /// calls, so every step re-checks the state it relies on after each `await`.
-public actor SceneService {
+package actor SceneService {
     /// The `org.ferry.Scenes1` object's path.
-    public static let path: ObjectPath = "/org/ferry/Scenes"
+    package static let path: ObjectPath = "/org/ferry/Scenes"
     /// The service interface's name.
-    public static let interfaceName: InterfaceName = "org.ferry.Scenes1"
+    package static let interfaceName: InterfaceName = "org.ferry.Scenes1"
     /// The session objects' interface name.
-    public static let sessionInterfaceName: InterfaceName = "org.ferry.SceneSession1"
+    package static let sessionInterfaceName: InterfaceName = "org.ferry.SceneSession1"
     /// The version of `org.ferry.Scenes1` (its `Version` property).
-    public static let version: UInt32 = 3
+    package static let version: UInt32 = 3
     /// The version of `org.ferry.SceneSession1` (its `Version` property).
-    public static let sessionVersion: UInt32 = 1
+    package static let sessionVersion: UInt32 = 1
     /// How long an app has to answer the broker's `org.ferry.Client1` calls about scenes.
-    public struct Timeouts: Sendable {
+    package struct Timeouts: Sendable {
         /// For `Client1.ChooseConfiguration`; then the manifest's first configuration is used.
-        public var choose: Duration = .seconds(5)
+        package var choose: Duration = .seconds(5)
         /// For the other scene calls (`ConnectScene`, `DiscardSceneSessions`, …).
-        public var call: Duration = .seconds(10)
+        package var call: Duration = .seconds(10)
         /// For `Client1.PerformPaste`.
-        public var paste: Duration = .seconds(30)
+        package var paste: Duration = .seconds(30)
 
         /// ferryd's defaults: 5 s, 10 s and 30 s.
-        public init() {}
+        package init() {}
     }
 
     /// How long apps have to answer (``Timeouts``).
-    public nonisolated let timeouts: Timeouts
+    package nonisolated let timeouts: Timeouts
 
     /// The connection the scenes are served on.
-    public nonisolated let connection: Connection
+    package nonisolated let connection: Connection
     /// The registered apps (who may update a session).
-    public nonisolated let registry: AppRegistry
+    package nonisolated let registry: AppRegistry
     /// The durable storage.
-    public nonisolated let store: SceneStore
+    package nonisolated let store: SceneStore
     /// Which apps have a foreground scene, readable without waiting for the actor.
-    public nonisolated let foregroundApps: ForegroundApps
+    package nonisolated let foregroundApps: ForegroundApps
     /// The screens, fixed when the service is made.
-    public nonisolated let screens: [Screen]
+    package nonisolated let screens: [Screen]
     /// The width of the edge zones.
-    public nonisolated let edgeZone: Double
+    package nonisolated let edgeZone: Double
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
 
@@ -92,7 +93,7 @@ public actor SceneService {
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - timeouts: how long apps have to answer the broker's calls.
     ///   - log: receives one line per notable event.
-    public init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
+    package init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
                 foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, timeouts: Timeouts = Timeouts(),
                 log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
@@ -110,7 +111,7 @@ public actor SceneService {
     /// Loads the known apps and the sessions (all unattached) from the store and exports
     /// `org.ferry.Scenes1` and every session's object.
     /// - Throws: `FerryModelError` `.storageFailed`; `DBusError` when exporting fails.
-    public func start() throws {
+    package func start() throws {
         for (appID, bytes) in try store.knownApps() {
             do {
                 knownApps[appID] = try AppRegistry.parseManifest(bytes, appID: appID)
@@ -152,7 +153,7 @@ public actor SceneService {
 
     /// How many connected scenes `appID` has and its highest scene state (unattached without
     /// connected scenes), for `ListApps`.
-    public func summary(of appID: String) -> (scenes: Int, state: SceneActivationState) {
+    package func summary(of appID: String) -> (scenes: Int, state: SceneActivationState) {
         var count = 0
         var state = SceneActivationState.unattached
         for session in sessions.values where session.bundleIdentifier == appID {
@@ -164,7 +165,7 @@ public actor SceneService {
     }
 
     /// Every session, for tests and tools: apps sorted by id, each app's sessions front to back.
-    public var allSessions: [SceneSession] {
+    package var allSessions: [SceneSession] {
         orderedSessionIDs(app: nil).compactMap { sessions[$0] }
     }
 
@@ -189,14 +190,14 @@ public actor SceneService {
 extension SceneService {
     /// The apps that have a connected scene in the foreground (active or inactive), mirrored out
     /// of the actor so the paste policy can ask without waiting for it.
-    public final class ForegroundApps: Sendable {
+    package final class ForegroundApps: Sendable {
         private let apps = Mutex<Set<String>>([])
 
         /// Makes an empty set.
-        public init() {}
+        package init() {}
 
         /// Whether `appID` has a foreground scene now.
-        public func contains(_ appID: String) -> Bool { apps.withLock { $0.contains(appID) } }
+        package func contains(_ appID: String) -> Bool { apps.withLock { $0.contains(appID) } }
 
         /// Replaces the set.
         func set(_ newValue: Set<String>) { apps.withLock { $0 = newValue } }

@@ -1,3 +1,4 @@
+import BrokerCore
 import DBus
 import FerryModel
 import FerrySystem
@@ -13,38 +14,38 @@ import Synchronization
 /// one: a built-in inside ferryd, an app's through `Client1.PerformActivity`, during which that
 /// app alone may read the items. Apps are called through their ``AppCallbacks`` queue with the
 /// XML's timeouts; while the actor awaits an app it serves other shares.
-public actor ShareService {
+package actor ShareService {
     /// The `org.ferry.Sharing1` object's path.
-    public static let path: ObjectPath = "/org/ferry/Sharing"
+    package static let path: ObjectPath = "/org/ferry/Sharing"
     /// The interface's name.
-    public static let interfaceName: InterfaceName = "org.ferry.Sharing1"
+    package static let interfaceName: InterfaceName = "org.ferry.Sharing1"
     /// The interface's version (its `Version` property).
-    public static let version: UInt32 = 1
+    package static let version: UInt32 = 1
     /// How long a share may stay unperformed before it ends (dismissed).
-    public static let defaultIdleTimeout: Duration = .seconds(120)
+    package static let defaultIdleTimeout: Duration = .seconds(120)
     /// How long the source app has for `ProvideActivityItems`.
     static let provideTimeout: Duration = .seconds(5)
     /// How long an activity's app has for `CanPerformActivities` (no answer: none listed).
     static let canPerformTimeout: Duration = .milliseconds(250)
     /// How long an activity's app has for `PerformActivity` by default.
-    public static let defaultPerformTimeout: Duration = .seconds(30)
+    package static let defaultPerformTimeout: Duration = .seconds(30)
     /// How long the source app has for `ShareCompleted` (nobody waits for it).
     static let noticeTimeout: Duration = .seconds(10)
     /// The most activities one app registers.
     static let maximumActivities = 64
 
     /// The connection the shares are served on.
-    public nonisolated let connection: Connection
+    package nonisolated let connection: Connection
     /// The scenes: shared scenes and their apps' call queues.
-    public nonisolated let scenes: SceneService
+    package nonisolated let scenes: SceneService
     /// The share pasteboards.
-    public nonisolated let pasteboards: PasteboardService
+    package nonisolated let pasteboards: PasteboardService
     /// The registered apps (activities go with their registration).
-    public nonisolated let registry: AppRegistry
+    package nonisolated let registry: AppRegistry
     /// How long a share may stay unperformed.
-    public nonisolated let idleTimeout: Duration
+    package nonisolated let idleTimeout: Duration
     /// How long an activity's app has for `PerformActivity` (it is told, and cancels after it).
-    public nonisolated let performTimeout: Duration
+    package nonisolated let performTimeout: Duration
     nonisolated let ownUID: UInt32
     nonisolated let log: @Sendable (String) -> Void
     /// Callers' credentials, asked of the bus once per connection.
@@ -69,7 +70,7 @@ public actor ShareService {
     ///   - idleTimeout: how long a share may stay unperformed before it ends.
     ///   - performTimeout: how long an activity's app has for `PerformActivity`.
     ///   - log: receives one line per notable event.
-    public init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
+    package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
                 ownUID: UInt32, idleTimeout: Duration = ShareService.defaultIdleTimeout,
                 performTimeout: Duration = ShareService.defaultPerformTimeout,
                 log: @escaping @Sendable (String) -> Void) {
@@ -86,7 +87,7 @@ public actor ShareService {
 
     /// Exports `org.ferry.Sharing1` at ``path``.
     /// - Throws: `DBusError` when exporting fails.
-    public func start() throws {
+    package func start() throws {
         try connection.export(interface, at: Self.path)
     }
 
@@ -117,7 +118,7 @@ public actor ShareService {
 
     /// A connection left the bus: its activities go; shares it began end (dismissed) unless one
     /// is being performed (it ends after, performed or not); shares whose scene was its app's end too.
-    public func connectionClosed(_ uniqueName: String) async {
+    package func connectionClosed(_ uniqueName: String) async {
         callers.forget(uniqueName)
         if let gone = registrations.removeValue(forKey: uniqueName) {
             gone.ownCallbacks.close()
@@ -145,7 +146,7 @@ public actor ShareService {
     // MARK: - Idle shares
 
     /// Ends shares unperformed for ``idleTimeout`` (dismissed); returns when the task is cancelled.
-    public func runIdleTimeouts() async {
+    package func runIdleTimeouts() async {
         while !Task.isCancelled {
             let now = ContinuousClock.now
             var next = now + .seconds(3600)

@@ -128,7 +128,7 @@ extension Continuity {
     /// - Returns: the devices that were sent the new key.
     /// - Throws: `FerryModelError` `.notFound` (no such device recorded), `.invalidArgument`
     ///   (this device itself), `.permissionDenied` (unpaired), `.unavailable` (no engine).
-    public func revoke(_ name: String) async throws -> [String] {
+    package func revoke(_ name: String) async throws -> [String] {
         guard let seal else { throw FerryModelError(.permissionDenied, "this device is not paired") }
         guard name != device else {
             throw FerryModelError(.invalidArgument, "a device cannot revoke itself; revoke \(device) from another of your devices")

@@ -56,7 +56,7 @@ extension Continuity: HandoffHooks {
     // MARK: - Advertising (the source's side)
 
     /// HandoffHooks: the scenes' current activity may have changed (on the scene actor).
-    public func currentActivityChanged() {
+    package func currentActivityChanged() {
         advertising.yield(())
     }
 
@@ -207,7 +207,7 @@ extension Continuity: HandoffHooks {
     }
 
     /// HandoffHooks.
-    public func remoteActivities() -> [RemoteActivity] {
+    package func remoteActivities() -> [RemoteActivity] {
         let now = Date()
         return state.withLock { Array($0.handoff.remote.values) }
             .filter { $0.expires > now }
@@ -216,7 +216,7 @@ extension Continuity: HandoffHooks {
 
     /// HandoffHooks: asks the source device for the activity (request-reply, sealed), on a
     /// worker thread.
-    public func fetchRemoteActivity(_ activity: RemoteActivity) async throws -> UserActivity {
+    package func fetchRemoteActivity(_ activity: RemoteActivity) async throws -> UserActivity {
         guard let seal else {
             throw FerryModelError(.unavailable, "this device is not paired, so \(activity.device) cannot send \(activity.name)")
         }

@@ -11,7 +11,7 @@ import Synchronization
 /// once; the exchange runs on the engine in the background and ``pairing`` tells how far it got.
 extension Continuity {
     /// Where a device stands, as `org.ferry.Continuity1.State` says it.
-    public enum Standing: String, Sendable {
+    package enum Standing: String, Sendable {
         /// Continuity is not configured.
         case off
         /// Configured; the engine has not answered yet (or the link dropped).
@@ -23,7 +23,7 @@ extension Continuity {
     }
 
     /// Where this device stands now.
-    public var standing: Standing {
+    package var standing: Standing {
         state.withLock { state in
             guard let link = state.link, link.isConnected else { return .waiting }
             return state.seal == nil ? .unpaired : .paired
@@ -42,7 +42,7 @@ extension Continuity {
     /// Makes the user's sealing key on this device and starts sharing at once.
     /// - Throws: `FerryModelError` `.permissionDenied` when the device has a key already (a new
     ///   one would cut it off from the user's other devices), `.io` when the file cannot be written.
-    public func initializeKey() throws {
+    package func initializeKey() throws {
         guard seal == nil else {
             throw FerryModelError(.permissionDenied, "this device has the user's key already (\(configuration.keyFile)); "
                                   + "a new one would cut it off from your other devices")
@@ -67,7 +67,7 @@ extension Continuity {
     /// - Returns: the code to type on the paired device, and the pairing's number.
     /// - Throws: `FerryModelError` `.permissionDenied` (paired already, or a pairing under way),
     ///   `.unavailable` (the engine is not reachable).
-    public func join() throws -> (code: String, pairing: UInt32) {
+    package func join() throws -> (code: String, pairing: UInt32) {
         guard seal == nil else {
             throw FerryModelError(.permissionDenied, "this device is paired already; approve the new device from here instead")
         }
@@ -192,7 +192,7 @@ extension Continuity {
     /// - Returns: the pairing's number.
     /// - Throws: `FerryModelError` `.invalidArgument` (not a code), `.permissionDenied` (this
     ///   device is not paired, or a pairing is under way), `.unavailable` (no engine).
-    public func approve(code text: String) throws -> UInt32 {
+    package func approve(code text: String) throws -> UInt32 {
         guard let code = PairingCode.normalized(text) else {
             throw FerryModelError(.invalidArgument, "'\(text.prefix(40))' is not a pairing code (8 letters and digits, as 'ferry continuity join' prints it)")
         }
@@ -309,7 +309,7 @@ extension Continuity {
 
     /// This device's user's answer to the number shown.
     /// - Throws: `FerryModelError` `.notFound` (no such pairing, or it is not showing a number).
-    public func confirm(_ id: UInt32, accept: Bool) throws {
+    package func confirm(_ id: UInt32, accept: Bool) throws {
         expireIfDue()
         try state.withLock { state in
             guard var session = state.pairing, session.id == id else {

@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 import DBus
 import Dispatch
@@ -26,38 +27,38 @@ import Glibc
 /// checks this again on every chunk request, against its live pasteboard. Nothing on the local
 /// bus waits on the network: announcements go out from a queue of their own, and pulls run as
 /// transfers.
-public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
+package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
     /// How continuity is set up (`ferryd --continuity URL --creds FILE --continuity-key FILE`).
     /// A creds file that does not exist is made; a key file that does not exist leaves the
     /// device unpaired (pairing writes it: Continuity+Pairing.swift).
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The engine and this device's credentials.
-        public var address: EngineAddress
+        package var address: EngineAddress
         /// The file with the user's sealing key (64 hexadecimal digits, mode 0600); missing
         /// until the device is paired.
-        public var keyFile: String
+        package var keyFile: String
         /// This device's name (1–48 letters, digits, `-`, `_`); its subjects carry it.
-        public var device: String
+        package var device: String
         /// How long an announcement lives in the bucket, and a remote item on a receiver.
-        public var ttl: Duration = .seconds(120)
+        package var ttl: Duration = .seconds(120)
         /// The bytes per chunk request.
-        public var chunkSize = 512 * 1024
+        package var chunkSize = 512 * 1024
         /// How long a pull waits for a chunk before the source counts as unavailable.
-        public var chunkTimeout: Duration = .seconds(3)
+        package var chunkTimeout: Duration = .seconds(3)
         /// Handoff: the least time between two advertisements of this device's current
         /// activity (changes in between are coalesced into the next one).
-        public var handoffInterval: Duration = .seconds(1)
+        package var handoffInterval: Duration = .seconds(1)
         /// Handoff: how long an advertisement lives (the `ferry_activity` bucket's TTL, and the
         /// longest a receiver offers it); the source advertises its current activity again
         /// after half of it.
-        public var handoffLifetime: Duration = .seconds(120)
+        package var handoffLifetime: Duration = .seconds(120)
         /// Handoff: how long a continue waits for the source device (its app included).
-        public var handoffTimeout: Duration = .seconds(5)
+        package var handoffTimeout: Duration = .seconds(5)
         /// Pairing: how long a code from `ferry continuity join` stays good.
-        public var pairingLifetime: Duration = .seconds(120)
+        package var pairingLifetime: Duration = .seconds(120)
 
         /// Makes a configuration.
-        public init(address: EngineAddress, keyFile: String, device: String) {
+        package init(address: EngineAddress, keyFile: String, device: String) {
             self.address = address
             self.keyFile = keyFile
             self.device = device
@@ -65,14 +66,14 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     }
 
     /// The prefix of a remote item's `origin` and of its representations' owner.
-    public static let originPrefix = "continuity:"
+    package static let originPrefix = "continuity:"
 
     let configuration: Configuration
     let pasteboards: PasteboardService
     /// The scenes, for Handoff (nil: Universal Clipboard only).
     let scenes: SceneService?
     /// This device's nkey public key (`U…`: what the engine's configuration lists).
-    public let publicKey: String
+    package let publicKey: String
     let clock: HybridClock
     let log: @Sendable (String) -> Void
     /// Announcements and link events, in order, off the bus's threads.
@@ -112,7 +113,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     /// Checks the configuration and reads the key and creds (errors name the file and what is
     /// wrong), making the creds file when there is none; connects only in ``start()``. Without a
     /// key file the device is unpaired: connected, but it announces, watches and serves nothing.
-    public init(configuration: Configuration, pasteboards: PasteboardService, scenes: SceneService? = nil,
+    package init(configuration: Configuration, pasteboards: PasteboardService, scenes: SceneService? = nil,
                 log: @escaping @Sendable (String) -> Void) throws {
         guard Subjects.isValidDevice(configuration.device), configuration.device.utf8.count <= 48 else {
             throw EngineError(.failed, "bad device name \"\(configuration.device)\": 1 to 48 letters, digits, - or _")
@@ -160,7 +161,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
 
     /// Plugs into the pasteboards and connects in the background, retrying with a growing wait
     /// until the engine answers.
-    public func start() {
+    package func start() {
         exportInterface()
         pasteboards.setContinuity(self)
         scenes?.setHandoff(self)
@@ -168,7 +169,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     }
 
     /// Disconnects (remote items stay until they expire; reads of them fail).
-    public func stop() {
+    package func stop() {
         let (link, watch) = state.withLock { state in
             state.stopped = true
             defer { state.link = nil; state.bucket = nil; state.watch = nil }
@@ -300,7 +301,7 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     // MARK: - Announcing
 
     /// ContinuityHooks: a change of the general pasteboard (on the pasteboard actor).
-    public func generalChanged(changeCount: UInt64) {
+    package func generalChanged(changeCount: UInt64) {
         queue.async { self.localChange(changeCount: changeCount) }
     }
 
@@ -432,11 +433,11 @@ public final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Send
     // MARK: - Pulling (the reader's side)
 
     /// ContinuityHooks.
-    public func serves(owner: String) -> Bool { owner.hasPrefix(Self.originPrefix) }
+    package func serves(owner: String) -> Bool { owner.hasPrefix(Self.originPrefix) }
 
     /// ContinuityHooks: starts a pull; the pipe's read end at once, the byte count (or
     /// `Unavailable`, `Timeout`, naming the source device) from the task.
-    public func startRemoteRead(owner: String, item: UUID, type: ContentType) throws -> (FileDescriptor, Task<UInt64, any Error>) {
+    package func startRemoteRead(owner: String, item: UUID, type: ContentType) throws -> (FileDescriptor, Task<UInt64, any Error>) {
         let rest = owner.dropFirst(Self.originPrefix.count)
         guard let slash = rest.firstIndex(of: "/"), let remoteID = UUID(uuidString: String(rest[rest.index(after: slash)...])) else {
             throw FerryModelError(.unavailable, "bad remote owner \(owner)")

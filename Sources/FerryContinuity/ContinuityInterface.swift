@@ -9,13 +9,13 @@ import Glibc
 /// where this device stands with continuity, and pairing. Served whether continuity is on or
 /// off (``ContinuityOff``), so `ferry continuity status` can say "off". Same-uid callers only;
 /// no method waits on the network.
-public enum ContinuityInterface {
+package enum ContinuityInterface {
     /// The interface's name.
-    public static let name: InterfaceName = "org.ferry.Continuity1"
+    package static let name: InterfaceName = "org.ferry.Continuity1"
     /// Where ferryd serves it.
-    public static let path: ObjectPath = "/org/ferry/Continuity"
+    package static let path: ObjectPath = "/org/ferry/Continuity"
     /// Its `Version`.
-    public static let version: UInt32 = 1
+    package static let version: UInt32 = 1
 
     /// The interface over `continuity` (nil: off).
     static func make(_ continuity: Continuity?) -> Interface {
@@ -110,18 +110,18 @@ extension Continuity {
 
 /// ferryd's `org.ferry.Continuity1` while continuity is off: `State` is "off" and the methods
 /// answer `Unavailable`.
-public final class ContinuityOff: BrokerCompanion {
+package final class ContinuityOff: BrokerCompanion {
     let connection: Connection
     let log: @Sendable (String) -> Void
 
     /// The interface on `connection`, served from ``start()``.
-    public init(connection: Connection, log: @escaping @Sendable (String) -> Void) {
+    package init(connection: Connection, log: @escaping @Sendable (String) -> Void) {
         self.connection = connection
         self.log = log
     }
 
     /// Serves the interface.
-    public func start() {
+    package func start() {
         do {
             try connection.export(ContinuityInterface.make(nil), at: ContinuityInterface.path)
         } catch {
@@ -130,5 +130,5 @@ public final class ContinuityOff: BrokerCompanion {
     }
 
     /// Nothing runs.
-    public func stop() {}
+    package func stop() {}
 }

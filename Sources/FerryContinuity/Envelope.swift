@@ -4,41 +4,41 @@ import Synchronization
 /// A hybrid logical clock stamp: wall milliseconds, a counter for events in the same
 /// millisecond (or while the wall clock lags a stamp already seen), and the device as a tie
 /// break. Orders copies across devices without trusting their clocks to agree.
-public struct ClockStamp: Codable, Sendable, Comparable, Hashable {
+package struct ClockStamp: Codable, Sendable, Comparable, Hashable {
     /// Milliseconds since 1970, at least the largest seen.
-    public var wall: UInt64
+    package var wall: UInt64
     /// Orders stamps with the same `wall`.
-    public var counter: UInt32
+    package var counter: UInt32
     /// The device that made the stamp.
-    public var device: String
+    package var device: String
 
     /// Makes a stamp.
-    public init(wall: UInt64, counter: UInt32, device: String) {
+    package init(wall: UInt64, counter: UInt32, device: String) {
         self.wall = wall
         self.counter = counter
         self.device = device
     }
 
     /// Orders by wall, then counter, then device.
-    public static func < (a: ClockStamp, b: ClockStamp) -> Bool {
+    package static func < (a: ClockStamp, b: ClockStamp) -> Bool {
         (a.wall, a.counter, a.device) < (b.wall, b.counter, b.device)
     }
 }
 
 /// A device's hybrid logical clock.
-public final class HybridClock: Sendable {
+package final class HybridClock: Sendable {
     let device: String
     let last = Mutex<(wall: UInt64, counter: UInt32)>((0, 0))
     let now: @Sendable () -> UInt64
 
     /// A clock for `device` reading the wall clock with `now` (milliseconds).
-    public init(device: String, now: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }) {
+    package init(device: String, now: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }) {
         self.device = device
         self.now = now
     }
 
     /// A stamp for a local event, later than every stamp made or seen.
-    public func tick() -> ClockStamp {
+    package func tick() -> ClockStamp {
         let wall = now()
         return last.withLock { last in
             if wall > last.wall { last = (wall, 0) } else { last.counter += 1 }
@@ -47,7 +47,7 @@ public final class HybridClock: Sendable {
     }
 
     /// Notes a stamp from another device, so the next local one is later.
-    public func observe(_ stamp: ClockStamp) {
+    package func observe(_ stamp: ClockStamp) {
         last.withLock { last in
             if stamp.wall > last.wall { last = (stamp.wall, stamp.counter) }
             else if stamp.wall == last.wall { last.counter = max(last.counter, stamp.counter) }
@@ -57,35 +57,35 @@ public final class HybridClock: Sendable {
 
 /// What a copy announces to the user's other devices (sealed in the KV bucket): who, when, and
 /// each item's types in fidelity order with their sizes, name and expiration. No content.
-public struct Envelope: Codable, Sendable, Equatable {
+package struct Envelope: Codable, Sendable, Equatable {
     /// One item.
-    public struct Item: Codable, Sendable, Equatable {
+    package struct Item: Codable, Sendable, Equatable {
         /// The item's id on the source device.
-        public var id: UUID
+        package var id: UUID
         /// Its representations, highest fidelity first.
-        public var types: [Representation]
+        package var types: [Representation]
         /// Its suggested name.
-        public var name: String?
+        package var name: String?
         /// When it expires (milliseconds since 1970), if it does.
-        public var expires: UInt64?
+        package var expires: UInt64?
     }
 
     /// One representation: its type identifier and size in bytes.
-    public struct Representation: Codable, Sendable, Equatable {
+    package struct Representation: Codable, Sendable, Equatable {
         /// The type identifier.
-        public var type: String
+        package var type: String
         /// The size in bytes.
-        public var size: Int64
+        package var size: Int64
     }
 
     /// The device the copy was made on.
-    public var device: String
+    package var device: String
     /// When, on the hybrid clock.
-    public var stamp: ClockStamp
+    package var stamp: ClockStamp
     /// The source's change count of its general pasteboard (chunk requests name it).
-    public var changeCount: UInt64
+    package var changeCount: UInt64
     /// The items; empty: the source's pasteboard has nothing that may leave it.
-    public var items: [Item]
+    package var items: [Item]
 }
 
 /// A chunk request: `length` bytes at `offset` of one representation of an item the source

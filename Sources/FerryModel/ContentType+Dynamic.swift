@@ -1,4 +1,4 @@
-import FerryTerminal
+import FerryText
 
 /// The reversible encoding of dynamic type identifiers.
 ///

@@ -1,4 +1,4 @@
-import FerryTerminal
+import FerryText
 
 extension String {
     /// The text made safe for one line of a terminal or a log: control characters (newlines,

@@ -1,3 +1,4 @@
+import FerryText
 #if canImport(Glibc)
 import Glibc
 #endif

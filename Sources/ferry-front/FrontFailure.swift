@@ -1,4 +1,5 @@
 import FerryTerminal
+import FerryText
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrokerCore
 import DBus
 import Dispatch
 import FerryBroker

@@ -7,7 +7,7 @@
 //   store-crash-writer --measure DIRECTORY
 //     Prints the latency of 1 KiB inline writes and reads and the throughput of a 256 MiB blob
 //     copied from a file descriptor.
-import FerryBroker
+import BrokerCore
 import FerryModel
 import Foundation
 

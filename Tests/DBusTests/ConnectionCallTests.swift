@@ -96,6 +96,26 @@ struct ConnectionCallTests {
         await f.close()
     }
 
+    @Test("A handler that uses a closed descriptor (FerrySystem's SystemCallError) replies SystemError, errno named")
+    func closedDescriptorReplySystemError() async throws {
+        let f = try await CallFixture()
+        try f.service.export(Interface("org.ferry.Test.Closed") {
+            Method("Use") { _ in
+                let (_, write) = try FileDescriptor.pipe()
+                write.close()
+                try write.withRawValue { _ in }
+                return []
+            }
+        }, at: "/org/ferry/Test/Closed")
+        let error = await #expect(throws: DBusError.self) {
+            try await f.call("Use", interface: "org.ferry.Test.Closed", path: "/org/ferry/Test/Closed")
+        }
+        #expect(error?.name == .systemError)
+        #expect(error?.message.contains("use of a closed descriptor failed") == true)
+        #expect(error?.message.contains("(errno \(EBADF))") == true)
+        await f.close()
+    }
+
     @Test("Unknown object, interface and method, and wrong arguments, get the standard errors")
     func standardErrors() async throws {
         let f = try await CallFixture()

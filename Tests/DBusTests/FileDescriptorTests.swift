@@ -1,4 +1,5 @@
 import FerryTestSupport
+import FerrySystem
 import Foundation
 import Testing
 @testable import DBus
@@ -41,6 +42,17 @@ private let slack = 100
         #expect(Glibc.close(raw) == 0)
         #expect(try r.readAll() == Array("x".utf8))
         expectDBusError(.systemError) { _ = try w.duplicate() }
+    }
+
+    @Test("A closed descriptor: FerrySystem's withRawValue throws SystemCallError (EBADF), DBus's methods SystemError")
+    func closedDescriptorErrors() throws {
+        let (_, w) = try FileDescriptor.pipe()
+        w.close()
+        let thrown = #expect(throws: SystemCallError.self) { try w.withRawValue { _ in } }
+        #expect(thrown?.code == EBADF)
+        #expect(DBusError(converting: try #require(thrown)).name == .systemError)
+        expectDBusError(.systemError) { try w.write(all: [1]) }
+        expectDBusError(.systemError) { _ = try w.readAll() }
     }
 
     @Test func duplicateIsIndependent() throws {

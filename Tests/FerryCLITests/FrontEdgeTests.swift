@@ -2,6 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 import FerryTerminal
+import FerryText
 @testable import ferry_front
 
 /// The `ferry` front at the edges: closed standard descriptors, a reader that stops early, odd

@@ -1,4 +1,5 @@
 @testable import FerryContinuity
+import BrokerCore
 import FerryBroker
 import FerryModel
 import Foundation

@@ -1,3 +1,4 @@
+import BrokerCore
 import FerryBroker
 import FerryModel
 import FerryTestSupport

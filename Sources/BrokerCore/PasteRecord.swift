@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FerryModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One paste, as logged: who read what, from where, when.
+package struct PasteRecord: Sendable, Hashable {
+    /// The reader's app id, nil when it has none (the CLI).
+    package var appID: String?
+    /// The reader's unique bus name (`:1.42`).
+    package var uniqueName: String
+    /// The reader's uid.
+    package var uid: UInt32
+    /// The reader's pid.
+    package var pid: Int32
+    /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted); nil
+    /// when the broker could not learn it, and for records logged before it kept them.
+    package var process: String?
+    /// The writer's process name: who copied the item read (its `/proc/PID/comm` when it
+    /// copied); nil when unknown, and for items stored and records logged before the broker kept it.
+    package var writerProcess: String?
+    /// The history entry read (`Read` with the option `history-entry`, as `ferry history show`
+    /// does); nil for an ordinary paste of the current items.
+    package var historyEntry: Int?
+    /// The pasteboard read from.
+    package var pasteboard: String
+    /// The index of the item read.
+    package var itemIndex: Int
+    /// The type delivered.
+    package var contentType: ContentType
+    /// When the paste happened.
+    package var timestamp: Date
+    /// How the user answered when the read asked for consent (`allowed`, `denied`, `timed-out`,
+    /// `withdrawn`; only `allowed` delivered anything); nil when nobody was asked.
+    package var consent: String?
+
+    /// Makes a paste record.
+    package init(appID: String?, uniqueName: String, uid: UInt32, pid: Int32, process: String? = nil,
+                writerProcess: String? = nil, historyEntry: Int? = nil, pasteboard: String,
+                itemIndex: Int, contentType: ContentType, timestamp: Date = Date(), consent: String? = nil) {
+        self.appID = appID
+        self.uniqueName = uniqueName
+        self.uid = uid
+        self.pid = pid
+        self.process = process
+        self.writerProcess = writerProcess
+        self.historyEntry = historyEntry
+        self.pasteboard = pasteboard
+        self.itemIndex = itemIndex
+        self.contentType = contentType
+        self.timestamp = timestamp
+        self.consent = consent
+    }
+}
+
+extension PasteRecord {
+    /// The name of process `pid` as the kernel keeps it (`/proc/PID/comm`: at most 15 bytes, the
+    /// executable's name unless the process renamed itself), read while the caller is still
+    /// connected; nil when there is no such process or it cannot be read. Bytes that are not
+    /// UTF-8 become U+FFFD, so the name is always a valid D-Bus string.
+    /// - Parameter pid: the caller's pid, as the bus daemon vouched for it.
+    package static func processName(pid: UInt32?) -> String? {
+        guard let pid, pid > 0 else { return nil }
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        var bytes = buffer.prefix(count)
+        if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+        bytes = bytes.prefix { $0 != 0 }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+}
