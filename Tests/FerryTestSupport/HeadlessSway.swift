@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A headless sway compositor for tests, run as an unprivileged user made for tests only.
@@ -42,9 +45,9 @@ public final class HeadlessSway: Sendable {
 
     private static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-    /// Creates the user if needed and starts sway; returns once its socket exists.
-    /// - Throws: `ChildProcessError` when the user cannot be made, sway exits, or no socket
-    ///   appears within `timeout` (the error quotes sway's log).
+    /// Creates the user if needed and starts sway; returns once its socket accepts connections.
+    /// - Throws: `ChildProcessError` when the user cannot be made, sway exits, or its socket
+    ///   accepts no connection within `timeout` (the error quotes sway's log).
     public init(timeout: Duration = .seconds(20)) async throws {
         let (uid, gid) = try await Self.ensureUser()
         self.user = Self.userName
@@ -72,16 +75,19 @@ public final class HeadlessSway: Sendable {
             environment: Self.baseEnvironment, standardInput: nil, standardOutput: log, standardError: log)
         self.runuser = runuser
 
+        // The socket file appears when sway binds it, before it listens: a client that connects
+        // in between is refused. Ready means a connection is accepted.
         let deadline = ContinuousClock.now + timeout
         var found: String?
         while found == nil {
-            found = Self.socket(in: runtimeDirectory)
+            let directory = runtimeDirectory
+            found = Self.socket(in: directory).flatMap { Self.accepts("\(directory)/\($0)") ? $0 : nil }
             if found != nil { break }
             let failed = runuser.hasEnded
             if failed || ContinuousClock.now > deadline {
                 runuser.kill()
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                let what = failed ? "exited" : "made no socket in \(timeout)"
+                let what = failed ? "exited" : "accepted no connection in \(timeout)"
                 throw ChildProcessError(description: "sway \(what); its log:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -235,6 +241,24 @@ public final class HeadlessSway: Sendable {
             var info = stat()
             return name.hasPrefix("wayland-") && !name.hasSuffix(".lock")
                 && stat("\(directory)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+        }
+    }
+
+    /// Whether a Unix socket at `path` accepts a connection now (the connection is closed at once;
+    /// a Wayland compositor takes that as a client that left).
+    private static func accepts(_ path: String) -> Bool {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 
