@@ -42,6 +42,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Continuity (issue #22): sealing of what crosses the engine.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
+        // Tests and benchmarks spawn processes through swift-subprocess (issue #19 item 5); no
+        // shipped product depends on it. swift-system for its FilePath and FileDescriptor.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C quarantine: libdbus-1 behind one header-only shim. (GIO's shim is the benchmarks': type-bench's anchor.)
@@ -200,7 +204,10 @@ let package = Package(
                     swiftSettings: strictness),
 
         // Tests.
-        .target(name: "FerryTestSupport", dependencies: [], path: "Tests/FerryTestSupport", swiftSettings: strictness),
+        .target(name: "FerryTestSupport",
+                dependencies: [.product(name: "Subprocess", package: "swift-subprocess"),
+                               .product(name: "SystemPackage", package: "swift-system")],
+                path: "Tests/FerryTestSupport", swiftSettings: strictness),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "FerrySystem", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
         .testTarget(name: "DesktopPictureTests", dependencies: ["DesktopPicture", "FerryModel", "FerryTestSupport"],

@@ -13,6 +13,10 @@ import Synchronization
 /// A read that raced with a change must not store what it read: every invalidation bumps the
 /// pasteboard's generation, and an entry is stored only under the generation seen before the
 /// store was read. Bytes follow one generation for all pasteboards, bumped by every invalidation.
+///
+/// A change that the store commits while readers go on (an app's promises dropped when it leaves)
+/// runs inside ``changingAll(_:)``: from before the commit until after it, nothing is answered from
+/// the cache, so no listing that follows a read of the new state shows the old one.
 package final class PasteboardContentsCache: Sendable {
     private struct State {
         var entries: [String: (changeCount: UInt64, items: [StoredItem])] = [:]
@@ -21,6 +25,7 @@ package final class PasteboardContentsCache: Sendable {
         var bytes: [BytesKey: Data] = [:]
         var bytesTotal = 0
         var bytesGeneration: UInt64 = 0
+        var changesUnderway = 0  // changingAll calls running: no lookup hits, no store is kept
 
         /// Drops the cached bytes; stores begun before are refused.
         mutating func forgetBytes() {
@@ -48,7 +53,7 @@ package final class PasteboardContentsCache: Sendable {
     package func lookup(_ name: String, now: Date) -> (contents: (changeCount: UInt64, items: [StoredItem])?, generation: UInt64) {
         state.withLock { state in
             let generation = state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0)
-            guard let entry = state.entries[name] else { return (nil, generation) }
+            guard state.changesUnderway == 0, let entry = state.entries[name] else { return (nil, generation) }
             return ((entry.changeCount, entry.items.filter { !$0.isExpired(at: now) }), generation)
         }
     }
@@ -56,20 +61,23 @@ package final class PasteboardContentsCache: Sendable {
     /// Stores what was read from the store, unless the pasteboard changed since `generation`.
     package func store(_ name: String, _ contents: (changeCount: UInt64, items: [StoredItem]), generation: UInt64) {
         state.withLock { state in
-            guard state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0) == generation else { return }
+            guard state.changesUnderway == 0,
+                  state.epoch &* 1_000_003 &+ (state.generations[name] ?? 0) == generation else { return }
             state.entries[name] = contents
         }
     }
 
     /// The cached bytes of `type` of `item`, and the generation to pass to ``storeBytes(_:item:type:generation:)``.
     package func lookupBytes(item: UUID, type: String) -> (bytes: Data?, generation: UInt64) {
-        state.withLock { ($0.bytes[BytesKey(item: item, type: type)], $0.bytesGeneration) }
+        state.withLock { state in
+            (state.changesUnderway == 0 ? state.bytes[BytesKey(item: item, type: type)] : nil, state.bytesGeneration)
+        }
     }
 
     /// Keeps bytes read from the store, unless anything changed since `generation`.
     package func storeBytes(_ bytes: Data, item: UUID, type: String, generation: UInt64) {
         state.withLock { state in
-            guard state.bytesGeneration == generation else { return }
+            guard state.changesUnderway == 0, state.bytesGeneration == generation else { return }
             if state.bytesTotal + bytes.count > Self.bytesLimit { state.forgetBytes() }
             state.bytes[BytesKey(item: item, type: type)] = bytes
             state.bytesTotal += bytes.count
@@ -92,6 +100,29 @@ package final class PasteboardContentsCache: Sendable {
             state.entries.removeAll()
             state.forgetBytes()
         }
+    }
+
+    /// Runs `change`, a store mutation that may touch any pasteboard, with the cache out of the
+    /// way: forgotten before it, unused while it runs, forgotten again after it. Invalidating only
+    /// afterwards leaves a gap between the commit and the invalidation in which a `Read` (its
+    /// representation gone from the store: NotFound) and a listing from the cache (still showing
+    /// it) disagree.
+    package func changingAll<T>(_ change: () throws -> T) rethrows -> T {
+        state.withLock { state in
+            state.changesUnderway += 1
+            state.epoch &+= 1
+            state.entries.removeAll()
+            state.forgetBytes()
+        }
+        defer {
+            state.withLock { state in
+                state.changesUnderway -= 1
+                state.epoch &+= 1
+                state.entries.removeAll()
+                state.forgetBytes()
+            }
+        }
+        return try change()
     }
 }
 

@@ -342,10 +342,10 @@ package actor PasteboardService {
         defer { contentsCache.invalidateAll() }
         dropTransientPromises(of: owner)
         do {
-            let changes = try store.dropPromises(of: owner)
-            // At once, not only on the way out: until then listings are answered from the cache,
-            // with the dropped promises, while reads already fail with NotFound.
-            contentsCache.invalidateAll()
+            // The cache steps aside from before the commit to after it: otherwise a listing from
+            // the cache could still show a dropped promise that a read already refused.
+            let store = self.store
+            let changes = try contentsCache.changingAll { try store.dropPromises(of: owner) }
             for (name, change) in changes.sorted(by: { $0.key < $1.key }) {
                 if var content = volatile[name] {
                     // A sensitive write held in memory: the same items go there, or all of it

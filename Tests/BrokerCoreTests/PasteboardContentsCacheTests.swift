@@ -42,4 +42,31 @@ import Testing
         #expect(cache.lookupBytes(item: second, type: "public.data").bytes == nil)
         #expect(cache.lookupBytes(item: third, type: "public.data").bytes?.count == chunk.count)
     }
+
+    @Test("while a change is underway nothing is answered from the cache, and nothing read meanwhile is kept")
+    func aChangeUnderwayBypassesTheCache() {
+        let cache = PasteboardContentsCache()
+        let first = cache.lookup("general", now: Date()).generation
+        cache.store("general", (changeCount: 1, items: []), generation: first)
+        let bytesGeneration = cache.lookupBytes(item: item, type: "public.data").generation
+        cache.storeBytes(Data([1]), item: item, type: "public.data", generation: bytesGeneration)
+        #expect(cache.lookup("general", now: Date()).contents?.changeCount == 1)
+
+        cache.changingAll {
+            // The store commits here; a listing must not come from what was cached before.
+            let during = cache.lookup("general", now: Date())
+            #expect(during.contents == nil)
+            #expect(cache.lookupBytes(item: item, type: "public.data").bytes == nil)
+            // A reader that queried the store just before the commit tries to keep what it read.
+            cache.store("general", (changeCount: 1, items: []), generation: during.generation)
+            #expect(cache.lookup("general", now: Date()).contents == nil)
+            let bytes = cache.lookupBytes(item: item, type: "public.data").generation
+            cache.storeBytes(Data([1]), item: item, type: "public.data", generation: bytes)
+            #expect(cache.lookupBytes(item: item, type: "public.data").bytes == nil)
+        }
+        #expect(cache.lookup("general", now: Date()).contents == nil, "what was read during the change is not kept")
+        let after = cache.lookup("general", now: Date()).generation
+        cache.store("general", (changeCount: 2, items: []), generation: after)
+        #expect(cache.lookup("general", now: Date()).contents?.changeCount == 2, "after it, the cache works again")
+    }
 }

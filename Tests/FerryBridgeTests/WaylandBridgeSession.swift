@@ -14,8 +14,6 @@ final class WaylandBridgeSession: Sendable {
     /// Where the Ferry programs and the bus configuration are staged for the user, who may not
     /// reach the checkout (a clone in a 700 folder): hard links, or copies across file systems.
     let stage: String
-    /// runuser's pid for the bus daemon (reaped in `close()`).
-    private let busRunner: pid_t
 
     init() async throws {
         let sway = try await HeadlessSway()
@@ -34,9 +32,9 @@ final class WaylandBridgeSession: Sendable {
                             TestPaths.fixtures.appendingPathComponent("dbus/session.conf").path], in: stage)
             let config = "\(stage)/session.conf"
             let addressFile = "\(sway.directory)/bus.address"
-            busRunner = try sway.spawn(["dbus-daemon", "--config-file=\(config)", "--nofork", "--print-address=1",
-                                        "--address=unix:dir=\(busDir)"],
-                                       standardOutput: addressFile, standardError: "\(sway.directory)/bus.log")
+            try sway.spawn(["dbus-daemon", "--config-file=\(config)", "--nofork", "--print-address=1",
+                           "--address=unix:dir=\(busDir)"],
+                          standardOutput: addressFile, standardError: "\(sway.directory)/bus.log")
             var address: String?
             let deadline = ContinuousClock.now + .seconds(10)
             while address == nil {
@@ -95,8 +93,6 @@ final class WaylandBridgeSession: Sendable {
         bridge.stop()
         ferryd.stop()
         sway.stop()
-        var raw: Int32 = 0
-        while waitpid(busRunner, &raw, 0) < 0 && errno == EINTR {}
     }
 
     /// The variables a Ferry program run as the user needs besides sway's.

@@ -61,17 +61,17 @@ final class X11BridgeSession: Sendable {
     }
 
     /// Starts `xclip` in the foreground owning `selection` with `data` as `type`.
-    func xclipCopy(_ data: Data, type: String = "UTF8_STRING", selection: String = "clipboard") throws -> Subprocess {
+    func xclipCopy(_ data: Data, type: String = "UTF8_STRING", selection: String = "clipboard") throws -> RunningProcess {
         try withInput(data) { input in
-            try Subprocess("xclip", ["-quiet", "-selection", selection, "-t", type, "-i"], environment: environment,
-                           standardInput: input)
+            try RunningProcess("xclip", ["-quiet", "-selection", selection, "-t", type, "-i"], environment: environment,
+                               standardInput: input)
         }
     }
 
     /// Starts `xsel` in the foreground owning `selection` (`-b`, `-p`) with `text`.
-    func xselCopy(_ text: String, selection: String = "-b") throws -> Subprocess {
+    func xselCopy(_ text: String, selection: String = "-b") throws -> RunningProcess {
         try withInput(Data(text.utf8)) { input in
-            try Subprocess("xsel", ["--nodetach", selection, "-i"], environment: environment, standardInput: input)
+            try RunningProcess("xsel", ["--nodetach", selection, "-i"], environment: environment, standardInput: input)
         }
     }
 

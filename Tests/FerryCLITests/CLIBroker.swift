@@ -47,8 +47,8 @@ final class CLIBroker: Sendable {
     }
 
     /// Starts `ferry ARGUMENTS` in the background (a `--lazy` copy), standard input from `stdin`.
-    func start(_ arguments: [String], stdin: Int32? = nil) throws -> Subprocess {
-        try Subprocess(try FerryCLI.binary().path, arguments, environment: environment, standardInput: stdin)
+    func start(_ arguments: [String], stdin: Int32? = nil) throws -> RunningProcess {
+        try RunningProcess(try FerryCLI.binary().path, arguments, environment: environment, standardInput: stdin)
     }
 
     /// Writes `data` to a file named `name` in the scratch folder.

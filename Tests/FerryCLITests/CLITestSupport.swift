@@ -1,6 +1,5 @@
 import FerryTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs the built `ferry` executable for CLI tests.
@@ -39,32 +38,13 @@ enum FerryCLI {
 
     /// Runs `ferry ARGUMENTS` and waits for it.
     static func runArray(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["COLUMNS"] = "80"
         env["LINES"] = "25"
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes off this thread so neither can fill up and block the child.
-        let group = DispatchGroup()
-        let errBox = Mutex(Data())
-        let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async(group: group) {
-            let data = errHandle.readDataToEndOfFile()
-            errBox.withLock { $0 = data }
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        let errData = errBox.withLock { $0 }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let child = try RunningProcess(try binary().path, arguments, environment: env)
+        let (out, err) = child.readToEnd()
+        return Result(status: child.waitUntilExit(), stdout: String(decoding: out, as: UTF8.self),
+                      stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Parses standard output as one JSON object.

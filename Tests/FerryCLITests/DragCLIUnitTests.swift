@@ -4,6 +4,7 @@ import ArgumentParser
 import DesktopPicture
 import Ferry
 import FerryModel
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -195,11 +196,9 @@ struct DragCLIUnitTests {
         let fifo = folder.appendingPathComponent("pipe")
         #expect(mkfifo(fifo.path, 0o600) == 0)
         // The writer writes and goes away at once: opening the FIFO a second time would wait forever.
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "printf 'milk and eggs' > \"$0\"", fifo.path]
-        try writer.run()
-        defer { writer.waitUntilExit() }
+        let writer = try RunningProcess("/bin/sh", ["-c", "printf 'milk and eggs' > \"$0\"", fifo.path],
+                                        environment: ProcessInfo.processInfo.environment)
+        defer { _ = writer.waitUntilExit() }
         let item = try DragCommand.fileItem(fifo.path)
         #expect(item.representations.first?.type == .utf8PlainText, "sniffed: \(item.representations.map(\.type.identifier))")
         let content = try #require(item.representations.first).source.load()

@@ -20,7 +20,7 @@ final class ContinuityEngine: @unchecked Sendable {
     private(set) var publicKeys: [String: String] = [:]
     /// Sealing key files by account.
     private(set) var keys: [String: String] = [:]
-    private(set) var server: Subprocess?
+    private(set) var server: RunningProcess?
     /// The devices of each account in the server's configuration.
     private(set) var accounts = ContinuityEngine.initialAccounts
 
@@ -125,8 +125,8 @@ final class ContinuityEngine: @unchecked Sendable {
     func start() async throws {
         let config = directory.appendingPathComponent("nats.conf")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
-        let process = try Subprocess(try ChildProcess.resolve("/usr/sbin/nats-server"), ["-c", config.path],
-                                     environment: ProcessInfo.processInfo.environment)
+        let process = try RunningProcess(try ChildProcess.resolve("/usr/sbin/nats-server"), ["-c", config.path],
+                                         environment: ProcessInfo.processInfo.environment)
         server = process
         let listening = await eventually { isListening() || !process.isRunning }
         guard process.isRunning else { throw EngineSetupError("nats-server exited") }

@@ -304,7 +304,7 @@ struct PairingTests {
 
 /// A `ferry` command running in the background, its output collected as it comes.
 final class RunningCLI: Sendable {
-    let child: Subprocess
+    let child: RunningProcess
     private let collected = Collected()
 
     final class Collected: Sendable {
@@ -322,7 +322,7 @@ final class RunningCLI: Sendable {
             close(fds[1])
             stdin = fds[0]
         }
-        child = try Subprocess(try BuiltProducts.executable("ferry"), arguments, environment: device.bus.environment(),
+        child = try RunningProcess(try BuiltProducts.executable("ferry"), arguments, environment: device.bus.environment(),
                                standardInput: stdin)
         if let stdin { close(stdin) }
         let collected = collected

@@ -78,8 +78,8 @@ struct UniversalClipboardTests {
             #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
 
             let started = ContinuousClock.now
-            let paste = try Subprocess(try BuiltProducts.executable("ferry"), ["paste", "--force"],
-                                       environment: desktop.bus.environment())
+            let paste = try RunningProcess(try BuiltProducts.executable("ferry"), ["paste", "--force"],
+                                           environment: desktop.bus.environment())
             let (pasted, firstBytesAt) = drain(paste.standardOutput)
             let total = ContinuousClock.now - started
             #expect(await paste.waitForExit(timeout: .seconds(10)) == 0)
@@ -159,8 +159,8 @@ struct UniversalClipboardTests {
             try Data(repeating: 0x5A, count: 48 << 20).write(to: file)
             #expect(try await laptop.ferry("copy", "--type", "public.data", file.path).succeeded)
             #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
-            let paste = try Subprocess(try BuiltProducts.executable("ferry"), ["paste", "--force"],
-                                       environment: desktop.bus.environment())
+            let paste = try RunningProcess(try BuiltProducts.executable("ferry"), ["paste", "--force"],
+                                           environment: desktop.bus.environment())
             var first = [UInt8](repeating: 0, count: 65536)
             #expect(read(paste.standardOutput, &first, first.count) > 0, "no bytes before the kill")
             laptop.daemon?.send(SIGKILL)

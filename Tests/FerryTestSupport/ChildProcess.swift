@@ -1,5 +1,7 @@
 import Foundation
+import Subprocess
 import Synchronization
+import SystemPackage
 
 /// What a finished child process left behind.
 public struct ChildProcessResult: Sendable {
@@ -28,12 +30,13 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Runs child processes for tests, with a time limit, capturing their output.
+/// Runs child processes to completion for tests, with a time limit, capturing their output.
 ///
-/// Built on Foundation's `Process`, so the child inherits the spawning thread's signal mask
-/// (SIGTERM blocked on Swift's worker threads): fine for commands that run to completion; for
-/// services that must stop on SIGTERM use `ServiceProcess`/`Subprocess`. A child that outlives
-/// `timeout` gets SIGTERM, then SIGKILL a second later.
+/// Built on swift-subprocess: the child starts with an empty signal mask and default signal
+/// dispositions and inherits no descriptor but its three standard ones. A child that outlives
+/// `timeout` gets SIGTERM, then SIGKILL a second later. Output is collected until the child
+/// itself ends (what it wrote is drained; a grandchild that keeps the pipes open does not hold
+/// the call up). For a long-lived child use `RunningProcess` or `ServiceProcess`.
 public enum ChildProcess {
     /// Runs `executable` with `arguments` and waits for it, at most `timeout`.
     ///
@@ -52,66 +55,42 @@ public enum ChildProcess {
         standardInput: Data? = nil,
         timeout: Duration = .seconds(30)
     ) async throws -> ChildProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try resolve(executable))
-        process.arguments = arguments
         var env = environment ?? ProcessInfo.processInfo.environment
         if environment == nil { env["DBUS_SESSION_BUS_ADDRESS"] = nil }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = standardInput == nil ? FileHandle.nullDevice : input
+        let configuration = Configuration(
+            executable: .path(FilePath(try resolve(executable))), arguments: Arguments(arguments),
+            environment: .exactly(env))
+        let child = Watched()
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            guard child.signal(SIGTERM) else { return }
+            try await Task.sleep(for: .seconds(1))
+            _ = child.signal(SIGKILL)
+        }
+        defer {
+            timer.cancel()
+            child.forget()
+        }
+        let result = try await Self.collect(configuration, input: standardInput, child: child)
+        let (status, signalled): (Int32, Bool) = switch result.terminationStatus {
+        case .exited(let code): (code, false)
+        case .signaled(let signal): (signal, true)
+        }
+        return ChildProcessResult(status: status, terminatedBySignal: signalled,
+                                  standardOutput: result.standardOutput, standardError: result.standardError,
+                                  timedOut: child.wasSignalled)
+    }
 
-        let collected = Mutex<(out: Data?, err: Data?, status: (Int32, Bool)?)>((nil, nil, nil))
-        let done = Completion()
-        let check: @Sendable () -> Void = {
-            let finished = collected.withLock { $0.out != nil && $0.err != nil && $0.status != nil }
-            if finished { done.complete() }
+    /// Runs the child with `input` on its standard input (none when nil), collecting both outputs.
+    private static func collect(_ configuration: Configuration, input: Data?, child: Watched)
+        async throws -> ExecutionResult<Void, DataOutput, DataOutput> {
+        if let input {
+            try await Subprocess.run(configuration, input: .data(input), output: .data(limit: .max),
+                                     error: .data(limit: .max)) { child.started($0.processIdentifier) }
+        } else {
+            try await Subprocess.run(configuration, input: .none, output: .data(limit: .max),
+                                     error: .data(limit: .max)) { child.started($0.processIdentifier) }
         }
-        process.terminationHandler = { p in
-            let signalled = p.terminationReason == .uncaughtSignal
-            collected.withLock { $0.status = (p.terminationStatus, signalled) }
-            check()
-        }
-        // Children other tests spawn meanwhile must not inherit our pipe ends (a stray copy of a
-        // write end would keep the reads below from ever seeing end of file).
-        for pipe in [out, err, input] {
-            setCloseOnExec(pipe.fileHandleForReading.fileDescriptor)
-            setCloseOnExec(pipe.fileHandleForWriting.fileDescriptor)
-        }
-        try process.run()
-        // Blocking reads stay off the cooperative pool.
-        let outHandle = out.fileHandleForReading, errHandle = err.fileHandleForReading
-        Thread.detachNewThread {
-            let data = outHandle.readDataToEndOfFile()
-            collected.withLock { $0.out = data }
-            check()
-        }
-        Thread.detachNewThread {
-            let data = errHandle.readDataToEndOfFile()
-            collected.withLock { $0.err = data }
-            check()
-        }
-        if let standardInput {
-            let writer = input.fileHandleForWriting
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: standardInput)
-                try? writer.close()
-            }
-        }
-        let pid = process.processIdentifier
-        let timedOut = await done.wait(timeout: timeout)
-        if timedOut {
-            kill(pid, SIGTERM)
-            if await done.wait(timeout: .seconds(1)) { kill(pid, SIGKILL) }
-            _ = await done.wait(timeout: .seconds(10))
-        }
-        let final = collected.withLock { $0 }
-        return ChildProcessResult(
-            status: final.status?.0 ?? -1, terminatedBySignal: final.status?.1 ?? true,
-            standardOutput: final.out ?? Data(), standardError: final.err ?? Data(), timedOut: timedOut)
     }
 
     /// Finds `name` in `PATH` unless it already contains a slash.
@@ -133,19 +112,37 @@ public func setCloseOnExec(_ fd: Int32) {
     if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
 }
 
-/// A one-shot flag that tasks can await with a time limit (polls; fine for tests).
-final class Completion: Sendable {
-    private let done = Mutex(false)
+/// The child of one `ChildProcess.run` as its time limit sees it: the pid and a copy of the
+/// pidfd while `run` goes on, so a late SIGTERM never reaches a pid the kernel gave to another.
+private final class Watched: Sendable {
+    private let state = Mutex<(pid: pid_t, pidfd: Int32, signalled: Bool)?>(nil)
 
-    func complete() { done.withLock { $0 = true } }
+    /// Notes the child swift-subprocess started.
+    func started(_ id: ProcessIdentifier) {
+        let copy = id.processDescriptor >= 0 ? fcntl(id.processDescriptor, F_DUPFD_CLOEXEC, 0) : -1
+        state.withLock { $0 = (id.value, copy, false) }
+    }
 
-    /// Waits for completion; returns true if the time limit passed first.
-    func wait(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if done.withLock({ $0 }) { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+    /// Sends `signal` if the child still runs; true when it was sent.
+    func signal(_ signal: Int32) -> Bool {
+        state.withLock { child in
+            guard let running = child, running.pidfd >= 0 else { return false }
+            var entry = pollfd(fd: running.pidfd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 0) == 0 else { return false }
+            kill(running.pid, signal)
+            child?.signalled = true
+            return true
         }
-        return !done.withLock { $0 }
+    }
+
+    /// True when the time limit signalled the child.
+    var wasSignalled: Bool { state.withLock { $0?.signalled ?? false } }
+
+    /// Closes the pidfd copy once `run` has returned; later signals go nowhere.
+    func forget() {
+        state.withLock { child in
+            if let pidfd = child?.pidfd, pidfd >= 0 { close(pidfd) }
+            child?.pidfd = -1
+        }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A headless sway compositor for tests, run as an unprivileged user made for tests only.
@@ -34,15 +37,17 @@ public final class HeadlessSway: Sendable {
         ["PATH": Self.path, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": socketName]
     }
 
-    /// runuser's pid (sway is its child).
-    private let runuserPID: pid_t
+    /// runuser, whose child sway is.
+    private let runuser: RunningProcess
+    /// The peers started with `spawn`, kept until `stop()` (it kills them).
+    private let peers = Mutex<[RunningProcess]>([])
     private let stopped = Mutex(false)
 
     private static let path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-    /// Creates the user if needed and starts sway; returns once its socket exists.
-    /// - Throws: `ChildProcessError` when the user cannot be made, sway exits, or no socket
-    ///   appears within `timeout` (the error quotes sway's log).
+    /// Creates the user if needed and starts sway; returns once its socket accepts connections.
+    /// - Throws: `ChildProcessError` when the user cannot be made, sway exits, or its socket
+    ///   accepts no connection within `timeout` (the error quotes sway's log).
     public init(timeout: Duration = .seconds(20)) async throws {
         let (uid, gid) = try await Self.ensureUser()
         self.user = Self.userName
@@ -63,23 +68,27 @@ public final class HeadlessSway: Sendable {
             .write(toFile: config, atomically: false, encoding: .utf8)
         chmod(config, 0o644)
         let log = "\(directory)/sway.log"
-        runuserPID = try Self.spawn(
+        let runuser = try Self.start(
             ["/usr/sbin/runuser", "-u", Self.userName, "--", "env", "XDG_RUNTIME_DIR=\(runtimeDirectory)",
              "WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman",
              "sway", "-c", config],
-            standardInput: nil, standardOutput: log, standardError: log)
+            environment: Self.baseEnvironment, standardInput: nil, standardOutput: log, standardError: log)
+        self.runuser = runuser
 
+        // The socket file appears when sway binds it, before it listens: a client that connects
+        // in between is refused. Ready means a connection is accepted.
         let deadline = ContinuousClock.now + timeout
         var found: String?
         while found == nil {
-            found = Self.socket(in: runtimeDirectory)
+            let directory = runtimeDirectory
+            found = Self.socket(in: directory).flatMap { Self.accepts("\(directory)/\($0)") ? $0 : nil }
             if found != nil { break }
-            var raw: Int32 = 0
-            let failed = waitpid(runuserPID, &raw, WNOHANG) == runuserPID
+            let failed = runuser.hasEnded
             if failed || ContinuousClock.now > deadline {
-                if !failed { kill(runuserPID, SIGKILL); waitpid(runuserPID, &raw, 0) }
+                runuser.kill()
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                throw ChildProcessError(description: "sway \(failed ? "exited" : "made no socket in \(timeout)"); its log:\n\(text)")
+                let what = failed ? "exited" : "accepted no connection in \(timeout)"
+                throw ChildProcessError(description: "sway \(what); its log:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -118,37 +127,37 @@ public final class HeadlessSway: Sendable {
         let id = UUID().uuidString
         let out = "\(directory)/peer-\(id).out", err = "\(directory)/peer-\(id).err"
         defer { unlink(out); unlink(err) }
-        let pid = try spawn(arguments, extraEnvironment: extraEnvironment, standardInput: standardInput,
-                            standardOutput: out, standardError: err)
-        let deadline = ContinuousClock.now + timeout
-        var raw: Int32 = 0
-        var timedOut = false
-        while waitpid(pid, &raw, WNOHANG) != pid {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-                timedOut = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(2))
+        let peer = try Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables(extraEnvironment) + arguments,
+                                  environment: Self.baseEnvironment, standardInput: standardInput,
+                                  standardOutput: out, standardError: err)
+        var status = await peer.waitForExit(timeout: timeout)
+        let timedOut = status == nil
+        if timedOut {
+            peer.kill()
+            status = await peer.waitForExit(timeout: .seconds(10))
         }
-        let signal = raw & 0x7F
-        let status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
         let output = FileManager.default.contents(atPath: out) ?? Data()
         let errors = String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self)
-        return PeerResult(status: status, standardOutput: output, standardError: errors, timedOut: timedOut)
+        return PeerResult(status: status ?? -1, standardOutput: output, standardError: errors, timedOut: timedOut)
     }
 
-    /// Starts `arguments` as the user against this compositor without waiting; returns the pid
-    /// of `runuser` (the program is its child). The caller reaps it with `waitpid`; `stop()`
-    /// kills it in any case. `extraEnvironment` is added to `environment`; standard output and
-    /// error go to the files named (created by root, so the user needs no write access).
+    /// Starts `arguments` as the user against this compositor without waiting; returns `runuser`
+    /// (the program is its child). `stop()` kills it, and whatever it forked, in any case.
+    /// `extraEnvironment` is added to `environment`; standard output and error go to the files
+    /// named (created by root, so the user needs no write access).
+    @discardableResult
     public func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:], standardInput: String? = nil,
-                      standardOutput: String = "/dev/null", standardError: String = "/dev/null") throws -> pid_t {
-        let variables = environment.merging(extraEnvironment) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try Self.spawn(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables + arguments,
-                              standardInput: standardInput, standardOutput: standardOutput,
-                              standardError: standardError)
+                      standardOutput: String = "/dev/null", standardError: String = "/dev/null") throws -> RunningProcess {
+        let peer = try Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables(extraEnvironment) + arguments,
+                                  environment: Self.baseEnvironment, standardInput: standardInput,
+                                  standardOutput: standardOutput, standardError: standardError)
+        peers.withLock { $0.append(peer) }
+        return peer
+    }
+
+    /// `environment` plus `extra`, as `env` takes them (`NAME=value`, sorted).
+    private func variables(_ extra: [String: String]) -> [String] {
+        environment.merging(extra) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
 
     /// Writes `data` to a file in this instance's directory that the user can read; returns its path.
@@ -206,11 +215,8 @@ public final class HeadlessSway: Sendable {
         let deadline = ContinuousClock.now + .seconds(2)
         while !processes().isEmpty && ContinuousClock.now < deadline { usleep(10_000) }
         for pid in processes() { kill(pid, SIGKILL) }
-        var raw: Int32 = 0
-        if waitpid(runuserPID, &raw, WNOHANG) != runuserPID {
-            kill(runuserPID, SIGKILL)
-            while waitpid(runuserPID, &raw, 0) < 0 && errno == EINTR {}
-        }
+        for peer in peers.withLock({ $0 }) { peer.kill() }
+        runuser.kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -238,36 +244,39 @@ public final class HeadlessSway: Sendable {
         }
     }
 
-    /// posix_spawn with an empty signal mask and default dispositions (see `Subprocess`), a
-    /// minimal environment, and the three standard descriptors from files.
-    private static func spawn(_ argv: [String], standardInput: String?, standardOutput: String,
-                              standardError: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        if standardError == standardOutput {
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    /// Whether a Unix socket at `path` accepts a connection now (the connection is closed at once;
+    /// a Wayland compositor takes that as a client that left).
+    private static func accepts(_ path: String) -> Bool {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var nothing = sigset_t(), everything = sigset_t()
-        sigemptyset(&nothing)
-        sigfillset(&everything)
-        posix_spawnattr_setsigmask(&attributes, &nothing)
-        posix_spawnattr_setsigdefault(&attributes, &everything)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let args = argv.map { strdup($0) } + [nil]
-        let variables: [String] = ["PATH=\(path)", "LANG=C.UTF-8"]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer { (args + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, args, envp)
-        guard rc == 0 else { throw ChildProcessError(description: "cannot start \(argv[0]): errno \(rc)") }
-        return pid
+    }
+
+    /// The environment `runuser` itself starts with (`env` then sets the program's).
+    private static let baseEnvironment = ["PATH": path, "LANG": "C.UTF-8"]
+
+    /// Starts `argv` (root's side of runuser) with the three standard descriptors from files.
+    private static func start(_ argv: [String], environment: [String: String], standardInput: String?,
+                              standardOutput: String, standardError: String) throws -> RunningProcess {
+        let input = open(standardInput ?? "/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(standardOutput, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let error = standardError == standardOutput ? output
+            : open(standardError, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { Set([input, output, error]).filter { $0 >= 0 }.forEach { close($0) } }
+        guard input >= 0, output >= 0, error >= 0 else {
+            throw ChildProcessError(description: "cannot open the standard files of \(argv[0]): errno \(errno)")
+        }
+        return try RunningProcess(argv[0], Array(argv.dropFirst()), environment: environment,
+                                  standardInput: input, output: output, error: error)
     }
 }

@@ -11,7 +11,7 @@ public final class PrivateBus: Sendable {
     /// The temporary folder holding the socket and the daemon's log.
     public let directory: URL
     /// The leash shell and the write end of its standard input, until `stop()`.
-    private let leash: Mutex<(shell: Subprocess, writeEnd: Int32)?>
+    private let leash: Mutex<(shell: RunningProcess, writeEnd: Int32)?>
 
     /// Starts a daemon with `config` (default `Fixtures/dbus/session.conf`).
     ///
@@ -23,7 +23,7 @@ public final class PrivateBus: Sendable {
         let daemon = try ChildProcess.resolve("dbus-daemon")
         // A small shell keeps the daemon on a leash: it waits for our end of its stdin pipe to
         // close (stop(), or this process dying in any way) and then SIGKILLs the daemon.
-        // Spawned with `Subprocess`, never Foundation's `Process`: its `waitUntilExit` waits on
+        // Spawned with `RunningProcess`, never Foundation's `Process`: its `waitUntilExit` waits on
         // the run loop of the thread that launched it, which on the cooperative pool can be the
         // other thread waiting the same way — two tests stopping buses at once hung forever.
         let script = """
@@ -40,10 +40,10 @@ public final class PrivateBus: Sendable {
         // Children other tests spawn meanwhile must not inherit these ends: a copy of the
         // leash's write end would keep the shell (and the daemon) alive forever.
         ends.forEach(setCloseOnExec)
-        let shell: Subprocess
+        let shell: RunningProcess
         do {
             defer { Foundation.close(ends[0]) }
-            shell = try Subprocess("/bin/sh", [
+            shell = try RunningProcess("/bin/sh", [
                 "-c", script, daemon, "--config-file=\(config.path)", "--nofork", "--print-address=1",
                 "--address=unix:dir=\(dir.path)",
             ], environment: env, standardInput: ends[0])
@@ -100,7 +100,7 @@ public final class PrivateBus: Sendable {
 
     /// Stops the daemon (SIGKILL, then waits) and removes its folder. Safe to call twice.
     public func stop() {
-        guard let (shell, writeEnd) = leash.withLock({ l -> (Subprocess, Int32)? in
+        guard let (shell, writeEnd) = leash.withLock({ l -> (RunningProcess, Int32)? in
             defer { l = nil }
             return l
         }) else { return }
@@ -117,7 +117,7 @@ public final class PrivateBus: Sendable {
 
     /// Waits for the leash shell, which exits once the daemon is gone; if it lingers, kills it
     /// rather than hang.
-    private static func reap(_ shell: Subprocess) {
+    private static func reap(_ shell: RunningProcess) {
         let deadline = ContinuousClock.now + .seconds(2)
         while shell.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
         shell.kill()

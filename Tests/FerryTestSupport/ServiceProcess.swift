@@ -8,7 +8,7 @@ import Synchronization
 public final class ServiceProcess: Sendable {
     /// The child's process id.
     public var pid: Int32 { child.pid }
-    private let child: Subprocess
+    private let child: RunningProcess
     private let collected = CollectedOutput()
 
     /// Starts `executable` and waits until it prints `READY` on standard output.
@@ -20,7 +20,7 @@ public final class ServiceProcess: Sendable {
     ///   error includes what it printed.
     public init(_ executable: String, _ arguments: [String], environment: [String: String],
                 timeout: Duration = .seconds(15)) async throws {
-        let child = try Subprocess(executable, arguments, environment: environment)
+        let child = try RunningProcess(executable, arguments, environment: environment)
         self.child = child
         let collected = self.collected
         for (fd, isError) in [(child.standardOutput, false), (child.standardError, true)] {

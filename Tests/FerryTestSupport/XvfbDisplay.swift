@@ -13,7 +13,7 @@ public final class XvfbDisplay: Sendable {
     public let name: String
     /// The server's process id.
     public let pid: Int32
-    private let leash: Mutex<(shell: Subprocess, writeEnd: Int32)?>
+    private let leash: Mutex<(shell: RunningProcess, writeEnd: Int32)?>
 
     /// Starts Xvfb (640×480×24, no TCP) and waits until it accepts connections.
     ///
@@ -32,10 +32,10 @@ public final class XvfbDisplay: Sendable {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw ChildProcessError(description: "pipe failed: errno \(errno)") }
         ends.forEach(setCloseOnExec)
-        let shell: Subprocess
+        let shell: RunningProcess
         do {
             defer { Foundation.close(ends[0]) }
-            shell = try Subprocess("/bin/sh", ["-c", script, xvfb], environment: env, standardInput: ends[0])
+            shell = try RunningProcess("/bin/sh", ["-c", script, xvfb], environment: env, standardInput: ends[0])
         } catch {
             Foundation.close(ends[1])
             throw error
@@ -66,7 +66,7 @@ public final class XvfbDisplay: Sendable {
 
     /// Kills the server by its pid and waits until the leash reaped it. Safe to call twice.
     public func stop() {
-        guard let (shell, writeEnd) = leash.withLock({ l -> (Subprocess, Int32)? in
+        guard let (shell, writeEnd) = leash.withLock({ l -> (RunningProcess, Int32)? in
             defer { l = nil }
             return l
         }) else { return }

@@ -82,9 +82,9 @@ struct LargeWriteTests {
         try await ClientFixture.with { fixture in
             let reader = try await fixture.client()
             let changes = try await reader.general.changes()
-            let copy = try Subprocess(try BuiltProducts.executable("ferry"),
-                                      ["copy", "--lazy", "--text", "lazy words", "--bus", fixture.bus.address],
-                                      environment: fixture.bus.environment())
+            let copy = try RunningProcess(try BuiltProducts.executable("ferry"),
+                                          ["copy", "--lazy", "--text", "lazy words", "--bus", fixture.bus.address],
+                                          environment: fixture.bus.environment())
             defer { copy.kill() }
             var iterator = changes.makeAsyncIterator()
             _ = try await iterator.next()

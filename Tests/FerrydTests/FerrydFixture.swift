@@ -25,9 +25,9 @@ struct FerrydFixture {
 
     /// Runs ferryd to completion (for the failing start-ups).
     func run(_ extra: [String] = [], stateDir: URL? = nil) async throws -> (status: Int32?, stderr: String) {
-        let child = try Subprocess(try BuiltProducts.executable("ferryd"),
-                                   ["--bus", bus.address, "--state-dir", (stateDir ?? self.stateDir).path] + extra,
-                                   environment: bus.environment())
+        let child = try RunningProcess(try BuiltProducts.executable("ferryd"),
+                                       ["--bus", bus.address, "--state-dir", (stateDir ?? self.stateDir).path] + extra,
+                                       environment: bus.environment())
         let status = await child.waitForExit(timeout: .seconds(10))
         if status == nil { child.kill() }
         let err = FileHandle(fileDescriptor: child.standardError, closeOnDealloc: false).readDataToEndOfFile()

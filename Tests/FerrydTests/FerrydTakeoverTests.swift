@@ -76,9 +76,9 @@ struct FerrydTakeoverTests {
         defer { fixture.cleanUp() }
         let environment = fixture.bus.environment(adding: ["DBUS_STARTER_BUS_TYPE": "session",
                                                            "DBUS_STARTER_ADDRESS": fixture.bus.address])
-        let child = try Subprocess(try BuiltProducts.executable("ferryd"),
-                                   ["--bus", fixture.bus.address, "--state-dir", fixture.stateDir.path],
-                                   environment: environment)
+        let child = try RunningProcess(try BuiltProducts.executable("ferryd"),
+                                       ["--bus", fixture.bus.address, "--state-dir", fixture.stateDir.path],
+                                       environment: environment)
         let client = try await fixture.connect()
         var owner: BusName?
         _ = try await eventually(.seconds(15)) {

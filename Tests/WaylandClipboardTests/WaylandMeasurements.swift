@@ -45,11 +45,9 @@ struct WaylandMeasurements {
     /// runs its command (which notes the time first, then drains the bytes so that wl-copy's
     /// write does not fail), for the same 20 copies.
     @Test func offerLatencyAgainstWlPasteWatch() async throws {
-        var watcher: pid_t = 0
-        defer { if watcher > 0 { waitpid(watcher, nil, 0) } }
         try await WaylandFixture.with { f in
             let watchLog = "\(f.sway.directory)/watch.log"
-            watcher = try f.sway.spawn(["wl-paste", "--watch", "sh", "-c", "date +%s%N; cat >/dev/null"], standardOutput: watchLog)
+            try f.sway.spawn(["wl-paste", "--watch", "sh", "-c", "date +%s%N; cat >/dev/null"], standardOutput: watchLog)
             try await Task.sleep(for: .milliseconds(500))
             var ours: [Int64] = [], theirs: [Int64] = []
             for round in 0..<20 {

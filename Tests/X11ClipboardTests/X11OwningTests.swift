@@ -83,7 +83,7 @@ import X11Clipboard
         let server = Server(["image/png": big], pauseFirstAfter: 8_000_000)
         try await session.backend.own(.clipboard, types: ["image/png"], serve: server.serve)
         // The first reader starts an INCR transfer, then stops (SIGSTOP) without deleting chunks.
-        let stalled = try Subprocess("xclip", ["-o", "-selection", "clipboard", "-t", "image/png"], environment: session.env)
+        let stalled = try RunningProcess("xclip", ["-o", "-selection", "clipboard", "-t", "image/png"], environment: session.env)
         defer { stalled.send(SIGCONT); stalled.kill() }
         Thread.detachNewThread { _ = readToEnd(stalled.standardOutput) }
         #expect(await eventually { server.firstPaused })

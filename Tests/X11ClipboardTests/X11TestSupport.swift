@@ -94,24 +94,24 @@ struct X11Session {
     }
 
     /// Starts `xclip` in the foreground owning `selection` with `data` as `type`.
-    func xclipCopy(_ data: Data, type: String = "UTF8_STRING", selection: String = "clipboard") throws -> Subprocess {
+    func xclipCopy(_ data: Data, type: String = "UTF8_STRING", selection: String = "clipboard") throws -> RunningProcess {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("x11-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let input = open(file.path, O_RDONLY | O_CLOEXEC)
         defer { Foundation.close(input) }
-        return try Subprocess("xclip", ["-quiet", "-selection", selection, "-t", type, "-i"],
-                              environment: env, standardInput: input)
+        return try RunningProcess("xclip", ["-quiet", "-selection", selection, "-t", type, "-i"],
+                                  environment: env, standardInput: input)
     }
 
     /// Starts `xsel` in the foreground owning `selection` (`-b` or `-p`) with `text`.
-    func xselCopy(_ text: String, selection: String = "-b") throws -> Subprocess {
+    func xselCopy(_ text: String, selection: String = "-b") throws -> RunningProcess {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("x11-\(UUID().uuidString)")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let input = open(file.path, O_RDONLY | O_CLOEXEC)
         defer { Foundation.close(input) }
-        return try Subprocess("xsel", ["--nodetach", selection, "-i"], environment: env, standardInput: input)
+        return try RunningProcess("xsel", ["--nodetach", selection, "-i"], environment: env, standardInput: input)
     }
 
     /// Runs `xclip -o` for `type` and returns what it printed.

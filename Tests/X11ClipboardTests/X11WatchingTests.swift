@@ -109,7 +109,7 @@ import X11Clipboard
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("x11-\(UUID().uuidString)")
         try text.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let xclip = try Subprocess("xclip", ["-quiet", "-selection", "clipboard", file.path], environment: display.environment())
+        let xclip = try RunningProcess("xclip", ["-quiet", "-selection", "clipboard", file.path], environment: display.environment())
         defer { xclip.kill() }
         // xclip owns the selection once it prints its waiting line; poll with a reader.
         #expect(try await eventually {
