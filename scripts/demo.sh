@@ -228,5 +228,7 @@ fi
 
 # Chapter 8 runs its own buses, X server and compositor: it never touches the caller's session.
 . scripts/demo-desktop.sh
+# Chapter 9 runs its own engine (nats-server on loopback), buses and two ferryd.
+. scripts/demo-continuity.sh
 
 printf '\nThe demo is done.\n'
