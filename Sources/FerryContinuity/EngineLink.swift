@@ -199,20 +199,7 @@ public final class EngineLink: @unchecked Sendable {
     /// Subscribes to `subject`; `handler` gets each message's bytes and its reply subject, one at
     /// a time, on a libnats thread. Lasts as long as the link.
     public func subscribe(_ subject: String, _ handler: @escaping @Sendable ([UInt8], String?) -> Void) throws {
-        let box = Unmanaged.passRetained(Handler(handler)).toOpaque()
-        let address = UInt(bitPattern: box)
-        handlers.withLock { $0.append(address) }
-        var subscription: OpaquePointer?
-        let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
-            guard let message, let closure else { return }
-            let handler = Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue()
-            let reply = natsMsg_GetReply(message).map { String(cString: $0) }
-            let bytes = EngineLink.bytes(of: message)
-            natsMsg_Destroy(message)
-            handler.body(bytes, reply)
-        }, box)
-        try Self.check(status, "cannot subscribe to \(subject)")
-        _ = subscription  // destroyed with the connection
+        _ = try subscribeUntilCancelled(subject, handler)  // never cancelled: destroyed with the connection
     }
 
     /// A subscription that can end before the link does (``subscribeUntilCancelled(_:_:)``).
