@@ -463,8 +463,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     }
 
     /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks), with
-    /// ``window`` requests in flight: the source reads and seals the next chunks while this
-    /// side opens one and writes it into the pipe. Chunks are written in order; requests past
+    /// ``window`` requests in flight once the first chunk says there is more: the source reads
+    /// and seals the next chunks while this side opens one and writes it into the pipe. Chunks are written in order; requests past
     /// the end are answered empty and dropped.
     struct Puller: Sendable {
         let link: EngineLink
@@ -494,7 +494,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                                        "the source device \(source) \(why) after \(total) bytes of \(request.type)")
             }
             while true {
-                while nextToSend < nextToWrite + Self.window {
+                // One request until the first answer says there is more: a small item costs the
+                // source one answer, not a window of empty ones.
+                while nextToSend < nextToWrite + (nextToWrite == 0 ? 1 : Self.window) {
                     var chunk = request
                     chunk.offset = request.offset + Int64(nextToSend) * Int64(request.length)
                     let sealed = try seal.seal([UInt8](try JSONEncoder().encode(chunk)), context: Subjects.request(to: source))

@@ -7,20 +7,20 @@ import Glibc
 /// NATS nkeys for users (a device's identity on the engine): an Ed25519 key pair written as
 /// base32 text with a type prefix and a CRC-16 (`SU…` for the seed, `U…` for the public key), as
 /// the nkeys format defines it. ferryd reads the seed file to tell libnats the public key; tests
-/// and `docs/continuity.md`'s set-up make a pair with ``makeUserSeed()``.
-package enum NKey {
+/// and the benchmarks make a pair with ``makeUserSeed()`` (public for the Benchmarks package).
+public enum NKey {
     static let seedPrefix: UInt8 = 18 << 3
     static let userPrefix: UInt8 = 20 << 3
 
     /// A bad seed file or seed, by name.
-    package struct Failure: Error, Sendable, CustomStringConvertible {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
         /// What is wrong.
-        package let description: String
+        public let description: String
     }
 
     /// A new user key pair: the seed (secret: the device's creds file) and the public key (for
     /// the engine's configuration).
-    package static func makeUserSeed() -> (seed: String, publicKey: String) {
+    public static func makeUserSeed() -> (seed: String, publicKey: String) {
         let key = Curve25519.Signing.PrivateKey()
         let raw = [UInt8](key.rawRepresentation)
         let seed = encode([seedPrefix | (userPrefix >> 5), (userPrefix & 31) << 3] + raw)
@@ -28,7 +28,7 @@ package enum NKey {
     }
 
     /// The public key (`U…`) of a user seed (`SU…`).
-    package static func publicKey(ofSeed seed: String) throws -> String {
+    public static func publicKey(ofSeed seed: String) throws -> String {
         let bytes = try decode(seed.trimmingCharacters(in: .whitespacesAndNewlines))
         guard bytes.count == 34, bytes[0] & 0xF8 == seedPrefix,
               ((bytes[0] & 7) << 5) | ((bytes[1] & 0xF8) >> 3) == userPrefix else {
@@ -40,7 +40,7 @@ package enum NKey {
 
     /// The public key of the seed in `path`, which must be the user's own and readable by
     /// nobody else (mode 0600 or narrower).
-    package static func publicKey(ofSeedFile path: String) throws -> String {
+    public static func publicKey(ofSeedFile path: String) throws -> String {
         try SecretFile.check(path, what: "the creds file")
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw EngineError(.failed, "cannot read the creds file \(path)")
