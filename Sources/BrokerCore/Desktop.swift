@@ -1,24 +1,9 @@
 import FerryModel
 
-/// One screen of the desktop: its place in the left-to-right row and its frame in desktop
-/// coordinates (origin top-left, y grows downwards).
-package struct Screen: Sendable, Hashable {
-    /// The screen's position, 0 for the left-most.
-    package var index: Int
-    /// Where the screen lies in desktop coordinates.
-    package var frame: Rect
-    /// Whether this is the external display (`ferryd --external-display`): only scenes of the
-    /// external-display role go there, each filling it, and nothing on it takes drops, pastes
-    /// or edge drops (Apple's non-interactive external display).
-    package var isExternal: Bool
-
-    /// Makes a screen.
-    package init(index: Int, frame: Rect, isExternal: Bool = false) {
-        self.index = index
-        self.frame = frame
-        self.isExternal = isExternal
-    }
-}
+/// One screen of the desktop: the model's value that clients read back from `Screens`
+/// (origin top-left, y grows downwards; an external display takes only scenes of the
+/// external-display role, and nothing on it takes drops, pastes or edge drops).
+package typealias Screen = DesktopScreen
 
 /// The broker's model of the desktop: screens side by side, and one window per scene session
 /// with its frame, screen and place in the stacking order.
