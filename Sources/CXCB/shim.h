@@ -1,13 +1,16 @@
 #ifndef FERRY_CXCB_SHIM_H
 #define FERRY_CXCB_SHIM_H
 /*
- * The only C the X11Clipboard module sees: libxcb and its XFixes extension, plus what Swift
+ * The only C the X11Clipboard module sees: libxcb and its XFixes extension, xcbext.h's socket
+ * handover (a property's bytes sent from a file with sendfile), plus what Swift
  * cannot reach by itself. `xcb_xfixes_id` is a mutable C global (Swift 6 refuses its address),
  * xcb_send_event wants 32 bytes where the event structs are 24, and a few macros and glibc calls
  * are not imported.
  */
 #include <xcb/xcb.h>
 #include <xcb/xfixes.h>
+#include <xcb/xcbext.h>
+#include <sys/sendfile.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
@@ -71,6 +74,10 @@ static inline int cxcb_set_nonblocking(int fd) {
 /* A larger pipe means fewer wake-ups per megabyte; failure (a limit) is harmless. */
 static inline int cxcb_set_pipe_size(int fd, int size) { return fcntl(fd, CXCB_F_SETPIPE_SZ, size); }
 static inline int cxcb_errno(void) { return errno; }
+/* sendfile(2) under a name of its own, so that Swift never sees two declarations of it. */
+static inline ssize_t cxcb_sendfile(int out, int in, off_t *offset, size_t count) {
+    return sendfile(out, in, offset, count);
+}
 /* How many bytes wait unread in a pipe (FIONREAD; ioctl is variadic in Swift); -1 on failure. */
 static inline int cxcb_bytes_waiting(int fd) {
     int n = 0;

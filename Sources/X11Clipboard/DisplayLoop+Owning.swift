@@ -182,6 +182,7 @@ extension DisplayLoop {
         close(descriptor)
         part.pipe = file
         part.pipeIdentity = nil
+        part.sendsFromFile = true
         // A regular file is always readable: the next poll reads it at once.
         return true
     }
@@ -225,7 +226,9 @@ extension DisplayLoop {
             }
         case .incr:
             guard part.requestorWaiting else { return }
-            if part.buffer.count >= part.chunk || (part.endOfFile && !part.buffer.isEmpty) {
+            if part.sendsFromFile && part.buffer.isEmpty && !part.endOfFile {
+                sendChunkFromFile(part)
+            } else if part.buffer.count >= part.chunk || ((part.endOfFile || part.sendsFromFile) && !part.buffer.isEmpty) {
                 let sent = part.buffer.take(upTo: part.chunk) { bytes -> Int in
                     x.setProperty(part.property, of: requestor, type: part.dataType, format: 8, bytes: bytes)
                     return bytes.count
@@ -242,6 +245,33 @@ extension DisplayLoop {
             }
         case .done, .failed:
             break
+        }
+    }
+
+    /// INCR from a file: the next chunk goes from the file to the socket by sendfile (what the
+    /// file read before INCR was announced went first, from the buffer). At the file's end the
+    /// empty chunk follows on the requestor's next deletion. A file that shrinks during the
+    /// request (someone truncated it) abandons the transfer: the requestor has its chunk padded
+    /// with zeros and waits for one that never comes, instead of taking a shortened file for
+    /// whole.
+    private func sendChunkFromFile(_ part: OutgoingPart) {
+        if part.fileOffset < 0 { part.fileOffset = lseek(part.pipe, 0, SEEK_CUR) }
+        var info = stat()
+        let left = part.fileOffset >= 0 && fstat(part.pipe, &info) == 0 ? info.st_size - part.fileOffset : 0
+        guard left > 0 else {
+            part.endOfFile = true
+            part.closePipe()
+            return advance(part)
+        }
+        let count = min(part.chunk, left)
+        switch x.setProperty(part.property, of: part.request.requestor, type: part.dataType, from: part.pipe,
+                             at: &part.fileOffset, count: count) {
+        case .sent:
+            part.sent += UInt64(count)
+            part.requestorWaiting = false
+            part.deadline = .now + Self.stalledRequestor
+        case .fileShrank, .broken:
+            forget(part)
         }
     }
 

@@ -78,6 +78,10 @@ final class OutgoingPart {
     /// file handed over finds its part. Nil once a file replaced the pipe.
     var pipeIdentity: PipeIdentity?
     var endOfFile = false
+    /// A regular file replaced the pipe: once INCR is announced, each chunk goes from the file to
+    /// the X socket by sendfile, past `buffer`, from `fileOffset` (-1: where reads stopped).
+    var sendsFromFile = false
+    var fileOffset: off_t = -1
     let buffer = ByteQueue()
     /// INCR: the requestor deleted the last chunk and waits for the next.
     var requestorWaiting = false
@@ -106,7 +110,7 @@ final class OutgoingPart {
 
     /// Whether the pipe should be polled: open, and room in the buffer.
     var wantsInput: Bool {
-        pipe >= 0 && !endOfFile && (state == .collecting || state == .incr) && buffer.count < limit
+        pipe >= 0 && !endOfFile && (state == .collecting || (state == .incr && !sendsFromFile)) && buffer.count < limit
     }
 
     func closePipe() {

@@ -177,6 +177,101 @@ final class X11Connection {
         items.withUnsafeBytes { setProperty(property, of: window, type: type, format: 32, bytes: $0) }
     }
 
+    /// What `setProperty(_:of:type:from:at:count:)` did.
+    enum FileSend {
+        /// The whole request went out.
+        case sent
+        /// The file ended before `count` bytes: the request was completed with zeros, so the
+        /// connection stays in step, and the transfer must be abandoned.
+        case fileShrank
+        /// The socket failed: the connection is gone.
+        case broken
+    }
+
+    /// Sets `property` of `window` (mode Replace, format 8) to `count` bytes of `file` from
+    /// `offset`, which advances. The kernel copies the bytes from the file's pages into the X
+    /// socket (sendfile): they never pass through this process, as they do not through a
+    /// client that holds them in memory and writes them once.
+    ///
+    /// xcb gives up the socket's write side for the one request (`xcb_take_socket`) and takes
+    /// it back by itself before its next write. As xcbext.h asks of requests written behind its
+    /// back, a GetInputFocus, whose reply is discarded, goes first, so that xcb follows the
+    /// sequence numbers. Blocks until the request is written, as xcb's own writes do.
+    func setProperty(_ property: UInt32, of window: UInt32, type: UInt32, from file: Int32,
+                     at offset: inout off_t, count: Int) -> FileSend {
+        var sent: UInt64 = 0
+        guard xcb_take_socket(connection, { _ in }, nil, 0, &sent) == 1 else { return .broken }
+        let padding = (4 - count % 4) % 4
+        let words = 6 + (count + padding) / 4
+        var header: [UInt8] = [43, 0]  // GetInputFocus: opcode, unused, length 1
+        Self.append(UInt16(1), to: &header)
+        header += [18, 0]  // ChangeProperty: opcode, mode Replace
+        if words <= Int(UInt16.max) {
+            Self.append(UInt16(words), to: &header)
+        } else {
+            // BIG-REQUESTS: a zero length, then the length in a word of its own (counted).
+            Self.append(UInt16(0), to: &header)
+            Self.append(UInt32(words + 1), to: &header)
+        }
+        for word in [window, property, type] { Self.append(word, to: &header) }
+        header += [8, 0, 0, 0]  // format 8, unused
+        Self.append(UInt32(count), to: &header)
+        let wrote = header.withUnsafeMutableBytes { raw -> Int32 in
+            var vector = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
+            return xcb_writev(connection, &vector, 1, 2)
+        }
+        guard wrote == 1 else { return .broken }
+        xcb_discard_reply64(connection, sent + 1)
+        let socket = fileDescriptor
+        var left = count
+        while left > 0 {
+            let n = cxcb_sendfile(socket, file, &offset, left)
+            if n > 0 {
+                left -= n
+            } else if n == 0 {
+                break
+            } else if errno == EAGAIN {
+                guard waitWritable(socket) else { return .broken }
+            } else if errno == EINVAL || errno == EIO {
+                break  // the file cannot be read any more: treated as ended
+            } else if errno != EINTR {
+                return .broken
+            }
+        }
+        guard writeZeros(left + padding, to: socket) else { return .broken }
+        return left == 0 ? .sent : .fileShrank
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value) { bytes += $0 }  // the host's byte order, which xcb announced
+    }
+
+    /// Waits until `socket` takes more bytes; false when it failed.
+    private func waitWritable(_ socket: Int32) -> Bool {
+        var entry = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        while true {
+            let n = poll(&entry, 1, -1)
+            if n > 0 { return entry.revents & Int16(POLLERR | POLLHUP | POLLNVAL) == 0 }
+            if n < 0 && errno != EINTR { return false }
+        }
+    }
+
+    private func writeZeros(_ count: Int, to socket: Int32) -> Bool {
+        let zeros = [UInt8](repeating: 0, count: min(count, 1 << 16))
+        var left = count
+        while left > 0 {
+            let n = zeros.withUnsafeBytes { write(socket, $0.baseAddress, min(left, $0.count)) }
+            if n > 0 {
+                left -= n
+            } else if n < 0 && errno == EAGAIN {
+                guard waitWritable(socket) else { return false }
+            } else if !(n < 0 && errno == EINTR) {
+                return false
+            }
+        }
+        return true
+    }
+
     func deleteProperty(_ property: UInt32, of window: UInt32) {
         xcb_delete_property(connection, window, property)
     }
