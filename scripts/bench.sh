@@ -79,6 +79,8 @@ status=0
 FERRY_DIRECT=0 TMPDIR="$work" "$benchbin/paste-bench" >>"$results" || { status=$?; echo "paste-bench failed (status $status)" >&2; }
 echo "running paste-bench --only direct…" >&2
 TMPDIR="$work" "$benchbin/paste-bench" --only direct >>"$results" || { status=$?; echo "paste-bench --only direct failed (status $status)" >&2; }
+echo "running paste-bench --only load…" >&2
+TMPDIR="$work" "$benchbin/paste-bench" --only load >>"$results" || { status=$?; echo "paste-bench --only load failed (status $status)" >&2; }
 
 # scene-bench starts its own bus and ferryd (a desktop of 200 apps must not share the other's).
 echo "running scene-bench…" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 20's direct-connection figures alone (P1, P2, D4 beside the C bus echo and the C
 # peer-to-peer echo): a private bus, a release ferryd with its own XDG_RUNTIME_DIR, and
-# `paste-bench --only direct`; prints the table. scripts/bench.sh runs the same rows with the rest.
-# Usage: scripts/direct-bench.sh [--quick]   (after `swift build -c release --package-path Benchmarks
+# `paste-bench --only direct`; prints the table. With --load, the 50-client load instead (`paste-bench
+# --only load`: half the clients direct, half on the bus). scripts/bench.sh runs both with the rest.
+# Usage: scripts/direct-bench.sh [--quick] [--load]   (after `swift build -c release --package-path Benchmarks
 # --product paste-bench` and `swift build -c release --product ferryd`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,5 +28,7 @@ XDG_RUNTIME_DIR="$work/run" "$bin/ferryd" --state-dir "$work/state" >"$work/ferr
 ferryd_pid=$!
 for _ in $(seq 200); do grep -q READY "$work/ferryd.out" 2>/dev/null && break; sleep 0.05; done
 grep -q READY "$work/ferryd.out" || { echo "ferryd did not start:" >&2; cat "$work/ferryd.log" >&2; exit 1; }
-FERRY_BENCH_FERRYD_PID=$ferryd_pid TMPDIR="$work" "$benchbin/paste-bench" --only direct "$@" >"$work/results"
+section=direct; args=()
+for arg in "$@"; do if [ "$arg" = --load ]; then section=load; else args+=("$arg"); fi; done
+FERRY_BENCH_FERRYD_PID=$ferryd_pid TMPDIR="$work" "$benchbin/paste-bench" --only "$section" "${args[@]}" >"$work/results"
 python3 scripts/bench-table.py <"$work/results"

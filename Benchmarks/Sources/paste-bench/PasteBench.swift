@@ -9,9 +9,9 @@ import Glibc
 /// Needs `DBUS_SESSION_BUS_ADDRESS` with ferryd serving it, `DISPLAY` for the xclip anchors and
 /// `FERRY_BENCH_FERRYD_PID` for P4; scripts/bench.sh sets all three up.
 ///
-/// Usage: `paste-bench [--quick] [--only latency|p1|p2|dbus|throughput|startup|direct]` (p1: the D-Bus
-/// layer's rows and the held paste; p2: the promised paste; dbus: only the layer's rows; direct:
-/// issue 20's direct-connection rows, only when asked for); `--write-pipe N`, `--serve-echo ADDRESS`,
+/// Usage: `paste-bench [--quick] [--only latency|p1|p2|dbus|throughput|startup|direct|load]` (p1: the
+/// D-Bus layer's rows and the held paste; p2: the promised paste; dbus: only the layer's rows;
+/// direct: issue 20's direct-connection rows, and load: its 50-client load, only when asked for); `--write-pipe N`, `--serve-echo ADDRESS`,
 /// `--serve-swift-echo ADDRESS`, `--serve-peer-echo ADDRESS` and `--serve-swift-peer-echo ADDRESS`
 /// are the anchor processes it starts itself.
 /// Environment: `FERRY_BENCH_MIB` (P3 size, default 1024), `FERRY_BENCH_XCLIP_MIB` (the xclip
@@ -40,6 +40,7 @@ enum PasteBench {
             if config.runs("throughput") { try await ThroughputBench(config: config, scratch: scratch).run() }
             if config.runs("startup") { try await StartupBench(config: config, scratch: scratch).run() }
             if config.only == "direct" { try await DirectBench(config: config, address: address, scratch: scratch).run() }
+            if config.only == "load" { try await LoadBench(config: config).run() }
         } catch {
             note("error: \(error)")
             exit(1)
