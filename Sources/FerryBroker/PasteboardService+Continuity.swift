@@ -38,6 +38,27 @@ extension PasteboardService {
         return count
     }
 
+    /// Streams a representation that an app on this machine still promises, for another device's
+    /// paste (issue #22): the app is asked through the same path as for a local `Read`
+    /// (`org.ferry.Client1.ProvideRepresentation`, once), and its bytes go to `sink` as they come,
+    /// on a worker thread where `sink` may block to hold the app back.
+    /// - Parameters:
+    ///   - owner: the promise's owner (the app's unique bus name).
+    ///   - item: the item's id.
+    ///   - type: the promised type.
+    ///   - sink: takes each piece of the bytes; what it throws ends the stream and is rethrown.
+    /// - Returns: the byte count, once the app has written everything and said so.
+    /// - Throws: `FerryModelError` `.unavailable` (the app is gone, refused or miscounted),
+    ///   `.timeout` (it did not finish within the relay's timeout), as a local paste's
+    ///   `FinishTransfer` would; what `sink` throws.
+    package nonisolated func streamPromised(owner: String, item: UUID, type: ContentType,
+                                            into sink: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws -> UInt64 {
+        guard let (name, path) = await client(of: owner) else {
+            throw FerryModelError(.unavailable, "the app that promised \(type.identifier) is gone without handing it over")
+        }
+        return try await relay.stream(owner: name, clientPath: path, itemID: item, type: type, paste: true, into: sink)
+    }
+
     /// Clears the general pasteboard when every item on it satisfies `isRemote` (the engine is
     /// gone, so remote items disappear); a local copy is never touched.
     /// - Returns: whether it cleared.

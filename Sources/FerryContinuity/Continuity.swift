@@ -23,8 +23,10 @@ import Glibc
 /// into the reader's pipe through the broker's promise path.
 ///
 /// Never leaves the machine: `localOnly` and sensitive items (sensitive ones are never in the
-/// store), `ownApp` representations, promised ones, and other devices' remote items; the source
-/// checks this again on every chunk request, against its live pasteboard. Nothing on the local
+/// store), `ownApp` representations, and other devices' remote items; the source checks this
+/// again on every chunk request, against its live pasteboard. A representation an app still
+/// promises is announced too, and its app asked for the bytes when another device pastes it
+/// (Continuity+Promises.swift). Nothing on the local
 /// bus waits on the network: announcements go out from a queue of their own, and pulls run as
 /// transfers.
 package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
@@ -109,6 +111,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     }
 
     let state = Mutex(State())
+    /// Pulls of promised representations under way, by ``PromisedPull/key(of:)``.
+    let promisedPulls = Mutex<[String: PromisedPull]>([:])
 
     /// Checks the configuration and reads the key and creds (errors name the file and what is
     /// wrong), making the creds file when there is none; connects only in ``start()``. Without a
@@ -180,6 +184,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         endPairing()
         stopDevices()
         stopHandoff()
+        endPromisedPulls()
         watch?.stop()
         link?.close()
         applying.finish()
@@ -336,8 +341,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         let leaving: [Envelope.Item] = items.compactMap { item in
             guard mayLeave(item, now: now) else { return nil }
             let types = item.representations.compactMap { representation -> Envelope.Representation? in
-                guard mayLeave(representation), let size = representation.size else { return nil }
-                return Envelope.Representation(type: representation.contentType.identifier, size: size)
+                guard mayLeave(representation) else { return nil }
+                return Envelope.Representation(type: representation.contentType.identifier, size: representation.size)
             }
             guard !types.isEmpty else { return nil }
             return Envelope.Item(id: item.id, types: types, name: item.suggestedName,
@@ -353,9 +358,12 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             && item.options.origin?.hasPrefix(originPrefix) != true
     }
 
-    /// Whether a representation may leave: visible to every app, and held by the broker.
+    /// Whether a representation may leave: visible to every app, and held by the broker or
+    /// promised by an app still here (not one whose app went without handing it over).
     static func mayLeave(_ representation: StoredRepresentation) -> Bool {
-        representation.visibility == .all && representation.isHeld
+        guard representation.visibility == .all else { return false }
+        if case .promised = representation.storage { return true }
+        return representation.isHeld
     }
 
     /// Puts the announcement; false when the engine refused.
@@ -455,7 +463,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         } catch {
             throw FerryModelError(.unavailable, "cannot make a pipe: \(error)")
         }
-        let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize)
+        let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize,
+                                   pull: UUID())
         let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
                             sink: pipe.write)
         let task = Task<UInt64, any Error> { try await BlockingIO.run { try puller.run() } }
@@ -556,27 +565,40 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
               let request = try? JSONDecoder().decode(ChunkRequest.self, from: Data(plain)),
               Subjects.isValidDevice(request.from), request.offset >= 0, request.length > 0
         else { return }  // not from this user's devices: no answer at all
-        let answer: [UInt8]
-        do {
-            answer = try chunk(for: request)
-        } catch {
-            answer = [ChunkStatus.refused] + Array("\(error)".utf8)
+        let device = self.device
+        let send: @Sendable ([UInt8]) -> Void = { answer in
+            guard let sealed = try? seal.seal(answer, context: Subjects.reply(to: device, request)) else { return }
+            try? link.publish(reply, sealed)
         }
-        guard let sealed = try? seal.seal(answer, context: Subjects.reply(to: device, request)) else { return }
-        try? link.publish(reply, sealed)
+        do {
+            switch try chunk(for: request) {
+            case .answer(let answer): send(answer)
+            case .promised(let pull): servePromised(request, from: pull, send: send)
+            }
+        } catch {
+            send([ChunkStatus.refused] + Array("\(error)".utf8))
+        }
     }
 
-    /// The status byte and bytes for `request`, checked against the live general pasteboard: the
-    /// item must still be there and still be allowed to leave.
-    func chunk(for request: ChunkRequest) throws -> [UInt8] {
+    /// The status byte and bytes for `request`, or the pull of a promised representation that
+    /// will give them, checked against the live general pasteboard: the item must still be there
+    /// and still be allowed to leave.
+    func chunk(for request: ChunkRequest) throws -> ChunkSource {
         let store = pasteboards.store
         guard let item = try store.items(in: PasteboardName.general).first(where: { $0.id == request.item }) else {
             throw FerryModelError(.notFound, "the item is no longer on the general pasteboard")
         }
         guard Self.mayLeave(item, now: Date()),
               let representation = item.representations.first(where: { $0.contentType.identifier == request.type }),
-              Self.mayLeave(representation), let size = representation.size
+              Self.mayLeave(representation)
         else { throw FerryModelError(.notFound, "no such representation may leave this machine") }
+        // A pull under way keeps serving from its app's bytes, even if the app handed them over meanwhile.
+        var owner: String?
+        if case .promised(let promiser) = representation.storage { owner = promiser }
+        if let pull = try promisedPull(for: request, owner: owner) { return .promised(pull) }
+        guard let size = representation.size else {
+            throw FerryModelError(.unavailable, "the size of \(request.type) is not known")
+        }
         let length = min(max(0, Int(size - request.offset)), request.length, 512 * 1024)
         var body = [UInt8](repeating: 0, count: length)
         switch try store.readData(item: item.id, representation: representation.contentType) {
@@ -594,9 +616,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             }
             body.removeLast(length - done)
         case .promised:
-            throw FerryModelError(.notFound, "a promised representation does not leave this machine")
+            throw FerryModelError(.unavailable, "\(request.type) was promised again while it was read")
         }
         let last = request.offset + Int64(body.count) >= size || body.isEmpty
-        return [last ? ChunkStatus.last : ChunkStatus.more] + body
+        return .answer([last ? ChunkStatus.last : ChunkStatus.more] + body)
     }
 }
