@@ -58,6 +58,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         package var handoffTimeout: Duration = .seconds(5)
         /// Pairing: how long a code from `ferry continuity join` stays good.
         package var pairingLifetime: Duration = .seconds(120)
+        /// The named pasteboards carried like the general one (`--continuity-pasteboards`):
+        /// announced from here, and shown here when another device announces them.
+        package var pasteboards: Set<String> = []
 
         /// Makes a configuration.
         package init(address: EngineAddress, keyFile: String, device: String) {
@@ -100,6 +103,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         var announced: Envelope?
         /// The stamp of the remote copy on the general pasteboard now.
         var appliedStamp: ClockStamp?
+        /// The same for each opted-in named pasteboard (Continuity+NamedPasteboards.swift).
+        var named: [String: NamedBoard] = [:]
         var stopped = false
         /// Handoff (Continuity+Handoff.swift).
         var handoff = HandoffState()
@@ -278,7 +283,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func resume(attempt: Int) {
         let watching = startWatch()
         let again = state.withLock { $0.announced }
-        let announced = again.map { put($0) } ?? true
+        let announced = (again.map { put($0) } ?? true) && namedAnnouncements.allSatisfy { put($0) }
         guard !(watching && announced), attempt < 20, !state.withLock({ $0.stopped }) else { return }
         queue.asyncAfter(deadline: .now() + .milliseconds(500)) { [weak self] in self?.resume(attempt: attempt + 1) }
     }
@@ -301,6 +306,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func dropRemoteItems() async {
         state.withLock { $0.appliedStamp = nil }
         _ = try? await pasteboards.clearRemoteItems { $0.options.origin?.hasPrefix(Self.originPrefix) == true }
+        await dropNamedRemoteItems()
     }
 
     // MARK: - Announcing
@@ -333,6 +339,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// other devices copied since, and its time is not known.
     func announceCurrent() {
         if let announced = state.withLock({ $0.announced }) { put(announced) }
+        for announced in namedAnnouncements { put(announced) }
     }
 
     /// What of `items` may leave the machine, as an envelope (without items when nothing may).
@@ -371,9 +378,10 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func put(_ envelope: Envelope) -> Bool {
         guard let (bucket, seal) = state.withLock({ state in state.bucket.flatMap { bucket in state.seal.map { (bucket, $0) } } })
         else { return true }
+        let key = Self.bucketKey(device, pasteboard: envelope.pasteboard)
         do {
             let plain = try JSONEncoder().encode(envelope)
-            try bucket.put(device, try seal.seal([UInt8](plain), context: Subjects.announcement(device)))
+            try bucket.put(key, try seal.seal([UInt8](plain), context: Subjects.announcement(key)))
             return true
         } catch {
             log("continuity: cannot announce the copy: \(error)")
@@ -384,11 +392,14 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     // MARK: - Receiving
 
     func received(key: String, value: [UInt8]) {
-        guard key != device, let seal else { return }
-        guard Subjects.isValidDevice(key),
+        let (source, pasteboard) = Self.parseBucketKey(key) ?? (key, nil)
+        guard source != device, let seal else { return }
+        // A named pasteboard this device did not opt in to: not for it.
+        if let pasteboard, !configuration.pasteboards.contains(pasteboard) { return }
+        guard Subjects.isValidDevice(source),
               let plain = try? seal.open(value, context: Subjects.announcement(key)),
               let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(plain)),
-              envelope.device == key, envelope.stamp.device == key
+              envelope.device == source, envelope.stamp.device == source, envelope.pasteboard == pasteboard
         else {
             log("continuity: ignored an announcement under \(key) that does not open with this user's key")
             return
@@ -398,6 +409,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     }
 
     func apply(_ envelope: Envelope) async {
+        if let name = envelope.pasteboard { return await apply(envelope, on: name) }
         let newer = state.withLock { state in
             let newest = [state.localStamp, state.appliedStamp].compactMap { $0 }.max()
             guard newest.map({ envelope.stamp > $0 }) ?? true else { return false }
@@ -405,10 +417,30 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             return true
         }
         guard newer else { return }
+        let origin = Self.originPrefix + envelope.device
+        let items = remoteItems(of: envelope)
+        guard !items.isEmpty else {
+            // Nothing of the source's newer copy may be shown here: its older item goes.
+            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
+                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
+            }
+            return
+        }
+        do {
+            let count = try await pasteboards.writeRemoteItems(items)
+            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
+        } catch {
+            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
+        }
+    }
+
+    /// The remote items an announcement shows here: promised representations whose owner names
+    /// the source, expiring at the source's time or at the end of the continuity window.
+    func remoteItems(of envelope: Envelope) -> [NewItem] {
         let now = Date()
         let windowEnd = now.addingTimeInterval(Double(configuration.ttl.components.seconds))
         let origin = Self.originPrefix + envelope.device
-        let items: [NewItem] = envelope.items.compactMap { item in
+        return envelope.items.compactMap { item in
             var expiration = windowEnd
             if let expires = item.expires {
                 expiration = min(expiration, Date(timeIntervalSince1970: Double(expires) / 1000))
@@ -422,19 +454,6 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             guard !representations.isEmpty else { return nil }
             return NewItem(options: StoredItem.Options(expirationDate: expiration, origin: origin),
                            suggestedName: item.name, representations: representations)
-        }
-        guard !items.isEmpty else {
-            // Nothing of the source's newer copy may be shown here: its older item goes.
-            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
-                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
-            }
-            return
-        }
-        do {
-            let count = try await pasteboards.writeRemoteItems(items)
-            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
-        } catch {
-            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
         }
     }
 
@@ -585,8 +604,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// and still be allowed to leave.
     func chunk(for request: ChunkRequest) throws -> ChunkSource {
         let store = pasteboards.store
-        guard let item = try store.items(in: PasteboardName.general).first(where: { $0.id == request.item }) else {
-            throw FerryModelError(.notFound, "the item is no longer on the general pasteboard")
+        guard let item = try announcedItem(request.item) else {
+            throw FerryModelError(.notFound, "the item is no longer on the pasteboard it was copied to")
         }
         guard Self.mayLeave(item, now: Date()),
               let representation = item.representations.first(where: { $0.contentType.identifier == request.type }),

@@ -87,6 +87,9 @@ package struct Envelope: Codable, Sendable, Equatable {
     package var changeCount: UInt64
     /// The items; empty: the source's pasteboard has nothing that may leave it.
     package var items: [Item]
+    /// The named pasteboard the copy was made to (one the user opted in to continuity); nil:
+    /// the general pasteboard.
+    package var pasteboard: String?
 }
 
 /// A chunk request: `length` bytes at `offset` of one representation of an item the source
