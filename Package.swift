@@ -236,7 +236,7 @@ let package = Package(
                 dependencies: ["CNATS", "FerryBroker", "BrokerCore", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
-                    dependencies: ["FerryContinuity", "BrokerCore", "CNATS", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
+                    dependencies: ["FerryContinuity", "BrokerCore", "CNATS", "Ferry", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictness),
 

@@ -50,12 +50,38 @@ public final class Scene: Sendable {
         try await update(["title": .string(title ?? "")])
     }
 
-    /// Sets the app-defined values kept with the session.
+    /// Sets the app-defined values kept with the session. The scene's Handoff opt-out
+    /// (``setHandoffLocal(_:)``) stays unless `userInfo` sets `FerryHandoffLocal` itself: new
+    /// values never widen what leaves the machine by accident.
     /// - Throws: `FerryError` `.invalidArgument` naming the key of a value that cannot travel,
     ///   `.notFound`, `.noBroker`.
     ///
     /// D-Bus: `org.ferry.SceneSession1.Update` with `userInfo`.
     public func setUserInfo(_ userInfo: [String: PropertyListValue]) async throws(FerryError) {
+        var userInfo = userInfo
+        let key = SceneSession.handoffLocalKey
+        if userInfo[key] == nil, let kept = snapshot.withLock({ $0.userInfo[key] }) { userInfo[key] = kept }
+        let wire = try Self.wire(userInfo: userInfo)
+        snapshot.withLock { $0.userInfo = userInfo }
+        try await update(["userInfo": wire])
+    }
+
+    /// Whether the scene is kept on this machine: its activities are never offered to the
+    /// user's other devices (Handoff).
+    public var isHandoffLocal: Bool { snapshot.withLock { $0.isHandoffLocal } }
+
+    /// Keeps the scene on this machine (or lets its activities go again): while `local`, the
+    /// broker never advertises its activities to the user's other devices, whatever
+    /// `isEligibleForHandoff` says, as `FerryHandoffLocal` in the manifest does for the whole
+    /// app. Set it before the scene's first activity (in `scene(_:willConnectTo:options:)`) so
+    /// that none is offered before it. Kept in the session's `userInfo` under
+    /// ``SceneSession/handoffLocalKey``, so it lasts as long as the session.
+    /// - Throws: `FerryError` `.notFound`, `.noBroker`.
+    ///
+    /// D-Bus: `org.ferry.SceneSession1.Update` with `userInfo`.
+    public func setHandoffLocal(_ local: Bool) async throws(FerryError) {
+        var userInfo = session.userInfo
+        userInfo[SceneSession.handoffLocalKey] = local ? .boolean(true) : nil
         let wire = try Self.wire(userInfo: userInfo)
         snapshot.withLock { $0.userInfo = userInfo }
         try await update(["userInfo": wire])

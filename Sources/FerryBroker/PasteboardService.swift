@@ -222,7 +222,11 @@ package actor PasteboardService {
         if !exported.contains(name) { _ = try? export(name) }
         announce(name, changeCount: changeCount)
         expiryWake.signal()
-        if name == PasteboardName.general { continuity.withLock { $0 }?.generalChanged(changeCount: changeCount) }
+        if name == PasteboardName.general {
+            continuity.withLock { $0 }?.generalChanged(changeCount: changeCount)
+        } else {
+            continuity.withLock { $0 }?.namedPasteboardChanged(name, changeCount: changeCount)
+        }
     }
 
     /// Emits `PropertiesChanged` for `ChangeCount` and `Changed`: the general pasteboard's to

@@ -91,7 +91,8 @@ extension SceneService {
 
     /// The activity Handoff may advertise now: the one of the foreground-active scene the user
     /// activated last (its app running, its scene connected), when it is eligible for handoff,
-    /// not expired, and its app is not marked `FerryHandoffLocal`; nil otherwise.
+    /// not expired, and neither its app (manifest) nor its scene (session `userInfo`) is marked
+    /// `FerryHandoffLocal`; nil otherwise.
     package func currentHandoffActivity() -> CurrentActivity? {
         var candidates = sessions.values.filter { session in
             session.activationState == .foregroundActive && session.role == .windowApplication
@@ -105,7 +106,7 @@ extension SceneService {
             return sa != sb ? sa < sb : a.persistentIdentifier < b.persistentIdentifier
         }
         guard let session = candidates.first, let activity = session.stateRestorationActivity,
-              activity.isEligibleForHandoff, !activity.isExpired(),
+              activity.isEligibleForHandoff, !activity.isExpired(), !session.isHandoffLocal,
               running[session.bundleIdentifier]?.manifest.handoffLocal == false
         else { return nil }
         return CurrentActivity(persistentID: session.persistentIdentifier, appID: session.bundleIdentifier, activity: activity)

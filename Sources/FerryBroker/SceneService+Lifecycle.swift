@@ -143,7 +143,7 @@ extension SceneService {
             throw error
         }
         emitChanged(id, properties)
-        if changes["stateRestorationActivity"] != nil { handoffMayHaveChanged() }
+        if changes["stateRestorationActivity"] != nil || changes["userInfo"] != nil { handoffMayHaveChanged() }
         if frame != nil {
             windowsChanged(since: before, notifying: true, except: id)
             rederive()

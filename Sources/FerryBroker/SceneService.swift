@@ -21,7 +21,7 @@ package actor SceneService {
     /// The version of `org.ferry.Scenes1` (its `Version` property).
     package static let version: UInt32 = 3
     /// The version of `org.ferry.SceneSession1` (its `Version` property).
-    package static let sessionVersion: UInt32 = 1
+    package static let sessionVersion: UInt32 = 2
     /// How long an app has to answer the broker's `org.ferry.Client1` calls about scenes.
     package struct Timeouts: Sendable {
         /// For `Client1.ChooseConfiguration`; then the manifest's first configuration is used.

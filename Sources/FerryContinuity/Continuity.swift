@@ -23,8 +23,10 @@ import Glibc
 /// into the reader's pipe through the broker's promise path.
 ///
 /// Never leaves the machine: `localOnly` and sensitive items (sensitive ones are never in the
-/// store), `ownApp` representations, promised ones, and other devices' remote items; the source
-/// checks this again on every chunk request, against its live pasteboard. Nothing on the local
+/// store), `ownApp` representations, and other devices' remote items; the source checks this
+/// again on every chunk request, against its live pasteboard. A representation an app still
+/// promises is announced too, and its app asked for the bytes when another device pastes it
+/// (Continuity+Promises.swift). Nothing on the local
 /// bus waits on the network: announcements go out from a queue of their own, and pulls run as
 /// transfers.
 package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sendable {
@@ -56,6 +58,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         package var handoffTimeout: Duration = .seconds(5)
         /// Pairing: how long a code from `ferry continuity join` stays good.
         package var pairingLifetime: Duration = .seconds(120)
+        /// The named pasteboards carried like the general one (`--continuity-pasteboards`):
+        /// announced from here, and shown here when another device announces them.
+        package var pasteboards: Set<String> = []
 
         /// Makes a configuration.
         package init(address: EngineAddress, keyFile: String, device: String) {
@@ -98,6 +103,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         var announced: Envelope?
         /// The stamp of the remote copy on the general pasteboard now.
         var appliedStamp: ClockStamp?
+        /// The same for each opted-in named pasteboard (Continuity+NamedPasteboards.swift).
+        var named: [String: NamedBoard] = [:]
         var stopped = false
         /// Handoff (Continuity+Handoff.swift).
         var handoff = HandoffState()
@@ -109,6 +116,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     }
 
     let state = Mutex(State())
+    /// Pulls of promised representations under way, by ``PromisedPull/key(of:)``.
+    let promisedPulls = Mutex<[String: PromisedPull]>([:])
 
     /// Checks the configuration and reads the key and creds (errors name the file and what is
     /// wrong), making the creds file when there is none; connects only in ``start()``. Without a
@@ -180,6 +189,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         endPairing()
         stopDevices()
         stopHandoff()
+        endPromisedPulls()
         watch?.stop()
         link?.close()
         applying.finish()
@@ -273,7 +283,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func resume(attempt: Int) {
         let watching = startWatch()
         let again = state.withLock { $0.announced }
-        let announced = again.map { put($0) } ?? true
+        let announced = (again.map { put($0) } ?? true) && namedAnnouncements.allSatisfy { put($0) }
         guard !(watching && announced), attempt < 20, !state.withLock({ $0.stopped }) else { return }
         queue.asyncAfter(deadline: .now() + .milliseconds(500)) { [weak self] in self?.resume(attempt: attempt + 1) }
     }
@@ -296,6 +306,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func dropRemoteItems() async {
         state.withLock { $0.appliedStamp = nil }
         _ = try? await pasteboards.clearRemoteItems { $0.options.origin?.hasPrefix(Self.originPrefix) == true }
+        await dropNamedRemoteItems()
     }
 
     // MARK: - Announcing
@@ -328,6 +339,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// other devices copied since, and its time is not known.
     func announceCurrent() {
         if let announced = state.withLock({ $0.announced }) { put(announced) }
+        for announced in namedAnnouncements { put(announced) }
     }
 
     /// What of `items` may leave the machine, as an envelope (without items when nothing may).
@@ -336,8 +348,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         let leaving: [Envelope.Item] = items.compactMap { item in
             guard mayLeave(item, now: now) else { return nil }
             let types = item.representations.compactMap { representation -> Envelope.Representation? in
-                guard mayLeave(representation), let size = representation.size else { return nil }
-                return Envelope.Representation(type: representation.contentType.identifier, size: size)
+                guard mayLeave(representation) else { return nil }
+                return Envelope.Representation(type: representation.contentType.identifier, size: representation.size)
             }
             guard !types.isEmpty else { return nil }
             return Envelope.Item(id: item.id, types: types, name: item.suggestedName,
@@ -353,9 +365,12 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             && item.options.origin?.hasPrefix(originPrefix) != true
     }
 
-    /// Whether a representation may leave: visible to every app, and held by the broker.
+    /// Whether a representation may leave: visible to every app, and held by the broker or
+    /// promised by an app still here (not one whose app went without handing it over).
     static func mayLeave(_ representation: StoredRepresentation) -> Bool {
-        representation.visibility == .all && representation.isHeld
+        guard representation.visibility == .all else { return false }
+        if case .promised = representation.storage { return true }
+        return representation.isHeld
     }
 
     /// Puts the announcement; false when the engine refused.
@@ -363,9 +378,10 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func put(_ envelope: Envelope) -> Bool {
         guard let (bucket, seal) = state.withLock({ state in state.bucket.flatMap { bucket in state.seal.map { (bucket, $0) } } })
         else { return true }
+        let key = Self.bucketKey(device, pasteboard: envelope.pasteboard)
         do {
             let plain = try JSONEncoder().encode(envelope)
-            try bucket.put(device, try seal.seal([UInt8](plain), context: Subjects.announcement(device)))
+            try bucket.put(key, try seal.seal([UInt8](plain), context: Subjects.announcement(key)))
             return true
         } catch {
             log("continuity: cannot announce the copy: \(error)")
@@ -376,11 +392,14 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     // MARK: - Receiving
 
     func received(key: String, value: [UInt8]) {
-        guard key != device, let seal else { return }
-        guard Subjects.isValidDevice(key),
+        let (source, pasteboard) = Self.parseBucketKey(key) ?? (key, nil)
+        guard source != device, let seal else { return }
+        // A named pasteboard this device did not opt in to: not for it.
+        if let pasteboard, !configuration.pasteboards.contains(pasteboard) { return }
+        guard Subjects.isValidDevice(source),
               let plain = try? seal.open(value, context: Subjects.announcement(key)),
               let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(plain)),
-              envelope.device == key, envelope.stamp.device == key
+              envelope.device == source, envelope.stamp.device == source, envelope.pasteboard == pasteboard
         else {
             log("continuity: ignored an announcement under \(key) that does not open with this user's key")
             return
@@ -390,6 +409,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     }
 
     func apply(_ envelope: Envelope) async {
+        if let name = envelope.pasteboard { return await apply(envelope, on: name) }
         let newer = state.withLock { state in
             let newest = [state.localStamp, state.appliedStamp].compactMap { $0 }.max()
             guard newest.map({ envelope.stamp > $0 }) ?? true else { return false }
@@ -397,10 +417,30 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             return true
         }
         guard newer else { return }
+        let origin = Self.originPrefix + envelope.device
+        let items = remoteItems(of: envelope)
+        guard !items.isEmpty else {
+            // Nothing of the source's newer copy may be shown here: its older item goes.
+            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
+                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
+            }
+            return
+        }
+        do {
+            let count = try await pasteboards.writeRemoteItems(items)
+            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
+        } catch {
+            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
+        }
+    }
+
+    /// The remote items an announcement shows here: promised representations whose owner names
+    /// the source, expiring at the source's time or at the end of the continuity window.
+    func remoteItems(of envelope: Envelope) -> [NewItem] {
         let now = Date()
         let windowEnd = now.addingTimeInterval(Double(configuration.ttl.components.seconds))
         let origin = Self.originPrefix + envelope.device
-        let items: [NewItem] = envelope.items.compactMap { item in
+        return envelope.items.compactMap { item in
             var expiration = windowEnd
             if let expires = item.expires {
                 expiration = min(expiration, Date(timeIntervalSince1970: Double(expires) / 1000))
@@ -414,19 +454,6 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             guard !representations.isEmpty else { return nil }
             return NewItem(options: StoredItem.Options(expirationDate: expiration, origin: origin),
                            suggestedName: item.name, representations: representations)
-        }
-        guard !items.isEmpty else {
-            // Nothing of the source's newer copy may be shown here: its older item goes.
-            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
-                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
-            }
-            return
-        }
-        do {
-            let count = try await pasteboards.writeRemoteItems(items)
-            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
-        } catch {
-            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
         }
     }
 
@@ -455,7 +482,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         } catch {
             throw FerryModelError(.unavailable, "cannot make a pipe: \(error)")
         }
-        let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize)
+        let request = ChunkRequest(from: device, item: remoteID, type: type.identifier, offset: 0, length: configuration.chunkSize,
+                                   pull: UUID())
         let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
                             sink: pipe.write)
         let task = Task<UInt64, any Error> { try await BlockingIO.run { try puller.run() } }
@@ -556,27 +584,40 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
               let request = try? JSONDecoder().decode(ChunkRequest.self, from: Data(plain)),
               Subjects.isValidDevice(request.from), request.offset >= 0, request.length > 0
         else { return }  // not from this user's devices: no answer at all
-        let answer: [UInt8]
-        do {
-            answer = try chunk(for: request)
-        } catch {
-            answer = [ChunkStatus.refused] + Array("\(error)".utf8)
+        let device = self.device
+        let send: @Sendable ([UInt8]) -> Void = { answer in
+            guard let sealed = try? seal.seal(answer, context: Subjects.reply(to: device, request)) else { return }
+            try? link.publish(reply, sealed)
         }
-        guard let sealed = try? seal.seal(answer, context: Subjects.reply(to: device, request)) else { return }
-        try? link.publish(reply, sealed)
+        do {
+            switch try chunk(for: request) {
+            case .answer(let answer): send(answer)
+            case .promised(let pull): servePromised(request, from: pull, send: send)
+            }
+        } catch {
+            send([ChunkStatus.refused] + Array("\(error)".utf8))
+        }
     }
 
-    /// The status byte and bytes for `request`, checked against the live general pasteboard: the
-    /// item must still be there and still be allowed to leave.
-    func chunk(for request: ChunkRequest) throws -> [UInt8] {
+    /// The status byte and bytes for `request`, or the pull of a promised representation that
+    /// will give them, checked against the live general pasteboard: the item must still be there
+    /// and still be allowed to leave.
+    func chunk(for request: ChunkRequest) throws -> ChunkSource {
         let store = pasteboards.store
-        guard let item = try store.items(in: PasteboardName.general).first(where: { $0.id == request.item }) else {
-            throw FerryModelError(.notFound, "the item is no longer on the general pasteboard")
+        guard let item = try announcedItem(request.item) else {
+            throw FerryModelError(.notFound, "the item is no longer on the pasteboard it was copied to")
         }
         guard Self.mayLeave(item, now: Date()),
               let representation = item.representations.first(where: { $0.contentType.identifier == request.type }),
-              Self.mayLeave(representation), let size = representation.size
+              Self.mayLeave(representation)
         else { throw FerryModelError(.notFound, "no such representation may leave this machine") }
+        // A pull under way keeps serving from its app's bytes, even if the app handed them over meanwhile.
+        var owner: String?
+        if case .promised(let promiser) = representation.storage { owner = promiser }
+        if let pull = try promisedPull(for: request, owner: owner) { return .promised(pull) }
+        guard let size = representation.size else {
+            throw FerryModelError(.unavailable, "the size of \(request.type) is not known")
+        }
         let length = min(max(0, Int(size - request.offset)), request.length, 512 * 1024)
         var body = [UInt8](repeating: 0, count: length)
         switch try store.readData(item: item.id, representation: representation.contentType) {
@@ -594,9 +635,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             }
             body.removeLast(length - done)
         case .promised:
-            throw FerryModelError(.notFound, "a promised representation does not leave this machine")
+            throw FerryModelError(.unavailable, "\(request.type) was promised again while it was read")
         }
         let last = request.offset + Int64(body.count) >= size || body.isEmpty
-        return [last ? ChunkStatus.last : ChunkStatus.more] + body
+        return .answer([last ? ChunkStatus.last : ChunkStatus.more] + body)
     }
 }

@@ -74,8 +74,9 @@ package struct Envelope: Codable, Sendable, Equatable {
     package struct Representation: Codable, Sendable, Equatable {
         /// The type identifier.
         package var type: String
-        /// The size in bytes.
-        package var size: Int64
+        /// The size in bytes: exact when the source holds the bytes, its app's estimate (or nil,
+        /// unknown) when an app there still promises them.
+        package var size: Int64?
     }
 
     /// The device the copy was made on.
@@ -86,6 +87,9 @@ package struct Envelope: Codable, Sendable, Equatable {
     package var changeCount: UInt64
     /// The items; empty: the source's pasteboard has nothing that may leave it.
     package var items: [Item]
+    /// The named pasteboard the copy was made to (one the user opted in to continuity); nil:
+    /// the general pasteboard.
+    package var pasteboard: String?
 }
 
 /// A chunk request: `length` bytes at `offset` of one representation of an item the source
@@ -96,6 +100,9 @@ struct ChunkRequest: Codable, Sendable {
     var type: String
     var offset: Int64
     var length: Int
+    /// The pull the request belongs to (one paste of one representation): a promised
+    /// representation's app is asked once per pull. Nil from a ferryd that did not send it.
+    var pull: UUID?
 }
 
 /// Subjects and contexts of the continuity protocol.

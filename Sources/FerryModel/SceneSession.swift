@@ -49,6 +49,15 @@ public struct SceneSession: Sendable, Hashable {
         self.activationConditions = activationConditions
     }
 
+    /// The `userInfo` key that keeps a scene on this machine: with the value `true`, its
+    /// activities are never advertised to the user's other devices (Handoff), whatever the
+    /// activities say; the app's own `FerryHandoffLocal` (its manifest) does the same for all its
+    /// scenes.
+    public static let handoffLocalKey = "FerryHandoffLocal"
+
+    /// Whether the scene is kept on this machine (``handoffLocalKey`` is `true` in `userInfo`).
+    public var isHandoffLocal: Bool { userInfo[Self.handoffLocalKey]?.booleanValue == true }
+
     /// Where the broker serves scene session objects (`org.ferry.SceneSession1`).
     public static let pathPrefix = "/org/ferry/Scenes"
 

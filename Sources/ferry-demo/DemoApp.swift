@@ -33,6 +33,9 @@ final class DemoApp: Sendable {
     /// Whether the scenes' activities may be continued on other devices (`--no-handoff` makes
     /// them not eligible for handoff).
     let handoffEligible: Bool
+    /// The items whose scenes stay on this machine (`--handoff-local ITEM`): marked local
+    /// (``Scene/setHandoffLocal(_:)``), their activities are never offered to other devices.
+    let handoffLocalItems: Set<String>
     /// Counts scenes coming to the front (``nextFrontRank()``).
     private let frontRanks = Atomic<Int>(0)
 
@@ -44,9 +47,10 @@ final class DemoApp: Sendable {
     /// Prepares the state directory: the content copied on first run, the `scenes/` folder.
     /// - Throws: `DemoFailure` when the state directory cannot be set up.
     init(folder: DemoFolder, stateDirectory: URL, printer: EventPrinter, verbose: Bool = false,
-         performDelay: Duration? = nil, handoffEligible: Bool = true) throws(DemoFailure) {
+         performDelay: Duration? = nil, handoffEligible: Bool = true, handoffLocalItems: Set<String> = []) throws(DemoFailure) {
         self.folder = folder
         self.handoffEligible = handoffEligible
+        self.handoffLocalItems = handoffLocalItems
         self.verbose = verbose
         self.performDelay = performDelay
         self.printer = printer

@@ -129,6 +129,9 @@ final class DemoSceneDelegate: SceneDelegate {
         do {
             // Conditions first: once a scene has its title, activities are routed by them.
             try await scene.setActivationConditions(Self.activationConditions(detail: detail, item: item))
+            // Before the userInfo and the activity that name the item: a local scene is never offered.
+            let local = item.map { app.handoffLocalItems.contains($0) } ?? false
+            if scene.isHandoffLocal != local { try await scene.setHandoffLocal(local) }
             try await scene.setUserInfo(item.map { [kind.userInfoKey: .string($0)] } ?? [:])
             try await scene.setTitle(kind.title(appName: app.appName, item: detail ? item : nil))
         } catch {

@@ -61,6 +61,10 @@ struct FerryDemo: AsyncParsableCommand {
     @Flag(help: "Mark the scenes' activities not eligible for handoff: they never reach your other devices.")
     var noHandoff = false
 
+    @Option(help: ArgumentHelp("Keep the scenes showing this item on this machine (repeatable): their activities never reach your other devices.",
+                               valueName: "item"))
+    var handoffLocal: [String] = []
+
     /// Hidden, for tests: each share activity of the app waits this long before it reads the
     /// items, so a test can kill the app mid-perform (docs/demo-apps.md).
     @Option(help: ArgumentHelp("Wait this many seconds at the start of every share activity (tests).",
@@ -88,7 +92,7 @@ struct FerryDemo: AsyncParsableCommand {
             let app = try DemoApp(folder: folder, stateDirectory: stateDirectory,
                                   printer: EventPrinter(app: folder.manifest.bundleIdentifier, json: json), verbose: verbose,
                                   performDelay: performDelay.map { .milliseconds(Int(($0 * 1000).rounded())) },
-                                  handoffEligible: !noHandoff)
+                                  handoffEligible: !noHandoff, handoffLocalItems: Set(handoffLocal))
             try await app.run(bus: bus, signals: signals)
         } catch {
             writeToStandardError("ferry-demo: error: \(error.message)\n")

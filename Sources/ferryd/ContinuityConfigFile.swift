@@ -7,13 +7,15 @@ import Glibc
 /// so a unit or a D-Bus service file need not carry them.
 ///
 /// Each key is one of ferryd's continuity options without its dashes (`continuity`, `creds`,
-/// `continuity-key`, `continuity-ca`, `device`, `handoff-lifetime`, `pairing-lifetime`); lines starting with `#` and
+/// `continuity-key`, `continuity-ca`, `device`, `handoff-lifetime`, `pairing-lifetime`,
+/// `continuity-pasteboards`); lines starting with `#` and
 /// blank lines are skipped. A relative path is relative to the file's folder, and `~/` is the
 /// home folder. The file says which key files ferryd trusts, so it must be the user's own and
 /// writable by nobody else.
 struct ContinuityConfigFile {
     /// The keys a file may set.
-    static let keys = ["continuity", "creds", "continuity-key", "continuity-ca", "device", "handoff-lifetime", "pairing-lifetime"]
+    static let keys = ["continuity", "creds", "continuity-key", "continuity-ca", "device", "handoff-lifetime", "pairing-lifetime",
+                       "continuity-pasteboards"]
 
     /// The keys that name files (resolved against the file's folder).
     static let pathKeys: Set = ["creds", "continuity-key", "continuity-ca"]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryBroker
 import FerryContinuity
+import FerryModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +37,10 @@ struct ContinuityOptions: ParsableArguments {
                                valueName: "seconds"))
     var pairingLifetime: Double?
 
+    @Option(help: ArgumentHelp("Named pasteboards shared like the general one, comma-separated (default: none); only a name listed on both devices crosses.",
+                               valueName: "names"))
+    var continuityPasteboards: String?
+
     @Option(help: ArgumentHelp("A continuity config file of key = value lines, the options above without dashes (default: $XDG_CONFIG_HOME/ferry/continuity.conf, read when it exists); the command line wins.",
                                valueName: "file"))
     var continuityConfig: String?
@@ -58,7 +63,35 @@ struct ContinuityOptions: ParsableArguments {
             return "--continuity \(url): expected tls://host:port"
         }
         if let continuityConfig, continuityConfig.isEmpty { return "--continuity-config must not be empty" }
+        if let continuityPasteboards {
+            do {
+                _ = try Self.pasteboardNames(continuityPasteboards)
+            } catch {
+                return "--continuity-pasteboards \(continuityPasteboards): \(error)"
+            }
+        }
         return nil
+    }
+
+    /// The named pasteboards of a `--continuity-pasteboards` list.
+    /// - Throws: a message naming the first name that cannot be shared.
+    static func pasteboardNames(_ list: String) throws -> Set<String> {
+        var names = Set<String>()
+        for part in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = String(part.filter { $0 != " " && $0 != "\t" })
+            guard !name.isEmpty else { throw ValidationError("an empty name in the list") }
+            do {
+                try PasteboardName.validate(name)
+            } catch let error as FerryModelError {
+                throw ValidationError(error.message)
+            }
+            guard name != PasteboardName.general else { throw ValidationError("the general pasteboard is always shared; list named ones") }
+            guard !PasteboardName.isReserved(name) else {
+                throw ValidationError("\(name) is one of the broker's own pasteboards (drags, shares), which never leave it")
+            }
+            names.insert(name)
+        }
+        return names
     }
 
     /// What is wrong with the options together, if anything.
@@ -67,6 +100,7 @@ struct ContinuityOptions: ParsableArguments {
         if creds != nil || continuityKey != nil { return "--creds and --continuity-key need --continuity" }
         if continuityCA != nil || device != nil { return "--continuity-ca and --device need --continuity" }
         if handoffLifetime != nil || pairingLifetime != nil { return "--handoff-lifetime and --pairing-lifetime need --continuity" }
+        if continuityPasteboards != nil { return "--continuity-pasteboards needs --continuity" }
         return nil
     }
 
@@ -85,6 +119,7 @@ struct ContinuityOptions: ParsableArguments {
             options.continuityKey = continuityKey ?? file.values["continuity-key"]
             options.continuityCA = continuityCA ?? file.values["continuity-ca"]
             options.device = device ?? file.values["device"]
+            options.continuityPasteboards = continuityPasteboards ?? file.values["continuity-pasteboards"]
             if let lifetime = file.values["handoff-lifetime"], handoffLifetime == nil {
                 guard let seconds = Double(lifetime) else {
                     throw Broker.StartFailure(message: "\(path): handoff-lifetime \(lifetime): expected a number of seconds")
@@ -127,6 +162,7 @@ struct ContinuityOptions: ParsableArguments {
                                                      keyFile: continuityKey, device: name)
         if let lifetime = handoffLifetime { configuration.handoffLifetime = .milliseconds(Int64(lifetime * 1000)) }
         if let lifetime = pairingLifetime { configuration.pairingLifetime = .milliseconds(Int64(lifetime * 1000)) }
+        if let continuityPasteboards { configuration.pasteboards = try Self.pasteboardNames(continuityPasteboards) }
         do {
             return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, log: log)
         } catch {

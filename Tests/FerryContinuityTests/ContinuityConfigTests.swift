@@ -68,7 +68,7 @@ struct ContinuityConfigTests {
         let unknown = try write("# mine\ncontinuity = tls://127.0.0.1:1\nengine = x\n", to: folder, "continuity.conf")
         var result = try await refusedStart([], home: home)
         #expect(result.status == 1)
-        #expect(result.stderr == "ferryd: error: \(unknown.path): line 3: unknown key 'engine' (expected one of continuity, creds, continuity-key, continuity-ca, device, handoff-lifetime, pairing-lifetime)\n")
+        #expect(result.stderr == "ferryd: error: \(unknown.path): line 3: unknown key 'engine' (expected one of continuity, creds, continuity-key, continuity-ca, device, handoff-lifetime, pairing-lifetime, continuity-pasteboards)\n")
 
         _ = try write("device = a\ndevice = b\n", to: folder, "continuity.conf")
         result = try await refusedStart([], home: home)

@@ -5,8 +5,9 @@ import Foundation
 /// A real `nats-server` for one test, on a free loopback port: JetStream in a temporary store
 /// directory, TLS with a CA the test makes with `openssl`, and two accounts (ALICE with the
 /// devices `laptop` and `desktop`, BOB with `phone`), each device an nkey user allowed to publish
-/// only its own announcement and its own replies. A device whose seed its ferryd made joins the
-/// configuration with ``addDevice(_:publicKey:account:)`` (nats-server reloads it on SIGHUP).
+/// only its own announcements (its general pasteboard's and its named ones') and its own replies.
+/// A device whose seed its ferryd made joins the configuration with
+/// ``addDevice(_:publicKey:account:)`` (nats-server reloads it on SIGHUP).
 /// Killed by PID in ``stop()``.
 final class ContinuityEngine: @unchecked Sendable {
     let directory: URL
@@ -97,7 +98,8 @@ final class ContinuityEngine: @unchecked Sendable {
             devices.map { device in
                 """
                     { nkey: \(publicKeys[device]!), permissions: {
-                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_activity.\(device)", "$KV.ferry_devices.\(device)",
+                        publish: { allow: ["$KV.ferry_pb.\(device)", "$KV.ferry_pb.\(device).>", "$KV.ferry_activity.\(device)",
+                                           "$KV.ferry_devices.\(device)",
                                            "$KV.ferry_keys.*", "$JS.API.>", "ferry.dev.*.chunk", "ferry.dev.*.activity",
                                            "ferry.pair.*", "_INBOX.>"] }
                         subscribe: { allow: ["ferry.dev.\(device).chunk", "ferry.dev.\(device).activity", "_INBOX.>",

@@ -12,7 +12,7 @@ struct EnvelopeTests {
     let text = ContentType("public.utf8-plain-text")!
     let png = ContentType("public.png")!
 
-    @Test("localOnly, expired and remote items, ownApp and promised representations are left out")
+    @Test("localOnly, expired and remote items, ownApp representations and dropped promises are left out; promised ones go, size unknown")
     func whatLeaves() throws {
         let stamp = ClockStamp(wall: 1, counter: 0, device: "laptop")
         let items = [
@@ -25,13 +25,15 @@ struct EnvelopeTests {
                 .init(contentType: png, visibility: .ownApp, size: 10, storage: .blob),
                 .init(contentType: text, size: 5, storage: .inline),
                 .init(contentType: ContentType("public.html")!, size: nil, storage: .promised(owner: ":1.5")),
+                .init(contentType: ContentType("public.rtf")!, size: 9, storage: .unavailable),
             ]),
         ]
         let envelope = Continuity.envelope(of: items, device: "laptop", stamp: stamp, changeCount: 7)
         #expect(envelope.items.count == 1)
         #expect(envelope.items[0].id == items[3].id)
         #expect(envelope.items[0].name == "photo")
-        #expect(envelope.items[0].types == [Envelope.Representation(type: text.identifier, size: 5)])
+        #expect(envelope.items[0].types == [Envelope.Representation(type: text.identifier, size: 5),
+                                            Envelope.Representation(type: "public.html", size: nil)])
         #expect(Continuity.envelope(of: Array(items.prefix(3)), device: "laptop", stamp: stamp, changeCount: 7).items.isEmpty)
     }
 

@@ -189,4 +189,22 @@ struct HandoffTests {
             #expect(unknown.status == 2, "\(unknown.stderr)")
         }
     }
+
+    @Test("a scene marked local keeps its activities on this machine, while the app's other scenes still offer theirs")
+    func localSceneNeverAppears() async throws {
+        try await withDevices(laptopNotes: ["--handoff-local", "diary"]) { _, laptop, desktop, _, _ in
+            try await openNote("diary", on: laptop)
+            #expect(try await !eventually(.seconds(3)) { try await !activities(on: desktop).isEmpty },
+                    "the activity of a scene marked local reached the desktop")
+            // The same app's other scene is offered (the control: the offers do flow)...
+            try await openNote("groceries", on: laptop)
+            #expect(try await offer(of: "groceries", on: desktop) != nil, "the app's scene not marked local was not offered")
+            // ...and back in the local scene, nothing is: the offer is withdrawn, not replaced by the diary.
+            try await openNote("diary", on: laptop)
+            #expect(try await eventually(.seconds(5)) { try await activities(on: desktop).isEmpty },
+                    "the offer stayed while the user is in the scene marked local")
+            await provingNothingHappens(for: .milliseconds(1500))
+            #expect(try await activities(on: desktop).isEmpty)
+        }
+    }
 }

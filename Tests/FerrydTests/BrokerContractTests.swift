@@ -14,7 +14,7 @@ struct BrokerContractTests {
         ("org.ferry.Broker1.xml", "org.ferry.Broker1", "/org/ferry/Broker", 16, 8),
         ("org.ferry.Pasteboard1.xml", "org.ferry.Pasteboard1", "/org/ferry/Pasteboard/general", 16, 5),
         ("org.ferry.Scenes1.xml", "org.ferry.Scenes1", "/org/ferry/Scenes", 14, 3),
-        ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 1),
+        ("org.ferry.SceneSession1.xml", "org.ferry.SceneSession1", nil, 12, 2),
         ("org.ferry.DragManager1.xml", "org.ferry.DragManager1", "/org/ferry/Drag", 7, 2),
         ("org.ferry.DragSession1.xml", "org.ferry.DragSession1", dragSession, 14, 1),
         ("org.ferry.Sharing1.xml", "org.ferry.Sharing1", "/org/ferry/Sharing", 6, 1),
