@@ -27,7 +27,7 @@ engine_config() {  # engine_config DEVICE=PUBLICKEY...
   for entry in "$@"; do
     device=${entry%%=*} key=${entry#*=}
     users+=("    { nkey: $key, permissions: {
-        publish: { allow: [\"\$KV.ferry_pb.$device\", \"\$KV.ferry_activity.$device\", \"\$KV.ferry_devices.$device\",
+        publish: { allow: [\"\$KV.ferry_pb.$device\", \"\$KV.ferry_pb.$device.>\", \"\$KV.ferry_activity.$device\", \"\$KV.ferry_devices.$device\",
                            \"\$KV.ferry_keys.*\", \"\$JS.API.>\", \"ferry.dev.*.chunk\", \"ferry.dev.*.activity\",
                            \"ferry.pair.*\", \"_INBOX.>\"] }
         subscribe: { allow: [\"ferry.dev.$device.chunk\", \"ferry.dev.$device.activity\", \"_INBOX.>\",
