@@ -9,11 +9,10 @@
 # (one thread per core: two on the CI machine) and tests that start and stop daemons block a
 # thread while they wait, so suites in one process starve each other's clients and time-bounded
 # expectations fail at random; separate processes each have their own pool and the kernel shares
-# the cores. Every test already brings its own private bus, state folder, display and sway
-# instance, so processes need no more isolation than that. A suite's tests run one at a time in
-# its process, except in the few long suites listed in `split` below, whose tests each get a
-# process of their own (one suite of 150 s would otherwise be the whole run's tail). A suite that
-# must not share the machine with other suites is listed in `alone` below.
+# the cores. Every suite already brings its own private bus, state folder, display and sway
+# instance, so processes need no more isolation than that. A suite whose tests must not overlap
+# with each other says `.serialized`; nothing here runs two tests of one suite at once anyway. A
+# suite that must not share the machine with other suites is listed in `alone` below.
 #
 # Runs the test bundle directly, not through `swift test`: SwiftPM holds a lock on .build for the
 # whole run, so two `swift test` processes cannot run at once. The bundle must be built
@@ -34,17 +33,12 @@ listed=$("$bundle" --testing-library swift-testing --list-tests 2>/dev/null)
 total=$(printf '%s\n' "$listed" | grep -c .)
 # A test's ID is Module.Suite/…/name(): the top-level suite is everything before the first slash.
 suites=$(printf '%s\n' "$listed" | cut -d/ -f1 | sort -u)
-# Suites whose tests each run in a process of their own: those that took 45-160 s in a run of 4
-# jobs on a 2-core machine, spent in a few long tests (a 48 MiB promised read in a debug build,
-# a disk budget filled, an engine restarted) that do not depend on each other.
-split="FerryTests.TransferProgressTests FerrydTests.BuiltInCopyTests FerryContinuityTests.UniversalClipboardTests
-FerryCLITests.FrontCopyTests FerrydTests.BuiltInSaveTests"
-# The longest suites (or split suites' tests) first, so that none starts last and runs alone at
-# the end: those that took 28-180 s in a run of 3 jobs on a loaded 2-core machine (most suites
-# take under 5 s), but for the one in `alone`. A name no longer in the bundle is skipped; a new
-# long suite only costs time until it is added here.
+# The longest suites first, so that none starts last and runs alone at the end: those that took
+# 28-180 s in a run of 3 jobs on a loaded 2-core machine (most suites take under 5 s), but for the
+# one in `alone`. A name no longer in the bundle is skipped; a new long suite only costs time
+# until it is added here.
 first="FerryTests.TransferProgressTests FerrydTests.BuiltInCopyTests FerrydTests.BuiltInSaveTests
-FerryContinuityTests.UniversalClipboardTests FerryCLITests.FrontCopyTests FerrydTests.MemoryBudgetTests
+FerryContinuityTests.UniversalClipboardTests FerrydTests.MemoryBudgetTests
 FerryBridgeTests.WaylandBridgeTests FerryTests.ShareEndToEndTests FerryContinuityTests.HandoffTests
 FerryDemoTests.DemoDragTests"
 # Suites that run alone, after the others, with no other suite beside them. The Wayland storm
@@ -52,41 +46,24 @@ FerryDemoTests.DemoDragTests"
 # sharing two loaded cores with three other suites it fell behind and missed copies (959 of 1,000).
 alone="FerryBridgeTests.WaylandBridgeStormTests"
 present() { printf '%s\n' "$@" | grep -Fxf <(printf '%s\n' "$suites") || true; }
-# What runs in one process: a suite, or one test of a split suite (its whole ID).
-units() {
-    local suite
-    for suite in "$@"; do
-        if printf '%s\n' $split | grep -Fxq "$suite"; then
-            printf '%s\n' "$listed" | grep -F "$suite/"
-        else
-            echo "$suite"
-        fi
-    done
-}
-order=$( { units $(present $first); units $(printf '%s\n' "$suites" | grep -Fxvf <(printf '%s\n' $first $alone)); } )
-
-# A unit's log and status files are named after it, without the slashes and parentheses of a test ID.
-log_name() { printf '%s' "$1" | tr '/():' '+___'; }
+order=$( { present $first; printf '%s\n' "$suites" | grep -Fxvf <(printf '%s\n' $first $alone); } )
 
 run_suite() {
-    local suite=$1 start status seconds mark pattern log
+    local suite=$1 start status seconds mark
     start=$EPOCHREALTIME
     status=0
-    # The ID (a suite's or a test's) and what is under it (tests; a test's source location).
-    pattern="^$(printf '%s' "$suite" | sed 's/[][\\.*^$()+?{}|]/\\&/g')(/|\$)"
-    log=$logs/$(log_name "$suite")
     # Line-buffered, so that the log of a suite stopped at the time limit names the test it was in.
     NO_COLOR=1 timeout --kill-after=10 "$limit" stdbuf -oL "$bundle" --testing-library swift-testing --no-parallel \
-        --filter "$pattern" >"$log.log" 2>&1 || status=$?
+        --filter "^${suite//./\\.}(/|\$)" >"$logs/$suite.log" 2>&1 || status=$?
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "test-parallel: stopped at the time limit of $limit s (FERRY_TEST_TIME_LIMIT)" >>"$log.log"
+        echo "test-parallel: stopped at the time limit of $limit s (FERRY_TEST_TIME_LIMIT)" >>"$logs/$suite.log"
     fi
     seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-    printf '%s %s %s\n' "$status" "$seconds" "$suite" >"$log.status"
+    printf '%s %s %s\n' "$status" "$seconds" "$suite" >"$logs/$suite.status"
     if [ "$status" -eq 0 ]; then mark="passed"; else mark="FAILED (status $status)"; fi
     printf '%6s s  %s %s\n' "$seconds" "$suite" "$mark"
 }
-export -f run_suite log_name
+export -f run_suite
 export bundle logs limit
 
 started=$(date +%s)
@@ -98,8 +75,8 @@ failed=$(cat "$logs"/*.status | awk '$1 != 0 { print $3 }')
 ran=$(cat "$logs"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 for suite in $failed; do
     echo
-    echo "=== $suite failed; its log ($logs/$(log_name "$suite").log):"
-    cat "$logs/$(log_name "$suite").log"
+    echo "=== $suite failed; its log ($logs/$suite.log):"
+    cat "$logs/$suite.log"
 done
 echo
 echo "The slowest suites:"
