@@ -166,8 +166,7 @@ package final class Broker: Service, Sendable {
         let uid = getuid()
         let registry = AppRegistry(ownUID: uid)
         let logger = logger
-        let pastePolicy = PastePolicyFile(path: options.policyPath ?? PastePolicyFile.defaultPath(),
-                                          log: { logger.warning("\($0)") })
+        let pastePolicy = PastePolicyFile(path: options.policyPath ?? PastePolicyFile.defaultPath(), logger: logger)
         let direct = DirectListener(bus: connection, busAddress: options.busAddress
                                         ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "",
                                     tokenLifetime: options.directTokenLifetime, log: { logger.warning("\($0)") }, say: say)
