@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryBroker
 import FerryContinuity
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -120,7 +121,7 @@ struct ContinuityOptions: ParsableArguments {
 
     /// The bridge, not yet started.
     /// - Throws: ``Broker/StartFailure`` naming what is wrong (a key or creds file, the address).
-    func make(pasteboards: PasteboardService, scenes: SceneService, log: @escaping @Sendable (String) -> Void) throws -> Continuity {
+    func make(pasteboards: PasteboardService, scenes: SceneService, logger: Logger) throws -> Continuity {
         guard let url, let creds, let continuityKey else { throw Broker.StartFailure(message: "continuity: not configured") }
         let name = device ?? Self.hostName()
         var configuration = Continuity.Configuration(address: EngineAddress(url: url, seedFile: creds, caFile: continuityCA),
@@ -128,7 +129,7 @@ struct ContinuityOptions: ParsableArguments {
         if let lifetime = handoffLifetime { configuration.handoffLifetime = .milliseconds(Int64(lifetime * 1000)) }
         if let lifetime = pairingLifetime { configuration.pairingLifetime = .milliseconds(Int64(lifetime * 1000)) }
         do {
-            return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, log: log)
+            return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, logger: logger)
         } catch {
             throw Broker.StartFailure(message: "continuity: \(error)")
         }
