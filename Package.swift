@@ -90,10 +90,12 @@ let package = Package(
         // the paste policy and consents, the desktop model and placement, folder saving, disk and
         // memory budgets, blocking work, the app registry. FerryBroker puts it on the bus.
         .target(name: "BrokerCore", dependencies: ["FerryModel", "FerryTerminal", "FerrySystem",
-                                                   .product(name: "GRDB", package: "GRDB.swift")],
+                                                   .product(name: "GRDB", package: "GRDB.swift"),
+                                                   .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "FerryModel", "store-crash-writer", "FerryTestSupport",
-                                                        .product(name: "GRDB", package: "GRDB.swift")],
+                                                        .product(name: "GRDB", package: "GRDB.swift"),
+                                                        .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictness),
 
         // The broker: pasteboards, apps and scenes, their D-Bus faces and their durable storage;
@@ -206,7 +208,8 @@ let package = Package(
         // Tests.
         .target(name: "FerryTestSupport",
                 dependencies: [.product(name: "Subprocess", package: "swift-subprocess"),
-                               .product(name: "SystemPackage", package: "swift-system")],
+                               .product(name: "SystemPackage", package: "swift-system"),
+                               .product(name: "Logging", package: "swift-log")],
                 path: "Tests/FerryTestSupport", swiftSettings: strictness),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "FerrySystem", "dbus-peer", "FerryTestSupport"], exclude: ["Peers"], swiftSettings: strictness),
         .testTarget(name: "FerryModelTests", dependencies: ["FerryModel", "FerryTestSupport"], swiftSettings: strictness),
@@ -233,7 +236,8 @@ let package = Package(
         // the engine link, sealing with the per-user key, and the bridge to the pasteboards.
         .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
         .target(name: "FerryContinuity",
-                dependencies: ["CNATS", "FerryBroker", "BrokerCore", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["CNATS", "FerryBroker", "BrokerCore", "FerryModel", "DBus", "FerrySystem", .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
         .testTarget(name: "FerryContinuityTests",
                     dependencies: ["FerryContinuity", "BrokerCore", "CNATS", "Ferry", "ferryd", "ferry", "ferry-front", "ferry-demo", "FerryTestSupport",

@@ -20,6 +20,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        // Children are started, timed and reaped through swift-subprocess, as the root's tests do.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // The C anchors: a plain libdbus client and server (CDBusBench), and GIO's content types.
@@ -30,7 +33,9 @@ let package = Package(
 
         // What every benchmark shares: medians, ratios, goals as JSON lines; spawning and stopping
         // processes; a private bus with the release ferryd on it.
-        .target(name: "BenchReport", dependencies: [.product(name: "DBus", package: ferry), "CDBusBench"],
+        .target(name: "BenchReport", dependencies: [.product(name: "DBus", package: ferry), "CDBusBench",
+                                                    .product(name: "Subprocess", package: "swift-subprocess"),
+                                                    .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strictness),
 
         // The benchmarks, each beside its anchor (BENCHMARKS.md names the rows).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -77,13 +78,14 @@ extension PastePolicy {
 /// clean" index entries, a file modified less than a second before it was read is read again on
 /// every look until it is older, since file times tick only every few milliseconds). A missing
 /// file is the default policy; a malformed (or unreadable) file keeps the last good policy and is
-/// reported once per change through `log`.
+/// reported once per change through `logger`: a warning (a new good version is `info`, a removed
+/// file `notice`).
 package final class PastePolicyFile: Sendable {
     /// The file's path.
     package let path: String
     /// The path as shown to people (`~/.config/ferry/paste-policy`).
     package let displayPath: String
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let state: Mutex<State>
 
     /// What the file looked like when last read.
@@ -138,8 +140,8 @@ package final class PastePolicyFile: Sendable {
     ///
     /// - Parameters:
     ///   - path: the policy file (usually `defaultPath()`).
-    ///   - log: receives one line per reload and per error (once per change of the file).
-    package init(path: String, log: @escaping @Sendable (String) -> Void) {
+    ///   - logger: gets one message per reload and per error (once per change of the file).
+    package init(path: String, logger: Logger) {
         self.path = path
         let home = Self.home()
         if home.count > 1 && path.hasPrefix(home + "/") {
@@ -147,28 +149,28 @@ package final class PastePolicyFile: Sendable {
         } else {
             displayPath = path
         }
-        self.log = log
+        self.logger = logger
         state = Mutex(State(policy: PastePolicy.default.located(at: displayPath)))
     }
 
     /// The policy in force: one `stat`, and a read when the file changed.
     package func current() -> PastePolicy {
-        var messages: [String] = []
+        var messages: [(Logger.Level, String)] = []
         let policy = state.withLock { state in
             refresh(&state, messages: &messages)
             return state.policy
         }
-        for message in messages { log(message) }
+        for (level, message) in messages { logger.log(level: level, "\(message)") }
         return policy
     }
 
-    private func refresh(_ state: inout State, messages: inout [String]) {
+    private func refresh(_ state: inout State, messages: inout [(Logger.Level, String)]) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let error = errno
             if error == ENOENT || error == ENOTDIR {
                 if state.seen != .missing {
-                    if state.seen != .never { messages.append("paste policy: \(displayPath) is gone; using the default policy") }
+                    if state.seen != .never { messages.append((.notice, "paste policy: \(displayPath) is gone; using the default policy")) }
                     state.policy = PastePolicy.default.located(at: displayPath)
                     state.seen = .missing
                     state.racy = false
@@ -177,7 +179,7 @@ package final class PastePolicyFile: Sendable {
             } else if state.seen != .error(error) {
                 state.seen = .error(error)
                 state.racy = false
-                messages.append("paste policy: cannot look at \(displayPath): \(String(cString: strerror(error))); keeping the rules in force")
+                messages.append((.warning, "paste policy: cannot look at \(displayPath): \(String(cString: strerror(error))); keeping the rules in force"))
             }
             return
         }
@@ -190,14 +192,14 @@ package final class PastePolicyFile: Sendable {
             if policy != state.policy {
                 state.policy = policy
                 let count = policy.rules.count
-                messages.append("paste policy: read \(displayPath) (\(count) rule\(count == 1 ? "" : "s"))")
+                messages.append((.info, "paste policy: read \(displayPath) (\(count) rule\(count == 1 ? "" : "s"))"))
             }
         case .failure(let failure):
             state.seen = failure.stamp.map(Seen.file) ?? .error(EIO)
             state.racy = failure.stamp.map(Self.isRacy) ?? false
             if state.lastError != failure.error.message {
                 state.lastError = failure.error.message
-                messages.append("paste policy: \(failure.error.message); keeping the rules in force")
+                messages.append((.warning, "paste policy: \(failure.error.message); keeping the rules in force"))
             }
         }
     }

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import Logging
 import Synchronization
 
 /// Calls one running app's `org.ferry.Client1` scene and drag methods strictly in order, one at a time:
@@ -22,7 +23,8 @@ final class AppCallbacks: Sendable {
     /// Its `org.ferry.Client1` object.
     let path: ObjectPath
     private let connection: Connection
-    private let log: @Sendable (String) -> Void
+    /// The service's logger with this app's id as metadata (`app`): failed calls are warnings.
+    private let logger: Logger
 
     /// Calls take a ticket when they are made and run when their ticket is served: in the
     /// order they were made, one at a time.
@@ -42,14 +44,16 @@ final class AppCallbacks: Sendable {
 
     private let queue = Mutex(Queue())
 
-    /// Makes the queue of the app registered by `destination`, whose Client1 object is `path`.
-    init(appID: String, destination: BusName, path: ObjectPath, connection: Connection,
-         log: @escaping @Sendable (String) -> Void) {
+    /// Makes the queue of the app registered by `destination`, whose Client1 object is `path`;
+    /// its failed calls go to `logger`.
+    init(appID: String, destination: BusName, path: ObjectPath, connection: Connection, logger: Logger) {
         self.appID = appID
         self.destination = destination
         self.path = path
         self.connection = connection
-        self.log = log
+        var logger = logger
+        logger[metadataKey: "app"] = "\(appID)"
+        self.logger = logger
     }
 
     /// Enqueues a call without waiting for it; its failure is logged. Returns the call's task.
@@ -94,7 +98,7 @@ final class AppCallbacks: Sendable {
         guard await waitForTurn(ticket, deadline: deadline) else {
             let error: any Error = Task.isCancelled ? CancellationError() : DBusError(.timeout, "waited behind earlier calls")
             let failure = Self.callError(error, member: member, appID: appID, timeout: timeout, elapsed: .zero, limit: .zero)
-            log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
+            logFailure(failure)
             throw rawErrors ? error : failure
         }
         defer { serveNext() }
@@ -107,9 +111,15 @@ final class AppCallbacks: Sendable {
         } catch {
             let failure = Self.callError(error, member: member, appID: appID, timeout: timeout,
                                          elapsed: ContinuousClock.now - started, limit: remaining)
-            log("\(appID): Client1.\(member.rawValue) failed: \(failure.message)")
+            logFailure(failure)
             throw rawErrors ? error : failure
         }
+    }
+
+    /// Logs a failed call: a warning, but debug detail when the caller cancelled it (nobody waits
+    /// for its answer any more).
+    private func logFailure(_ failure: FerryModelError) {
+        logger.log(level: failure.code == .cancelled ? .debug : .warning, "\(failure.message)")
     }
 
     /// Returns true when `ticket` is served, or false when `deadline` passes or the task is

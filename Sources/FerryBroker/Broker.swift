@@ -54,8 +54,8 @@ package final class Broker: Service, Sendable {
         package var directTokenLifetime: Duration = DirectListener.defaultTokenLifetime
         /// What runs beside the services from the moment the broker owns its name until it shuts
         /// down (continuity, say), each made from the pasteboards and the scenes once they are
-        /// assembled; a companion that cannot be made stops the start-up.
-        package var companions: [@Sendable (PasteboardService, SceneService, @escaping @Sendable (String) -> Void) throws -> any BrokerCompanion] = []
+        /// assembled, and the broker's logger; a companion that cannot be made stops the start-up.
+        package var companions: [@Sendable (PasteboardService, SceneService, Logger) throws -> any BrokerCompanion] = []
         /// How long a share may stay without Perform.
         package var shareIdleTimeout: Duration = .seconds(120)
         /// How long an activity's app has for PerformActivity.
@@ -92,7 +92,8 @@ package final class Broker: Service, Sendable {
 
     /// What the command line decided.
     package let options: Options
-    /// Where events (info), what the broker could not do (warnings) and failures (errors) go.
+    /// Where events (info, detail at debug), what the broker could not do (warnings) and failures
+    /// (errors) go; every service logs through it.
     package let logger: Logger
 
     /// A broker that starts when run.
@@ -162,32 +163,29 @@ package final class Broker: Service, Sendable {
 
     /// The services on `connection`, exported and watching.
     func assemble(connection: Connection, store: PasteboardStore, sceneStore: SceneStore) async throws -> Running {
-        let say = eventLog
         let uid = getuid()
         let registry = AppRegistry(ownUID: uid)
-        let logger = logger
-        let pastePolicy = PastePolicyFile(path: options.policyPath ?? PastePolicyFile.defaultPath(),
-                                          log: { logger.warning("\($0)") })
+        let pastePolicy = PastePolicyFile(path: options.policyPath ?? PastePolicyFile.defaultPath(), logger: logger)
         let direct = DirectListener(bus: connection, busAddress: options.busAddress
                                         ?? StateLockHolder.environmentVariable("DBUS_SESSION_BUS_ADDRESS") ?? "",
-                                    tokenLifetime: options.directTokenLifetime, log: { logger.warning("\($0)") }, say: say)
+                                    tokenLifetime: options.directTokenLifetime, logger: logger)
         let pasteboards = PasteboardService(connection: connection, store: store, registry: registry, policy: pastePolicy,
                                             relay: PromiseRelay(connection: connection, direct: direct), ownUID: uid,
-                                            memory: options.memory, consentTimeout: options.consentTimeout, log: say)
+                                            memory: options.memory, consentTimeout: options.consentTimeout, logger: logger)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: options.desktop,
                                   foregroundApps: pasteboards.foregroundApps, ownUID: uid, timeouts: options.sceneTimeouts,
-                                  log: say)
+                                  logger: logger)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
-                                    direct: direct, log: say)
+                                    direct: direct, logger: logger)
         service.restrictStandardInterfaces()
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                ownUID: uid, idleTimeout: options.dragIdleTimeout, log: say)
+                                ownUID: uid, idleTimeout: options.dragIdleTimeout, logger: logger)
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
                                   ownUID: uid, idleTimeout: options.shareIdleTimeout,
-                                  performTimeout: options.sharePerformTimeout, log: say)
+                                  performTimeout: options.sharePerformTimeout, logger: logger)
         let companions: [any BrokerCompanion]
         do {
-            companions = try options.companions.map { try $0(pasteboards, scenes, say) }
+            companions = try options.companions.map { try $0(pasteboards, scenes, logger) }
         } catch let failure as StartFailure {
             throw failure
         } catch {
@@ -207,15 +205,6 @@ package final class Broker: Service, Sendable {
         return Running(connection: connection, store: store, sceneStore: sceneStore, pasteboards: pasteboards,
                        scenes: scenes, broker: service, drags: drags, shares: shares, direct: direct, companions: companions, changes: changes,
                        nameChanges: nameChanges, logger: logger)
-    }
-
-    /// The services' one-line events: info, or a warning when it says what the broker could not
-    /// do ("cannot …").
-    var eventLog: @Sendable (String) -> Void {
-        let logger = logger
-        return { line in
-            if line.hasPrefix("cannot ") { logger.warning("\(line)") } else { logger.info("\(line)") }
-        }
     }
 
     /// Requests `org.ferry.Broker` (replacing its owner with ``Options/replace``).

@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryModel
 import FerryBus
+import Logging
 
 /// The broker's D-Bus face: `org.ferry.Broker1` at `/org/ferry/Broker` (apps, pasteboards, the
 /// paste log), and the watch that drops a registration, and its promises, when its connection
@@ -28,7 +29,7 @@ package struct BrokerService: Sendable {
     package let direct: DirectListener?
     /// Callers of the standard interfaces, refused when of another uid.
     let standardCallers: CallerCache
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
 
     /// Makes the service; nothing is exported until ``export()``.
     /// - Parameters:
@@ -38,16 +39,16 @@ package struct BrokerService: Sendable {
     ///     going away reach it.
     ///   - direct: grants direct connections (`OpenDirect`) and closes a client's when it leaves
     ///     the bus; nil: `OpenDirect` is `Unavailable`.
-    ///   - log: receives one line per event (registrations, unregistrations).
+    ///   - logger: gets registrations and unregistrations (info).
     package init(connection: Connection, registry: AppRegistry, pasteboards: PasteboardService,
-                scenes: SceneService? = nil, direct: DirectListener? = nil, log: @escaping @Sendable (String) -> Void) {
+                scenes: SceneService? = nil, direct: DirectListener? = nil, logger: Logger) {
         self.connection = connection
         self.direct = direct
         self.registry = registry
         self.pasteboards = pasteboards
         self.scenes = scenes
         self.standardCallers = CallerCache(ownUID: pasteboards.ownUID)
-        self.log = log
+        self.logger = logger
     }
 
     /// Refuses `Introspectable` and `Properties` calls from callers of another uid, on every
@@ -133,7 +134,8 @@ package struct BrokerService: Sendable {
                         await scenes.appDisconnected(uniqueName: caller.uniqueName)
                     }
                 }
-                log("registered \(app.appID) (\(caller.uniqueName), pid \(caller.pid.map(String.init) ?? "?"))")
+                logger.info("registered \(app.appID)",
+                            metadata: ["sender": "\(caller.uniqueName)", "pid": "\(caller.pid.map(String.init) ?? "?")"])
                 try connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppRegistered",
                                     body: [.string(app.appID), .string(caller.uniqueName)])
                 if showsScenes, let scenes {
@@ -228,7 +230,7 @@ package struct BrokerService: Sendable {
     }
 
     private func announceUnregistered(_ app: AppRegistration, reason: String) {
-        log("unregistered \(app.appID) (\(app.caller.uniqueName), \(reason))")
+        logger.info("unregistered \(app.appID): \(reason)", metadata: ["sender": "\(app.caller.uniqueName)"])
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "AppUnregistered",
                              body: [.string(app.appID)])
     }

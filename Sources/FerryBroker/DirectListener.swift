@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -34,8 +35,7 @@ package final class DirectListener: Sendable {
     private let ownUID: UInt32
     private let tokenLifetime: Duration
     private let socketPath: String?
-    private let log: @Sendable (String) -> Void
-    private let say: @Sendable (String) -> Void
+    private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
@@ -60,16 +60,13 @@ package final class DirectListener: Sendable {
     ///   - busAddress: names the socket (its hash), so ferryds of different buses never share one.
     ///   - runtimeDirectory: `$XDG_RUNTIME_DIR`; nil or empty: no direct connections.
     ///   - tokenLifetime: how long a token stays good.
-    ///   - log: receives one line per refusal and per failure to listen (warnings).
-    ///   - say: receives one line per connection bound (an event).
+    ///   - logger: gets refusals (warnings), failures to listen (errors) and connections bound (debug).
     package init(bus: Connection, busAddress: String, runtimeDirectory: String?, ownUID: UInt32,
-                tokenLifetime: Duration = defaultTokenLifetime, log: @escaping @Sendable (String) -> Void,
-                say: @escaping @Sendable (String) -> Void = { _ in }) {
+                tokenLifetime: Duration = defaultTokenLifetime, logger: Logger) {
         self.bus = bus
         self.ownUID = ownUID
         self.tokenLifetime = tokenLifetime
-        self.log = log
-        self.say = say
+        self.logger = logger
         if let runtimeDirectory, !runtimeDirectory.isEmpty {
             socketPath = "\(runtimeDirectory)/ferry/direct-\(Self.hash(busAddress))"
         } else {
@@ -79,10 +76,10 @@ package final class DirectListener: Sendable {
 
     /// The listener for ferryd's bus, its socket under `$XDG_RUNTIME_DIR`; not listening yet.
     package convenience init(bus: Connection, busAddress: String, tokenLifetime: Duration = defaultTokenLifetime,
-                            log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
+                            logger: Logger) {
         let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
         self.init(bus: bus, busAddress: busAddress, runtimeDirectory: runtime, ownUID: getuid(), tokenLifetime: tokenLifetime,
-                  log: log, say: say)
+                  logger: logger)
     }
 
     /// The address clients connect to, listening first when not yet (a live socket of another
@@ -93,15 +90,16 @@ package final class DirectListener: Sendable {
         do {
             try Self.prepare(socketPath)
         } catch {
-            log("direct connections off: \(error)")
+            logger.error("direct connections off: \(error)")
             return nil
         }
         do {
             let server = try await PeerServer(
                 listeningOn: "unix:path=\(Self.escaped(socketPath))", name: bus.uniqueName,
                 accepted: { [weak self] connection in self?.accepted(connection) },
-                refused: { [log] process in
-                    log("refused a direct connection from uid \(process.map { String($0.uid) } ?? "?") pid \(process.map { String($0.pid) } ?? "?")")
+                refused: { [logger] process in
+                    logger.warning("refused a direct connection of another user",
+                                   metadata: ["uid": "\(process.map { String($0.uid) } ?? "?")", "pid": "\(process.map { String($0.pid) } ?? "?")"])
                 })
             chmod(socketPath, 0o600)
             let kept = state.withLock { s -> PeerServer in
@@ -112,7 +110,7 @@ package final class DirectListener: Sendable {
             if kept !== server { await server.close() }
             return kept.address
         } catch {
-            log("direct connections off: cannot listen on \(socketPath): \(error)")
+            logger.error("direct connections off: cannot listen on \(socketPath): \(error)")
             return nil
         }
     }
@@ -200,7 +198,7 @@ package final class DirectListener: Sendable {
             throw FerryModelError(.permissionDenied, "the direct token was granted to another user")
         }
         try connection.bind(to: grant.name, serving: bus)
-        say("direct connection bound to \(grant.name) (pid \(process.pid))")
+        logger.debug("direct connection bound to \(grant.name)", metadata: ["pid": "\(process.pid)"])
         state.withLock { s in
             var list = (s.bound[grant.name.rawValue] ?? []).filter(\.isConnected)
             list.append(connection)
@@ -219,7 +217,8 @@ package final class DirectListener: Sendable {
                     let callbacks = try WireReader(dbus: options, path: "options").bool("callbacks") ?? false
                     try bind(call.connection, token: token, callbacks: callbacks)
                 } catch {
-                    log("refused a direct connection of pid \(call.connection.peerProcess.map { String($0.pid) } ?? "?"): \(error)")
+                    logger.warning("refused a direct connection: \(error)",
+                                   metadata: ["pid": "\(call.connection.peerProcess.map { String($0.pid) } ?? "?")"])
                     // After the refusal's reply: nothing but Bind was possible on it anyway.
                     let connection = call.connection
                     Task { await connection.close(gracePeriod: .seconds(1)) }

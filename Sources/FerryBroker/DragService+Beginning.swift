@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 import FerrySystem
 
 /// The options of `org.ferry.DragManager1.BeginDrag`, read and checked.
@@ -164,8 +165,8 @@ extension DragService {
         idleWake.signal()
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "DragBegan",
                              body: [.objectPath(path), .string(sourceApp)])
-        log("drag \(number) began from \(source.map { "scene \($0.id) of \(sourceApp)" } ?? "the icon of \(sourceApp)")"
-            + "\(allowsMove ? ", move allowed" : "")\(restricted ? ", restricted to its app" : "")")
+        let origin = source.map { "scene \($0.id) of \(sourceApp)" } ?? "the icon of \(sourceApp)"
+        logger.debug("drag \(number) began from \(origin)\(allowsMove ? ", move allowed" : "")\(restricted ? ", restricted to its app" : "")")
         // The initiator or the source may have left while the items were written: then their
         // NameOwnerChanged has passed already.
         for name in parties where (try? await connection.owner(of: BusName(name))) == nil {

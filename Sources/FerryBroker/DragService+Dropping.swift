@@ -7,6 +7,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 extension DragService {
     /// How a drag ended, for `Drop`'s outcome, the source's `DragEnded` and `LastDrag`.
@@ -67,8 +68,10 @@ extension DragService {
                 ? "an app's icon opens a scene only at a screen's edge" : "nothing accepts the drop here")
         }
         await finish(number, ending)
-        log("drag \(number) dropped: \(ending.operation)\(ending.target.map { " on \($0)" } ?? "")"
-            + "\(ending.newSession.map { " (new scene \($0))" } ?? "")\(ending.reason.map { ": \($0)" } ?? "")")
+        logger.info("""
+            drag \(number) dropped: \(ending.operation)\(ending.target.map { " on \($0)" } ?? "")\
+            \(ending.newSession.map { " (new scene \($0))" } ?? "")\(ending.reason.map { ": \($0)" } ?? "")
+            """)
         return ending.outcome
     }
 
@@ -127,7 +130,7 @@ extension DragService {
     /// - Throws: `FerryModelError` `.notFound` (ended), `.permissionDenied` (not the initiator).
     func cancel(_ number: Int, sender: String) async throws {
         _ = try await acquire(number, sender: sender)
-        log("drag \(number) cancelled by its initiator")
+        logger.info("drag \(number) cancelled by its initiator")
         await finish(number, Ending(operation: .cancel, reason: "cancelled"))
     }
 

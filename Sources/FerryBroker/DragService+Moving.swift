@@ -1,6 +1,7 @@
 import BrokerCore
 import DBus
 import FerryModel
+import Logging
 
 extension DragService {
     /// `Move`: hit-tests the desktop at `location`, drives the scene there (DropExited at the
@@ -81,7 +82,8 @@ extension DragService {
         }
         guard reply.count == 2, case .string(let name) = reply[0], case .boolean(let precise) = reply[1],
               let operation = DropOperation(name: name) else {
-            log("\(target.appID) answered Client1.\(member.rawValue) with \(reply.map(\.signature.rawValue).joined()): counted as forbidden")
+            logger.warning("answered Client1.\(member.rawValue) with (\(reply.map(\.signature.rawValue).joined())): counted as forbidden",
+                           metadata: ["app": "\(target.appID)"])
             return .forbidden
         }
         return DropProposal(operation: operation, isPrecise: precise)

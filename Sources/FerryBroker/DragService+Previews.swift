@@ -1,6 +1,7 @@
 import BrokerCore
 import DBus
 import FerryModel
+import Logging
 
 /// A drag's item previews (Apple's `UIDragItem.previewProvider`), with who may set and see them.
 ///
@@ -55,7 +56,7 @@ extension DragService {
         _ = try pasteboards.memory.charge(Self.previewsKey(slot.pasteboard), caller: caller.uniqueName, bytes: bytes)
         previews[number]?.previews = list
         let count = list.compactMap { $0 }.count
-        log("drag \(number): \(count) preview\(count == 1 ? "" : "s") set by \(caller.uniqueName)")
+        logger.debug("drag \(number): \(count) preview\(count == 1 ? "" : "s") set", metadata: ["sender": "\(caller.uniqueName)"])
     }
 
     /// The memory budget's key for a drag's previews.

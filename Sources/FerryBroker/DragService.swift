@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryModel
 import FerrySystem
+import Logging
 import Synchronization
 
 /// Drag and drop between scenes of different processes: `org.ferry.DragManager1` at
@@ -53,7 +54,8 @@ package actor DragService {
     /// How long a drag may stay idle.
     package nonisolated let idleTimeout: Duration
     nonisolated let ownUID: UInt32
-    nonisolated let log: @Sendable (String) -> Void
+    /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
+    package nonisolated let logger: Logger
     /// Callers' credentials, asked of the bus once per connection.
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a drag begins.
@@ -83,10 +85,10 @@ package actor DragService {
     ///   - registry: the registered apps.
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a drag may stay without a call before it ends as cancel.
-    ///   - log: receives one line per notable event.
+    ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
                 ownUID: UInt32, idleTimeout: Duration = DragService.defaultIdleTimeout,
-                log: @escaping @Sendable (String) -> Void) {
+                logger: Logger) {
         self.connection = connection
         self.scenes = scenes
         self.pasteboards = pasteboards
@@ -94,7 +96,7 @@ package actor DragService {
         self.ownUID = ownUID
         self.callers = CallerCache(ownUID: ownUID)
         self.idleTimeout = idleTimeout
-        self.log = log
+        self.logger = logger
     }
 
     /// Exports `org.ferry.DragManager1` at ``path``.
@@ -192,7 +194,7 @@ package actor DragService {
         }
         guard let session = sessions[number], session.state == .dragging else { return }
         sessions[number]?.busy = true
-        log("drag \(number) ends as cancel: \(reason)")
+        logger.info("drag \(number) ends as cancel: \(reason)")
         await finish(number, Ending(operation: .cancel, reason: reason))
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import BrokerCore
 import DBus
 import FerryModel
+import Logging
 
 extension PasteboardService {
     /// The policy's last word on a paste whose content is known: a read refused without looking
@@ -49,7 +50,7 @@ extension PasteboardService {
                                             sourceApp: sources.isEmpty ? nil : sources.joined(separator: ", "),
                                             pasteboard: pasteboard, types: types.map(\.identifier),
                                             asked: Date(), expires: Date())
-        log("paste consent: asking whether \(app) may read \(pasteboard) (\(reason))")
+        logger.info("paste consent: asking whether \(app) may read \(pasteboard) (\(reason))")
         let (asked, outcome) = await consents.ask(request)
         guard outcome != .allowed else { return outcome }
         logPaste(PasteRecord(appID: app, uniqueName: caller.uniqueName, uid: caller.caller.uid, pid: asked.readerPID,
@@ -106,9 +107,9 @@ extension PasteboardService {
         }
         if remember {
             try policy.remember(allow: allow, app: request.readerApp)
-            log("paste policy: remembered `\(allow ? "allow" : "deny") \(request.readerApp)` in \(policy.displayPath)")
+            logger.notice("paste policy: remembered `\(allow ? "allow" : "deny") \(request.readerApp)` in \(policy.displayPath)")
         }
         try consents.answer(id, allow: allow)
-        log("paste consent: request \(id) \(allow ? "allowed" : "denied") (\(request.readerApp))")
+        logger.info("paste consent: request \(id) \(allow ? "allowed" : "denied")", metadata: ["app": "\(request.readerApp)"])
     }
 }

@@ -10,6 +10,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 extension PasteboardService {
     /// How many bytes of an item's text pattern detection looks at.
@@ -116,7 +117,7 @@ extension PasteboardService {
             do {
                 return try store.readData(item: item.id, representation: type)
             } catch let error as FerryModelError where error.code == .unavailable && representation.storage == .blob {
-                log("not serving \(type.identifier) of item \(item.id): \(error.message)")
+                logger.warning("not serving \(type.identifier) of item \(item.id): \(error.message)")
                 throw error
             }
         }

@@ -6,6 +6,7 @@ import Foundation
 import BrokerCore
 import DBus
 import FerryModel
+import Logging
 
 /// The built-in copy and save activities' side of the pasteboards: a share's items read whole
 /// (promised bytes fetched from the writer now, while the share still runs), and written to the
@@ -134,7 +135,7 @@ extension PasteboardService {
         let store = self.store, general = PasteboardName.general
         let outcome = try await BlockingWork.run { [memory] in try write.perform(on: store, pasteboard: general, memory: memory) }
         didChange(general, changeCount: outcome.changeCount, volatile: outcome.volatile)
-        log("copied \(items.count) item(s) of \(name) to \(general) for \(sharer.appID ?? sharer.uniqueName)")
+        logger.info("copied \(items.count) item(s) of \(name) to \(general) for \(sharer.appID ?? sharer.uniqueName)")
         return (outcome.changeCount, items.count)
     }
 }

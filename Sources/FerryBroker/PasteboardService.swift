@@ -8,6 +8,7 @@ import DBus
 import Dispatch
 import FerryModel
 import FerrySystem
+import Logging
 import Synchronization
 
 /// The pasteboards on the bus: one `org.ferry.Pasteboard1` object per pasteboard at
@@ -45,7 +46,8 @@ package actor PasteboardService {
     nonisolated let ownUID: UInt32
     /// What the transient pasteboards and the sensitive writes may hold in memory, in all and per caller.
     package nonisolated let memory: MemoryBudget
-    nonisolated let log: @Sendable (String) -> Void
+    /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
+    package nonisolated let logger: Logger
     nonisolated let expiryWake = Wake()
     /// Where paste records are written, in order, off the reader's path.
     nonisolated let pasteLogQueue = DispatchQueue(label: "org.ferry.broker.paste-log")
@@ -91,13 +93,13 @@ package actor PasteboardService {
     ///   - foregroundApps: the apps with a foreground scene, for the paste policy.
     ///   - memory: what transient pasteboards and sensitive writes may hold in memory.
     ///   - consentTimeout: how long a read the policy asks about waits for the user's answer.
-    ///   - log: receives one line per notable event.
+    ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, store: PasteboardStore, registry: AppRegistry, policy: PastePolicyFile,
                 relay: PromiseRelay, ownUID: UInt32,
                 foregroundApps: SceneService.ForegroundApps = SceneService.ForegroundApps(),
                 memory: MemoryBudget = MemoryBudget(),
                 consentTimeout: Duration = PasteConsents.defaultTimeout,
-                log: @escaping @Sendable (String) -> Void) {
+                logger: Logger) {
         self.connection = connection
         self.store = store
         self.registry = registry
@@ -109,7 +111,7 @@ package actor PasteboardService {
         self.consents = PasteConsents(timeout: consentTimeout,
                                       requested: { Self.announceConsentRequest($0, on: connection) },
                                       ended: { Self.announceConsentEnd($0, $1, on: connection) })
-        self.log = log
+        self.logger = logger
     }
 
     /// The key under which ``memory`` holds a pasteboard's sensitive items.
@@ -167,7 +169,7 @@ package actor PasteboardService {
             if !create {
                 _ = try store.changeCount(of: name)  // NotFound: "there is no pasteboard …"
             } else if try store.createPasteboard(name) {
-                log("created pasteboard \(name)")
+                logger.info("created pasteboard \(name)")
             }
         }
         let path = try export(name)
@@ -194,7 +196,7 @@ package actor PasteboardService {
             connection.unexport(path)
         }
         announced[name] = nil
-        log("removed pasteboard \(name)")
+        logger.info("removed pasteboard \(name)")
     }
 
     /// The names of all pasteboards, `general` first.
@@ -305,7 +307,7 @@ package actor PasteboardService {
         do {
             try store.logPastes(records)
         } catch {
-            log("cannot log \(records.count) paste(s): \(error)")
+            logger.error("cannot log \(records.count) paste(s): \(error)")
         }
     }
 
@@ -364,12 +366,14 @@ package actor PasteboardService {
                 }
                 let outcome = change.restoredHistory ? "it is back to its previous content"
                     : change.remainingItems == 0 ? "it is empty" : "\(change.remainingItems) item(s) remain"
-                log("\(owner) left without handing over \(change.representations) promised representation(s) on \(name): "
-                    + "dropped them and \(change.items) item(s) left with nothing; \(outcome)")
+                logger.warning("""
+                    \(owner) left without handing over \(change.representations) promised representation(s) on \(name): \
+                    dropped them and \(change.items) item(s) left with nothing; \(outcome)
+                    """)
                 didChange(name, changeCount: change.changeCount)
             }
         } catch {
-            log("cannot drop the promises of \(owner): \(error)")
+            logger.error("cannot drop the promises of \(owner): \(error)")
         }
     }
 
@@ -405,7 +409,7 @@ package actor PasteboardService {
         do {
             touched = try store.removeExpired(now: now)
         } catch {
-            log("cannot remove expired items: \(error)")
+            logger.error("cannot remove expired items: \(error)")
         }
         for (name, content) in volatile {
             guard (try? store.changeCount(of: name)) == content.changeCount else {
@@ -421,7 +425,7 @@ package actor PasteboardService {
             contentsCache.invalidate(name)
             guard let count = try? store.incrementChangeCount(of: name) else { continue }
             if let content = volatile[name], content.changeCount == count - 1 { volatile[name]?.changeCount = count }
-            log("items of \(name) expired")
+            logger.info("items of \(name) expired")
             announce(name, changeCount: count)
         }
     }

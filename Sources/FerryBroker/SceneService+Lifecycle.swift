@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 extension SceneService {
     // MARK: - Registration
@@ -26,7 +27,7 @@ extension SceneService {
         }
         if let stale = running[app.appID] { detach(app.appID, uniqueName: stale.uniqueName) }
         let callbacks = AppCallbacks(appID: app.appID, destination: try BusName(app.caller.uniqueName),
-                                     path: try ObjectPath(app.clientPath), connection: connection, log: log)
+                                     path: try ObjectPath(app.clientPath), connection: connection, logger: logger)
         running[app.appID] = RunningApp(uniqueName: app.caller.uniqueName, manifest: app.manifest, callbacks: callbacks)
     }
 
@@ -41,10 +42,10 @@ extension SceneService {
                 _ = try await app.callbacks.call("DiscardSceneSessions", [.array(of: .string, discards.map(DBusValue.string))],
                                                  timeout: timeouts.call)
                 try store.clearPendingDiscards(of: appID, discards)
-                log("told \(appID) of \(discards.count) session(s) discarded while it was not running")
+                logger.debug("told \(appID) of \(discards.count) session(s) discarded while it was not running")
             }
         } catch {
-            log("cannot deliver the pending discards of \(appID): \(error)")
+            logger.warning("cannot deliver the pending discards of \(appID): \(error)")
         }
         guard isCurrent(app) else { return }
         let own = sessions.values.filter { $0.bundleIdentifier == appID }.map(\.persistentIdentifier)
@@ -53,7 +54,7 @@ extension SceneService {
                 _ = try await openNew(appID: appID, options: SceneConnectionOptions(), screen: nil, requesting: nil,
                                       placement: nil)
             } catch {
-                log("cannot open the first scene of \(appID): \(error)")
+                logger.warning("cannot open the first scene of \(appID): \(error)")
             }
             return
         }
@@ -64,7 +65,7 @@ extension SceneService {
             do {
                 try await connect(id, app: app, options: pending[id] ?? SceneConnectionOptions())
             } catch {
-                log("cannot reconnect scene \(id) of \(appID): \(error)")
+                logger.warning("cannot reconnect scene \(id) of \(appID): \(error)")
             }
         }
     }
@@ -85,7 +86,7 @@ extension SceneService {
             if desktop.windows[session.persistentIdentifier]?.isConnected == true { count += 1 }
             desktop.setConnected(session.persistentIdentifier, false)
         }
-        if count > 0 { log("\(count) scene(s) of \(appID) are unattached: the app is gone") }
+        if count > 0 { logger.info("\(count) scene(s) of \(appID) are unattached: the app is gone") }
         rederive()
     }
 

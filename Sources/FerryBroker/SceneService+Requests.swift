@@ -7,6 +7,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 /// The options of `org.ferry.Scenes1.RequestActivation`, read and checked.
 struct ActivationRequest: Sendable {
@@ -203,7 +204,7 @@ extension SceneService {
         kept.urls += options.urls
         kept.sourceApplication = options.sourceApplication ?? kept.sourceApplication
         pending[id] = kept
-        do { try persist([id]) } catch { log("cannot keep the connection options of \(id): \(error)") }
+        do { try persist([id]) } catch { logger.error("cannot keep the connection options of \(id): \(error)") }
     }
 
     /// Makes a new session, places it, and connects it when its app runs (removing it again
@@ -234,7 +235,7 @@ extension SceneService {
         }
         try? exportSession(id)
         emitSessionSignal("SessionAdded", id, appID: appID)
-        log("new scene session \(id) of \(appID)\(app == nil ? " (archived: the app is not running)" : "")")
+        logger.info("new scene session \(id) of \(appID)\(app == nil ? " (archived: the app is not running)" : "")")
         windowsChanged(since: before, notifying: true)
         rederive()
         if let app {
@@ -284,7 +285,7 @@ extension SceneService {
         } catch let error as FerryModelError where error.code == .unavailable && !isCurrent(app) {
             throw error
         } catch {
-            log("\(session.bundleIdentifier): using the default configuration for \(id): \(error)")
+            logger.warning("using the default configuration for \(id): \(error)", metadata: ["app": "\(session.bundleIdentifier)"])
         }
         try checkStillConnectable(id, app: app)
         guard var current = sessions[id] else { throw FerryModelError(.notFound, "scene session \(id) was destroyed") }
@@ -311,7 +312,7 @@ extension SceneService {
         if queued != nil { try? persist([id]) }
         let late = (queued?.userActivities ?? []).filter { !options.userActivities.contains($0) }
         desktop.setConnected(id, true)
-        log("\(current.bundleIdentifier) connected scene \(id) (\(current.configurationName ?? "no configuration"))")
+        logger.debug("\(current.bundleIdentifier) connected scene \(id) (\(current.configurationName ?? "no configuration"))")
         rederive()
         for activity in late {
             _ = try? app.callbacks.enqueue("ContinueActivity", [.string(id), try activity.dbusValue()], timeout: timeouts.call)
@@ -348,7 +349,7 @@ extension SceneService {
         let app = running[appID]
         try store.destroy(id, appID: appID)
         forget(id)
-        log("destroyed scene session \(id) of \(appID) (\(animation.name))")
+        logger.info("destroyed scene session \(id) of \(appID) (\(animation.name))")
         guard let app else { return }
         if wasConnected {
             _ = try? await app.callbacks.call("DisconnectScene", [
@@ -363,7 +364,7 @@ extension SceneService {
                                              timeout: timeouts.call)
             try store.clearPendingDiscards(of: appID, [id])
         } catch {
-            log("the discard of \(id) stays recorded for \(appID)'s next registration: \(error)")
+            logger.warning("the discard of \(id) stays recorded for \(appID)'s next registration: \(error)")
         }
     }
 

@@ -1,6 +1,7 @@
 import BrokerCore
 import DBus
 import FerryModel
+import Logging
 import Synchronization
 
 /// The scene sessions of every app on the desktop: `org.ferry.Scenes1` at `/org/ferry/Scenes` and
@@ -51,7 +52,8 @@ package actor SceneService {
     /// The width of the edge zones.
     package nonisolated let edgeZone: Double
     nonisolated let ownUID: UInt32
-    nonisolated let log: @Sendable (String) -> Void
+    /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
+    package nonisolated let logger: Logger
 
     /// Screens, frames, stacking order and which scenes are connected.
     var desktop: Desktop
@@ -92,10 +94,10 @@ package actor SceneService {
     ///     reads it).
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - timeouts: how long apps have to answer the broker's calls.
-    ///   - log: receives one line per notable event.
+    ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
                 foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, timeouts: Timeouts = Timeouts(),
-                log: @escaping @Sendable (String) -> Void) {
+                logger: Logger) {
         self.connection = connection
         self.registry = registry
         self.store = store
@@ -105,7 +107,7 @@ package actor SceneService {
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
         self.timeouts = timeouts
-        self.log = log
+        self.logger = logger
     }
 
     /// Loads the known apps and the sessions (all unattached) from the store and exports
@@ -116,7 +118,7 @@ package actor SceneService {
             do {
                 knownApps[appID] = try AppRegistry.parseManifest(bytes, appID: appID)
             } catch {
-                log("ignoring the stored manifest of \(appID): \(error)")
+                logger.warning("ignoring the stored manifest of \(appID): \(error)")
             }
         }
         var corrupt: [SceneStore.CorruptSession] = []
@@ -132,10 +134,10 @@ package actor SceneService {
             sessions[session.persistentIdentifier] = session
             if let options = stored.pendingOptions { pending[session.persistentIdentifier] = options }
         }
-        for damaged in corrupt { log("\(damaged)") }
+        for damaged in corrupt { logger.warning("\(damaged)") }
         try connection.export(interface, at: Self.path)
         for id in sessions.keys { try exportSession(id) }
-        if !sessions.isEmpty { log("restored \(sessions.count) scene session(s) of \(Set(sessions.values.map(\.bundleIdentifier)).count) app(s)") }
+        if !sessions.isEmpty { logger.info("restored \(sessions.count) scene session(s) of \(Set(sessions.values.map(\.bundleIdentifier)).count) app(s)") }
     }
 
     // MARK: - Callers

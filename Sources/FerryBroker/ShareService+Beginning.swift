@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 import FerrySystem
 
 /// The options of `org.ferry.Sharing1.BeginShare`, read and checked.
@@ -153,7 +154,7 @@ extension ShareService {
         shares[number] = share
         idleWake.signal()
         let what = source.map { "scene \($0.sceneID) of \($0.appID)" } ?? "items of \(share.sourceApp ?? caller.uniqueName)"
-        log("share \(number) began: \(what)")
+        logger.info("share \(number) began: \(what)")
         // The sharer or the source may have left while the items were written: then their
         // NameOwnerChanged has passed already.
         for name in Set([caller.uniqueName] + (source.map { [$0.uniqueName] } ?? []))

@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 extension ShareService {
     /// An activity that matches a share's items by type, before its app is asked: a built-in
@@ -90,7 +91,7 @@ extension ShareService {
                           question.types, info(share, items: items, visibleTo: question.registration.appID)))
         }
         let shareID = share.id
-        let log = self.log
+        let logger = logger
         return await withTaskGroup(of: Set<Share.Able>.self) { group in
             for call in calls {
                 group.addTask {
@@ -101,7 +102,7 @@ extension ShareService {
                         ], timeout: Self.canPerformTimeout)
                         guard reply.count == 1, case .strings(let names)? = try? WireValue(dbusValue: reply[0]) else {
                             let signature = reply.map(\.signature.rawValue).joined()
-                            log("\(call.appID) answered CanPerformActivities with \(signature) instead of as")
+                            logger.warning("answered CanPerformActivities with (\(signature)) instead of (as)", metadata: ["app": "\(call.appID)"])
                             return []
                         }
                         return Set(names.map(ActivityType.init(rawValue:)).filter(asked.contains)

@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 import FerrySystem
 
 extension ShareService {
@@ -41,10 +42,10 @@ extension ShareService {
         pasteboards.updateTransientAccess(share.pasteboard) { $0.acceptsWrites = false }
         let completion: ShareCompletion
         if let registration = candidate.registration {
-            log("share \(number): \(registration.appID) performs \(type)")
+            logger.debug("share \(number): \(registration.appID) performs \(type)")
             completion = await performApp(share, activity: type, registration: registration)
         } else {
-            log("share \(number): ferryd performs \(type)")
+            logger.debug("share \(number): ferryd performs \(type)")
             completion = await performBuiltIn(type, share: share, options: options, caller: caller)
         }
         await end(number, completion, reason: "performed \(type)")
@@ -157,10 +158,10 @@ extension ShareService {
                 try source.callbacks.enqueue("ShareCompleted", [.string(share.id), .string(source.sceneID), try Self.wire(completion)],
                                              timeout: Self.noticeTimeout)
             } catch {
-                log("share \(number): cannot tell \(source.appID) it completed: \(error)")
+                logger.warning("share \(number): cannot tell \(source.appID) it completed: \(error)")
             }
         }
         let outcome = completion.completed ? "completed" : (completion.errorName.map { "failed (\($0))" } ?? "not completed")
-        log("share \(number) ended: \(reason), \(outcome)")
+        logger.info("share \(number) ended: \(reason), \(outcome)")
     }
 }

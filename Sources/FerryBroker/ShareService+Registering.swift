@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import Logging
 
 /// One app's registered activities, bound to the connection that registered the app.
 struct ActivityRegistration: Sendable {
@@ -35,7 +36,7 @@ extension ShareService {
         guard !activities.isEmpty else {
             registrations[caller.uniqueName]?.ownCallbacks.close()
             registrations[caller.uniqueName] = nil
-            log("\(app.appID) registered no activities")
+            logger.debug("\(app.appID) registered no activities")
             return
         }
         if var current = registrations[caller.uniqueName], current.appID == app.appID,
@@ -45,12 +46,12 @@ extension ShareService {
         } else {
             registrations[caller.uniqueName]?.ownCallbacks.close()
             let callbacks = AppCallbacks(appID: app.appID, destination: try BusName(caller.uniqueName),
-                                         path: try ObjectPath(app.clientPath), connection: connection, log: log)
+                                         path: try ObjectPath(app.clientPath), connection: connection, logger: logger)
             registrations[caller.uniqueName] = ActivityRegistration(appID: app.appID, uniqueName: caller.uniqueName,
                                                                     activities: activities, ownCallbacks: callbacks)
         }
-        log("\(app.appID) registered \(activities.count) activit\(activities.count == 1 ? "y" : "ies"): "
-            + activities.map(\.type.rawValue).joined(separator: ", "))
+        let types = activities.map(\.type.rawValue).joined(separator: ", ")
+        logger.debug("\(app.appID) registered \(activities.count) activit\(activities.count == 1 ? "y" : "ies"): \(types)")
     }
 
     /// Reads `RegisterActivities`' entries: each validated, errors named `activities[i].key`, no
@@ -82,7 +83,7 @@ extension ShareService {
         for (uniqueName, registration) in registrations where registry.app(of: uniqueName)?.appID != registration.appID {
             registration.ownCallbacks.close()
             registrations[uniqueName] = nil
-            log("\(registration.appID)'s activities go: it is no longer registered")
+            logger.debug("\(registration.appID)'s activities go: it is no longer registered")
         }
         return registrations.values.sorted { $0.appID < $1.appID }
     }

@@ -2,6 +2,7 @@ import BrokerCore
 import DBus
 import FerryModel
 import FerrySystem
+import Logging
 import Synchronization
 
 /// The share sheet as a desktop service: `org.ferry.Sharing1` at `/org/ferry/Sharing`
@@ -47,7 +48,8 @@ package actor ShareService {
     /// How long an activity's app has for `PerformActivity` (it is told, and cancels after it).
     package nonisolated let performTimeout: Duration
     nonisolated let ownUID: UInt32
-    nonisolated let log: @Sendable (String) -> Void
+    /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
+    package nonisolated let logger: Logger
     /// Callers' credentials, asked of the bus once per connection.
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a share begins.
@@ -69,11 +71,11 @@ package actor ShareService {
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a share may stay unperformed before it ends.
     ///   - performTimeout: how long an activity's app has for `PerformActivity`.
-    ///   - log: receives one line per notable event.
+    ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
                 ownUID: UInt32, idleTimeout: Duration = ShareService.defaultIdleTimeout,
                 performTimeout: Duration = ShareService.defaultPerformTimeout,
-                log: @escaping @Sendable (String) -> Void) {
+                logger: Logger) {
         self.connection = connection
         self.scenes = scenes
         self.pasteboards = pasteboards
@@ -82,7 +84,7 @@ package actor ShareService {
         self.callers = CallerCache(ownUID: ownUID)
         self.idleTimeout = idleTimeout
         self.performTimeout = performTimeout
-        self.log = log
+        self.logger = logger
     }
 
     /// Exports `org.ferry.Sharing1` at ``path``.
@@ -122,7 +124,7 @@ package actor ShareService {
         callers.forget(uniqueName)
         if let gone = registrations.removeValue(forKey: uniqueName) {
             gone.ownCallbacks.close()
-            log("\(gone.appID)'s \(gone.activities.count) activit\(gone.activities.count == 1 ? "y goes" : "ies go") with its connection")
+            logger.debug("\(gone.appID)'s \(gone.activities.count) activit\(gone.activities.count == 1 ? "y goes" : "ies go") with its connection")
         }
         for number in shares.keys.sorted() {
             // Read afresh: ending an earlier share awaited.

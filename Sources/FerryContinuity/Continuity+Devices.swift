@@ -1,6 +1,7 @@
 @preconcurrency import Crypto
 import Dispatch
 import FerryModel
+import Logging
 import FerrySystem
 import Foundation
 import Synchronization
@@ -81,7 +82,7 @@ extension Continuity {
             let old = state.withLock { state in defer { state.devices.watch = watch }; return state.devices.watch }
             old?.stop()
         } catch {
-            log("continuity: cannot watch the devices: \(error)")
+            logger.error("continuity: cannot watch the devices: \(error)")
         }
     }
 
@@ -115,7 +116,7 @@ extension Continuity {
             try bucket.put(device, try seal.seal([UInt8](try JSONEncoder().encode(record)), context: context))
             state.withLock { $0.devices.records[device] = record }
         } catch {
-            log("continuity: cannot record this device: \(error)")
+            logger.warning("continuity: cannot record this device: \(error)")
         }
     }
 
@@ -164,7 +165,7 @@ extension Continuity {
         } catch {
             throw FerryModelError(.io, "\(error)")
         }
-        log("continuity: revoked \(name); a new key went to \(recipients.map(\.device).joined(separator: ", "))")
+        logger.notice("continuity: revoked \(name); a new key went to \(recipients.map(\.device).joined(separator: ", "))")
         rekeyed(next)
         return recipients.map(\.device)
     }
@@ -193,10 +194,10 @@ extension Continuity {
                                          authenticating: Data("rekey:\(device):\(rekey.revoked)".utf8))
             let next = try Seal(key: [UInt8](bytes))
             try next.write(to: configuration.keyFile, replacing: true)
-            log("continuity: \(rekey.from) revoked \(rekey.revoked); adopted the new key")
+            logger.notice("continuity: \(rekey.from) revoked \(rekey.revoked); adopted the new key")
             rekeyed(next)
         } catch {
-            log("continuity: cannot adopt the new key from \(rekey.from): \(error)")
+            logger.error("continuity: cannot adopt the new key from \(rekey.from): \(error)")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Dispatch
 import FerryBroker
 import FerryModel
+import Logging
 import Synchronization
 
 /// A device's Handoff advertisement (sealed in the `ferry_activity` bucket under the device's
@@ -67,7 +68,7 @@ extension Continuity: HandoffHooks {
             let old = state.withLock { state in defer { state.handoff.watch = watch }; return state.handoff.watch }
             old?.stop()
         } catch {
-            log("continuity: cannot watch the activity bucket: \(error)")
+            logger.error("continuity: cannot watch the activity bucket: \(error)")
         }
         // What this device offers now (again, after a reconnect), and refreshed before it expires.
         state.withLock { $0.handoff.advertised = nil }
@@ -132,10 +133,10 @@ extension Continuity: HandoffHooks {
                 state.handoff.session = current?.persistentID
             }
             if let offer, offer.id != previous?.offer?.id {
-                log("continuity: advertising \(offer.activityType) of \(offer.appID) as \(device)/\(offer.id)")
+                logger.debug("continuity: advertising \(offer.activityType) of \(offer.appID) as \(device)/\(offer.id)")
             }
         } catch {
-            log("continuity: cannot advertise the current activity: \(error)")
+            logger.warning("continuity: cannot advertise the current activity: \(error)")
         }
     }
 
@@ -152,7 +153,7 @@ extension Continuity: HandoffHooks {
               let advertisement = try? JSONDecoder().decode(Advertisement.self, from: Data(plain)),
               advertisement.device == key, advertisement.stamp.device == key
         else {
-            log("continuity: ignored an activity advertisement under \(key) that does not open with this user's key")
+            logger.warning("continuity: ignored an activity advertisement under \(key) that does not open with this user's key")
             return
         }
         clock.observe(advertisement.stamp)
@@ -297,7 +298,7 @@ extension Continuity: HandoffHooks {
         guard saved.activityType == offer.activityType, saved.isEligibleForHandoff, !saved.isExpired() else {
             throw FerryModelError(.notFound, "the activity \(device)/\(request.id) is no longer eligible for handoff")
         }
-        log("continuity: \(request.from) continues \(device)/\(request.id), saved by \(current.appID) just now")
+        logger.info("continuity: \(request.from) continues \(device)/\(request.id), saved by \(current.appID) just now")
         return try saved.archivedData()
     }
 }

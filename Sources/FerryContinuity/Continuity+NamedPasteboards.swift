@@ -2,6 +2,7 @@ import BrokerCore
 import FerryBroker
 import FerryModel
 import Foundation
+import Logging
 import Synchronization
 
 /// Named pasteboards opted in to continuity (`ferryd --continuity-pasteboards notes,work`, or
@@ -87,15 +88,15 @@ extension Continuity {
         let items = remoteItems(of: envelope)
         guard !items.isEmpty else {
             if (try? await pasteboards.clearRemoteItems(on: name, where: { $0.options.origin == origin })) == true {
-                log("continuity: \(envelope.device) copied something to \(name) that stays there; its remote item is gone")
+                logger.debug("continuity: \(envelope.device) copied something to \(name) that stays there; its remote item is gone")
             }
             return
         }
         do {
             let count = try await pasteboards.writeRemoteItems(items, to: name)
-            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the pasteboard \(name) (change \(count))")
+            logger.info("continuity: \(items.count) remote item(s) from \(envelope.device) on the pasteboard \(name) (change \(count))")
         } catch {
-            log("continuity: cannot show the remote items of \(envelope.device) on \(name): \(error)")
+            logger.warning("continuity: cannot show the remote items of \(envelope.device) on \(name): \(error)")
         }
     }
 

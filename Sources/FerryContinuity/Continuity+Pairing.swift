@@ -1,6 +1,7 @@
 @preconcurrency import Crypto
 import Dispatch
 import FerryModel
+import Logging
 import Foundation
 import Synchronization
 
@@ -56,7 +57,7 @@ extension Continuity {
         } catch let error as EngineError {
             throw FerryModelError(.permissionDenied, error.message)
         }
-        log("continuity: made the user's key \(configuration.keyFile)")
+        logger.notice("continuity: made the user's key \(configuration.keyFile)")
         state.withLock { $0.devices.pairedBy = device }
         adopt(made)
     }
@@ -83,7 +84,7 @@ extension Continuity {
             finishPairing(session.id, failing: FerryModelError(.unavailable, "cannot wait on the engine: \(error)"))
             throw FerryModelError(.unavailable, "cannot wait on the engine: \(error)")
         }
-        log("continuity: waiting for a paired device to approve code \(code)")
+        logger.info("continuity: waiting for a paired device to approve code \(code)")
         return (code, session.id)
     }
 
@@ -179,7 +180,7 @@ extension Continuity {
             state.pairing?.stage = .paired
             state.devices.pairedBy = session.peer
         }
-        log("continuity: paired with \(session.peer ?? "another device"); wrote \(configuration.keyFile)")
+        logger.notice("continuity: paired with \(session.peer ?? "another device"); wrote \(configuration.keyFile)")
         adopt(key)
         var answer = PairMessage("answer")
         answer.status = "paired"
@@ -302,7 +303,7 @@ extension Continuity {
             throw FerryModelError(.permissionDenied, "the joining device did not take the key")
         }
         updatePairing(id) { $0.stage = .paired }
-        log("continuity: \(joiner) joined (approved here)")
+        logger.notice("continuity: \(joiner) joined (approved here)")
     }
 
     // MARK: - Both sides
@@ -372,7 +373,7 @@ extension Continuity {
             state.pairing = session
             return true
         }
-        if ended { log("continuity: pairing \(id) failed: \(failure.message)") }
+        if ended { logger.warning("continuity: pairing \(id) failed: \(failure.message)") }
         endSubscription(id)
     }
 

@@ -3,6 +3,7 @@ import Dispatch
 import FerryBroker
 import FerryModel
 import Foundation
+import Logging
 import Synchronization
 
 /// Relaying promises (issue #22): a representation that an app on this machine still promises
@@ -64,7 +65,7 @@ extension Continuity {
             }
             pull.finish(outcome)
             if case .failure(let error) = outcome {
-                self?.log("continuity: the app that promised \(type.identifier) did not serve \(request.from)'s paste: \(error)")
+                self?.logger.warning("continuity: the app that promised \(type.identifier) did not serve \(request.from)'s paste: \(error)")
                 self?.end(pull)
             }
         }

@@ -4,6 +4,7 @@ import DBus
 import Dispatch
 import FerryBroker
 import FerryModel
+import Logging
 import FerrySystem
 import Synchronization
 import CNATS
@@ -80,7 +81,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// This device's nkey public key (`U…`: what the engine's configuration lists).
     package let publicKey: String
     let clock: HybridClock
-    let log: @Sendable (String) -> Void
+    /// Where continuity says what happened and what it could not do (the broker's logger).
+    let logger: Logger
     /// Announcements and link events, in order, off the bus's threads.
     let queue = DispatchQueue(label: "org.ferry.continuity")
     let applying: AsyncStream<Envelope>.Continuation
@@ -123,12 +125,12 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// wrong), making the creds file when there is none; connects only in ``start()``. Without a
     /// key file the device is unpaired: connected, but it announces, watches and serves nothing.
     package init(configuration: Configuration, pasteboards: PasteboardService, scenes: SceneService? = nil,
-                log: @escaping @Sendable (String) -> Void) throws {
+                logger: Logger) throws {
         guard Subjects.isValidDevice(configuration.device), configuration.device.utf8.count <= 48 else {
             throw EngineError(.failed, "bad device name \"\(configuration.device)\": 1 to 48 letters, digits, - or _")
         }
         let (publicKey, made) = try NKey.publicKey(makingSeedFile: configuration.address.seedFile)
-        if made { log("continuity: made this device's creds \(configuration.address.seedFile); its public key is \(publicKey)") }
+        if made { logger.notice("continuity: made this device's creds \(configuration.address.seedFile); its public key is \(publicKey)") }
         var info = stat()
         let hasKey = lstat(configuration.keyFile, &info) == 0 || errno != ENOENT
         let seal = hasKey ? try Seal(keyFile: configuration.keyFile) : nil
@@ -138,7 +140,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         self.scenes = scenes
         state.withLock { $0.seal = seal }
         self.clock = HybridClock(device: configuration.device)
-        self.log = log
+        self.logger = logger
         let (stream, continuation) = AsyncStream<Envelope>.makeStream()
         applying = continuation
         let box = WeakBox()
@@ -212,12 +214,11 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                 state.link = link
                 state.pairedOnLink = false
             }
-            log("continuity: connected to \(configuration.address.url) as \(device)"
-                + (seal == nil ? " (unpaired: ferry continuity init, or join)" : ""))
+            logger.info("continuity: connected to \(configuration.address.url) as \(device)\(seal == nil ? " (unpaired: ferry continuity init, or join)" : "")")
             if seal != nil { try setUpPaired() }
         } catch {
             let wait = min(5_000, 250 << min(attempt, 5))
-            if attempt == 0 { log("continuity: cannot reach the engine yet (retrying): \(error)") }
+            if attempt == 0 { logger.warning("continuity: cannot reach the engine yet (retrying): \(error)") }
             let dropped = state.withLock { state in defer { state.link = nil }; return state.link }
             dropped?.close()
             queue.asyncAfter(deadline: .now() + .milliseconds(wait)) { self.connect(attempt: attempt + 1) }
@@ -255,9 +256,9 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         queue.async {
             do {
                 try self.setUpPaired()
-                self.log("continuity: paired; this device now shares the general pasteboard")
+                self.logger.notice("continuity: paired; this device now shares the general pasteboard")
             } catch {
-                self.log("continuity: paired, but cannot use the engine yet: \(error)")
+                self.logger.warning("continuity: paired, but cannot use the engine yet: \(error)")
             }
         }
     }
@@ -265,13 +266,13 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     func linkChanged(_ event: EngineLink.Event) {
         switch event {
         case .disconnected:
-            log("continuity: lost the engine; remote items disappear")
+            logger.warning("continuity: lost the engine; remote items disappear")
             let old = state.withLock { state in defer { state.watch = nil }; return state.watch }
             old?.stop()
             Task { await self.dropRemoteItems() }
             handoffLinkLost()
         case .reconnected:
-            log("continuity: the engine is back")
+            logger.notice("continuity: the engine is back")
             resume(attempt: 0)
             startHandoff()
         }
@@ -298,7 +299,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             old?.stop()
             return true
         } catch {
-            log("continuity: cannot watch the bucket: \(error)")
+            logger.error("continuity: cannot watch the bucket: \(error)")
             return false
         }
     }
@@ -384,7 +385,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             try bucket.put(key, try seal.seal([UInt8](plain), context: Subjects.announcement(key)))
             return true
         } catch {
-            log("continuity: cannot announce the copy: \(error)")
+            logger.warning("continuity: cannot announce the copy: \(error)")
             return false
         }
     }
@@ -401,7 +402,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
               let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(plain)),
               envelope.device == source, envelope.stamp.device == source, envelope.pasteboard == pasteboard
         else {
-            log("continuity: ignored an announcement under \(key) that does not open with this user's key")
+            logger.warning("continuity: ignored an announcement under \(key) that does not open with this user's key")
             return
         }
         clock.observe(envelope.stamp)
@@ -422,15 +423,15 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         guard !items.isEmpty else {
             // Nothing of the source's newer copy may be shown here: its older item goes.
             if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
-                log("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
+                logger.debug("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
             }
             return
         }
         do {
             let count = try await pasteboards.writeRemoteItems(items)
-            log("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
+            logger.info("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
         } catch {
-            log("continuity: cannot show the remote items of \(envelope.device): \(error)")
+            logger.warning("continuity: cannot show the remote items of \(envelope.device): \(error)")
         }
     }
 

@@ -1,6 +1,7 @@
 import DBus
 import FerryBroker
 import FerryModel
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -103,7 +104,7 @@ extension Continuity {
         do {
             try pasteboards.connection.export(ContinuityInterface.make(self), at: ContinuityInterface.path)
         } catch {
-            log("cannot serve \(ContinuityInterface.name.rawValue): \(error)")
+            logger.error("cannot serve \(ContinuityInterface.name.rawValue): \(error)")
         }
     }
 }
@@ -112,12 +113,12 @@ extension Continuity {
 /// answer `Unavailable`.
 package final class ContinuityOff: BrokerCompanion {
     let connection: Connection
-    let log: @Sendable (String) -> Void
+    let logger: Logger
 
-    /// The interface on `connection`, served from ``start()``.
-    package init(connection: Connection, log: @escaping @Sendable (String) -> Void) {
+    /// The interface on `connection`, served from ``start()``; a failure to serve it goes to `logger`.
+    package init(connection: Connection, logger: Logger) {
         self.connection = connection
-        self.log = log
+        self.logger = logger
     }
 
     /// Serves the interface.
@@ -125,7 +126,7 @@ package final class ContinuityOff: BrokerCompanion {
         do {
             try connection.export(ContinuityInterface.make(nil), at: ContinuityInterface.path)
         } catch {
-            log("cannot serve \(ContinuityInterface.name.rawValue): \(error)")
+            logger.error("cannot serve \(ContinuityInterface.name.rawValue): \(error)")
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryBroker
 import FerryContinuity
 import FerryModel
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,7 +156,7 @@ struct ContinuityOptions: ParsableArguments {
 
     /// The bridge, not yet started.
     /// - Throws: ``Broker/StartFailure`` naming what is wrong (a key or creds file, the address).
-    func make(pasteboards: PasteboardService, scenes: SceneService, log: @escaping @Sendable (String) -> Void) throws -> Continuity {
+    func make(pasteboards: PasteboardService, scenes: SceneService, logger: Logger) throws -> Continuity {
         guard let url, let creds, let continuityKey else { throw Broker.StartFailure(message: "continuity: not configured") }
         let name = device ?? Self.hostName()
         var configuration = Continuity.Configuration(address: EngineAddress(url: url, seedFile: creds, caFile: continuityCA),
@@ -164,7 +165,7 @@ struct ContinuityOptions: ParsableArguments {
         if let lifetime = pairingLifetime { configuration.pairingLifetime = .milliseconds(Int64(lifetime * 1000)) }
         if let continuityPasteboards { configuration.pasteboards = try Self.pasteboardNames(continuityPasteboards) }
         do {
-            return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, log: log)
+            return try Continuity(configuration: configuration, pasteboards: pasteboards, scenes: scenes, logger: logger)
         } catch {
             throw Broker.StartFailure(message: "continuity: \(error)")
         }

@@ -26,7 +26,8 @@ struct Ferryd: AsyncParsableCommand {
         abstract: "The Ferry broker: owns org.ferry.Broker on the session bus.",
         discussion: """
             Prints READY on standard output once it owns org.ferry.Broker; logs one line per event \
-            on standard error. Started by the bus (D-Bus activation: $DBUS_STARTER_BUS_TYPE is set) \
+            on standard error (--verbose adds debug detail: each direct connection, drag and share \
+            step). Started by the bus (D-Bus activation: $DBUS_STARTER_BUS_TYPE is set) \
             it is quiet unless --verbose: no READY, and only warnings and errors on standard error. \
             SIGTERM, SIGINT or SIGHUP, or losing the name to `ferryd --replace`, shut it down \
             gracefully (exit status 0).
@@ -53,7 +54,7 @@ struct Ferryd: AsyncParsableCommand {
     @Flag(help: "Print no READY line and log only warnings and errors (the default when the bus starts ferryd).")
     var quiet = false
 
-    @Flag(help: "Print READY and log every event even when the bus starts ferryd.")
+    @Flag(help: "Print READY and log every event, debug detail included, even when the bus starts ferryd.")
     var verbose = false
 
     @Option(help: ArgumentHelp("The paste policy file (default: $XDG_CONFIG_HOME/ferry/paste-policy).", valueName: "file"))
@@ -165,7 +166,7 @@ struct Ferryd: AsyncParsableCommand {
     func run() async throws {
         // Drags', shares' and sensitive items' bytes leave the process when they end.
         FreedMemory.returnLargeBuffersAtOnce()
-        FerryLogging.bootstrap(level: isQuiet ? .warning : .info)
+        FerryLogging.bootstrap(level: logLevel)
         let logger = Logger(label: "ferryd")
         let options: Broker.Options
         do {
@@ -200,6 +201,12 @@ extension Ferryd {
                                || StateLockHolder.environmentVariable("DBUS_STARTER_ADDRESS") != nil))
     }
 
+    /// What is logged: warnings and errors when ``isQuiet``, everything down to debug detail with
+    /// `--verbose`, else events (info) and worse.
+    var logLevel: Logger.Level {
+        isQuiet ? .warning : verbose ? .debug : .info
+    }
+
     /// The broker's options from the command line (and the continuity config file).
     /// - Throws: ``Broker/StartFailure`` when the continuity options are wrong.
     func brokerOptions() throws -> Broker.Options {
@@ -216,9 +223,9 @@ extension Ferryd {
         options.directTokenLifetime = .milliseconds(Int64(directTokenLifetime * 1000))
         let continuity = try continuity.resolved()
         if continuity.isOn {
-            options.companions.append { pasteboards, scenes, log in try continuity.make(pasteboards: pasteboards, scenes: scenes, log: log) }
+            options.companions.append { pasteboards, scenes, logger in try continuity.make(pasteboards: pasteboards, scenes: scenes, logger: logger) }
         } else {
-            options.companions.append { pasteboards, _, log in ContinuityOff(connection: pasteboards.connection, log: log) }
+            options.companions.append { pasteboards, _, logger in ContinuityOff(connection: pasteboards.connection, logger: logger) }
         }
         options.descriptorTimeout = .milliseconds(Int64(descriptorTimeout * 1000))
         options.dragIdleTimeout = .milliseconds(Int64(dragIdleTimeout * 1000))

@@ -54,7 +54,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-remember-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("ferry/paste-policy").path
-        let file = PastePolicyFile(path: path, log: { _ in })
+        let file = PastePolicyFile(path: path, logger: CapturedLog().logger())
         try file.remember(allow: true, app: "org.example.Viewer")
         #expect(file.current().decide(.app("org.example.Viewer"), userAction: false, hasForegroundScene: false).isAllowed)
         try "ask *".write(toFile: path, atomically: false, encoding: .utf8)

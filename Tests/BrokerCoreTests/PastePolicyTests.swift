@@ -1,7 +1,7 @@
 import BrokerCore
 import FerryModel
+import FerryTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite struct PastePolicyTests {
@@ -109,7 +109,7 @@ import Testing
     /// A temporary folder with a log collector.
     final class Fixture: Sendable {
         let directory: String
-        let lines = Mutex<[String]>([])
+        let log = CapturedLog()
 
         init() throws {
             var template = Array("/tmp/ferry-policy-XXXXXX".utf8CString)
@@ -122,7 +122,7 @@ import Testing
         var path: String { directory + "/paste-policy" }
 
         func watcher() -> PastePolicyFile {
-            PastePolicyFile(path: path, log: { line in self.lines.withLock { $0.append(line) } })
+            PastePolicyFile(path: path, logger: log.logger())
         }
 
         func write(_ text: String) throws {
@@ -132,7 +132,8 @@ import Testing
             guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
 
-        func log() -> [String] { lines.withLock { $0 } }
+        /// The messages logged so far, each with its level.
+        func logged() -> [String] { log.all.map { "\($0.level): \($0.message)" } }
     }
 
     private let spy = PastePolicy.Reader.app("org.example.Spy")
@@ -144,7 +145,7 @@ import Testing
         #expect(policy.rules.isEmpty)
         #expect(policy.path == fixture.path)
         #expect(policy.decide(.unregistered, userAction: false, hasForegroundScene: false).isAllowed)
-        #expect(fixture.log().isEmpty, "a missing file is normal, not worth a log line")
+        #expect(fixture.logged().isEmpty, "a missing file is normal, not worth a log line")
     }
 
     @Test func changesArePickedUpOnTheNextDecision() async throws {
@@ -168,7 +169,7 @@ import Testing
 
         try FileManager.default.removeItem(atPath: fixture.path)
         #expect(file.current().rules.isEmpty, "a removed file is the default policy again")
-        #expect(fixture.log().last?.contains("is gone") == true)
+        #expect(fixture.logged().last == "notice: paste policy: \(fixture.path) is gone; using the default policy")
     }
 
     @Test func aMalformedFileKeepsTheLastGoodPolicyAndIsReportedOncePerChange() throws {
@@ -176,19 +177,20 @@ import Testing
         let file = fixture.watcher()
         try fixture.write("allow org.example.Spy\n")
         #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
-        let before = fixture.log().count
+        #expect(fixture.logged() == ["info: paste policy: read \(fixture.path) (1 rule)"])
+        let before = fixture.logged().count
 
         try fixture.write("allow org.example.Spy\nallow please\nalow org.example.Other\n")
         for _ in 0..<5 {
             #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed,
                     "the last good policy stays in force")
         }
-        let errors = Array(fixture.log().dropFirst(before))
-        #expect(errors == ["paste policy: \(fixture.path):3: expected `allow`, `deny` or `ask`, found \"alow\"; keeping the rules in force"])
+        let errors = Array(fixture.logged().dropFirst(before))
+        #expect(errors == ["warning: paste policy: \(fixture.path):3: expected `allow`, `deny` or `ask`, found \"alow\"; keeping the rules in force"])
 
         try fixture.write("deny org.example.Spy\nallow")
         _ = file.current(); _ = file.current()
-        #expect(fixture.log().count == before + 2, "a new malformed version is reported once more")
+        #expect(fixture.logged().count == before + 2, "a new malformed version is reported once more")
 
         try fixture.write("deny org.example.Spy\n")
         #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed)
@@ -199,14 +201,14 @@ import Testing
         let file = fixture.watcher()
         try Data([0x61, 0x6C, 0x6C, 0x6F, 0x77, 0x20, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: fixture.path))
         #expect(file.current().rules.isEmpty)
-        #expect(fixture.log() == ["paste policy: \(fixture.path): not UTF-8 text; keeping the rules in force"])
+        #expect(fixture.logged() == ["warning: paste policy: \(fixture.path): not UTF-8 text; keeping the rules in force"])
         try FileManager.default.createDirectory(atPath: fixture.directory + "/dir", withIntermediateDirectories: false)
-        let directoryWatcher = PastePolicyFile(path: fixture.directory + "/dir", log: { _ in })
+        let directoryWatcher = PastePolicyFile(path: fixture.directory + "/dir", logger: CapturedLog().logger())
         #expect(directoryWatcher.current().rules.isEmpty, "a directory is not a policy; the default stays")
     }
 
     @Test func aHomePathIsShownWithATilde() {
-        let file = PastePolicyFile(path: NSHomeDirectory() + "/.config/ferry/paste-policy", log: { _ in })
+        let file = PastePolicyFile(path: NSHomeDirectory() + "/.config/ferry/paste-policy", logger: CapturedLog().logger())
         #expect(file.displayPath == "~/.config/ferry/paste-policy")
     }
 }

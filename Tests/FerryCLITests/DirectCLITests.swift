@@ -12,7 +12,7 @@ struct DirectCLITests {
         let stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-direct-\(id)")
         let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("fr-\(id)").path
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"), ["--bus", bus.address, "--state-dir", stateDir.path],
+        let daemon = try await ServiceProcess(try BuiltProducts.executable("ferryd"), ["--bus", bus.address, "--state-dir", stateDir.path, "--verbose"],
                                               environment: bus.environment(adding: ["XDG_RUNTIME_DIR": runtime]))
         defer {
             daemon.stop()

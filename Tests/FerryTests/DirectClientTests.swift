@@ -93,8 +93,9 @@ final class DirectBrokerStage: Sendable {
     static func ferryd(_ bus: PrivateBus, _ stateDir: URL, _ runtime: String?) async throws -> ServiceProcess {
         var environment = bus.environment()
         environment["XDG_RUNTIME_DIR"] = runtime
-        return try await ServiceProcess(try BuiltProducts.executable("ferryd"), ["--bus", bus.address, "--state-dir", stateDir.path],
-                                        environment: environment)
+        // --verbose: a bound direct connection is a debug line, which the tests count.
+        return try await ServiceProcess(try BuiltProducts.executable("ferryd"),
+                                        ["--bus", bus.address, "--state-dir", stateDir.path, "--verbose"], environment: environment)
     }
 
     /// Another ferryd on the same bus, state and runtime folder.

@@ -63,7 +63,8 @@ struct AppRegistrationTests {
         try await FerrydFixture.register(notes, "org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"))
         _ = try await FerrydFixture.call(notes, "UnregisterApp")
         #expect(try await Self.listApps(watcher).isEmpty)
-        #expect(daemon.standardError.contains("ferryd: registered org.ferry.notes (\(notes.uniqueName.rawValue), pid \(getpid()))"))
+        #expect(daemon.standardError.contains("ferryd: registered org.ferry.notes pid=\(getpid()) sender=\(notes.uniqueName.rawValue)\n"),
+                "\(daemon.standardError)")
         await notes.close()
         await watcher.close()
     }

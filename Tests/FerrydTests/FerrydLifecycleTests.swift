@@ -46,6 +46,40 @@ struct FerrydLifecycleTests {
         }
     }
 
+    @Test("log levels: events by default, debug detail only with --verbose, nothing but warnings with --quiet")
+    func logLevels() async throws {
+        for flag in [nil, "--verbose", "--quiet"] {
+            let fixture = try FerrydFixture()
+            try FileManager.default.createDirectory(at: fixture.stateDir, withIntermediateDirectories: true)
+            defer { fixture.cleanUp() }
+            let policy = fixture.stateDir.appendingPathComponent("paste-policy").path
+            try Data("alow org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: policy))
+            // Not a ServiceProcess: --quiet prints no READY. Its standard error is read once it has exited.
+            let daemon = try RunningProcess(try BuiltProducts.executable("ferryd"),
+                                            ["--bus", fixture.bus.address, "--state-dir", fixture.stateDir.path, "--policy", policy]
+                                                + (flag.map { [$0] } ?? []),
+                                            environment: fixture.bus.environment())
+            defer { daemon.kill() }
+            let notes = try await fixture.connect()
+            #expect(try await eventually { try await notes.owner(of: FerrydFixture.broker) != nil })
+            try await FerrydFixture.register(notes, "org.ferry.notes", manifest: try FerrydFixture.manifest("Notes"))
+            try await ShareBus.register(notes, [])
+            // A read consults the paste policy, whose file is malformed (the pasteboard is empty).
+            _ = try? await notes.call(destination: FerrydFixture.broker, path: "/org/ferry/Pasteboard/general",
+                                      interface: "org.ferry.Pasteboard1", member: "Read",
+                                      body: [.uint32(0), .string("public.utf8-plain-text"), VariantDictionary().dbusValue])
+            await notes.close()
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            let text = String(decoding: daemon.readToEnd().standardError, as: UTF8.self)
+            let mode = flag ?? "default"
+            #expect(text.contains("ferryd: warning: paste policy: \(policy):1: expected `allow`, `deny` or `ask`, found \"alow\""),
+                    "\(mode): \(text)")
+            #expect(text.contains("ferryd: registered org.ferry.notes pid=") == (flag != "--quiet"), "\(mode): \(text)")
+            #expect(text.contains("ferryd: org.ferry.notes registered no activities") == (flag == "--verbose"), "\(mode): \(text)")
+        }
+    }
+
     @Test("a second ferryd without --replace exits 1 with one line; --replace takes over and the old one exits 0")
     func secondDaemonAndReplace() async throws {
         let fixture = try FerrydFixture()

@@ -27,7 +27,7 @@ enum DBusBench {
         }
         let quick = args.contains("--quick")
         let server = try startServer()
-        defer { _ = cdb_quit(address, serverName); var status: Int32 = 0; waitpid(server, &status, 0) }
+        defer { _ = cdb_quit(address, serverName); Spawn.wait(server) }
 
         let connection = try await Connection(address: address)
         try await waitForOwner(of: serverName, on: connection)
@@ -86,14 +86,9 @@ enum DBusBench {
             + "p99 \(rounded(samples.percentile(99))) µs")
     }
 
+    /// This executable again as the C echo server (`--serve`), with this process's standard streams.
     static func startServer() throws -> pid_t {
-        var pid: pid_t = 0
-        let exe = "/proc/self/exe"
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("dbus-bench"), strdup("--serve"), strdup(serverName), nil]
-        defer { argv.forEach { free($0) } }
-        let rc = posix_spawn(&pid, exe, nil, nil, argv, environ)
-        guard rc == 0 else { throw DBusError(.failed, "cannot start the echo server: errno \(rc)") }
-        return pid
+        try Spawn.start([Spawn.ownPath, "--serve", serverName], stdin: .inherited, stdout: .inherited, stderr: .inherited)
     }
 
     static func waitForOwner(of name: String, on connection: Connection) async throws {

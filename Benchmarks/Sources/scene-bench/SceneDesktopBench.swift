@@ -201,7 +201,7 @@ struct SceneDesktopBench {
                anchorValue: anchorTimes.median, goal: .value(atMost: 100, "≤ 100 ms"))
         report(name, "p90", value: scenesTimes.percentile(90), unit: "ms", anchor: anchor,
                anchorValue: anchorTimes.percentile(90))
-        report("\(Self.bench) (context) ferry scenes --json, CPU time of the process (user + system, wait4)",
+        report("\(Self.bench) (context) ferry scenes --json, CPU time of the process (user + system, RUSAGE_CHILDREN)",
                "median of \(config.runs)", value: scenesCPU.median, unit: "ms", anchor: "ferry pasteboards",
                anchorValue: anchorCPU.median)
     }
