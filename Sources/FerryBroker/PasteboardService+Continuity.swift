@@ -30,10 +30,12 @@ extension PasteboardService {
     }
 
     /// Replaces the general pasteboard's items with `items` (remote items from another device),
-    /// and announces the change; returns the new change count.
+    /// and announces the change; returns the new change count. Written without an fsync: a
+    /// remote item only stands for bytes on another device, and after a power failure the
+    /// pasteboard comes back with what it had before (``PasteboardStore/write(_:to:now:durable:)``).
     package func writeRemoteItems(_ items: [NewItem]) async throws -> UInt64 {
         let store = self.store, general = PasteboardName.general
-        let count = try await BlockingWork.run { try store.write(items, to: general) }
+        let count = try await BlockingWork.run { try store.write(items, to: general, durable: false) }
         didChange(general, changeCount: count)
         return count
     }
