@@ -194,9 +194,14 @@ package final class PasteboardStore: Sendable {
                 defer { if !durable { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
                 try db.inTransaction {
                     (output, garbage) = try body(db)
-                    // Blobs are deleted after the commit: it must not be undone by a power failure.
-                    if !durable && !garbage.isEmpty { try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
                     return .commit
+                }
+                if !durable && !garbage.isEmpty {
+                    // Blobs are unlinked only after a commit that a power failure cannot undo: a
+                    // checkpoint syncs the WAL first (SQLite refuses to change the level inside
+                    // the transaction).
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
                 }
                 blobs.remove(garbage)
                 guard let output else { preconditionFailure("a committed transaction has set its result") }
