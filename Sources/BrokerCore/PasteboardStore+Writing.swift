@@ -23,19 +23,24 @@ extension PasteboardStore {
     ///   - items: the new items, in order.
     ///   - pasteboard: the pasteboard's name.
     ///   - now: the time recorded on the history entry.
+    ///   - durable: false commits without the WAL fsync (`synchronous = NORMAL` for this
+    ///     transaction): the write survives a crash of ferryd but may be lost on a power failure,
+    ///     when the store comes back with the items it had before. For items that only stand for
+    ///     bytes elsewhere (another device's remote items, promised only), which a power failure
+    ///     takes away anyway; blobs are still written durably.
     /// - Throws: `FerryModelError` `.invalidArgument` for a bad name, a type appearing twice in an
     ///   item, an empty promise owner, a reused item id or an unreadable descriptor; `.timeout`
     ///   for a descriptor that delivers nothing for ``descriptorTimeout``; `.storageFailed` for
     ///   disk failures (nothing is changed then).
     @discardableResult
-    package func write(_ items: [NewItem], to pasteboard: String, now: Date = Date()) throws -> UInt64 {
+    package func write(_ items: [NewItem], to pasteboard: String, now: Date = Date(), durable: Bool = true) throws -> UInt64 {
         try Self.validatePasteboardName(pasteboard)
         try Self.validate(items)
         let volatile = items.contains { $0.options.sensitive }
         let prepared = volatile ? [] : try prepare(items)
         let created = prepared.flatMap { $0.representations.compactMap(\.blob) }
         do {
-            return try writing { db in
+            return try writing(durable: durable) { db in
                 let garbage = try replaceItems(db, pasteboard: pasteboard, with: prepared, now: now)
                 return (try incrementChangeCount(db, pasteboard), garbage: garbage)
             }

@@ -15,10 +15,10 @@ import Synchronization
 /// in SQLite (`ferry.sqlite`, WAL, `synchronous = FULL`), large representations as files in
 /// `blobs/`.
 ///
-/// Every mutating method is durable before it returns. Methods are synchronous and may block
-/// on disk I/O (a large blob copy, an fsync); calls are serialized by the database queue, and
-/// the store is safe to use from any thread or actor. Sensitive items are never stored: see
-/// ``write(_:to:now:)``.
+/// Every mutating method is durable before it returns (but a ``write(_:to:now:durable:)`` asked
+/// not to be). Methods are synchronous and may block on disk I/O (a large blob copy, an fsync);
+/// calls are serialized by the database queue, and the store is safe to use from any thread or
+/// actor. Sensitive items are never stored: see ``write(_:to:now:durable:)``.
 ///
 /// Errors are `FerryModelError`: `.notFound` for unknown pasteboards, items and
 /// representations (and expired items), `.invalidArgument` for bad names and items,
@@ -183,14 +183,25 @@ package final class PasteboardStore: Sendable {
 
     /// Runs `body` in a write transaction; after commit, deletes the blobs it returns (still on
     /// the queue, so no reader can be between finding a blob's row and opening its file).
-    func writing<T>(_ body: (Database) throws -> (T, garbage: [String])) throws -> T {
+    /// `durable: false` commits this one transaction with `synchronous = NORMAL` (no WAL fsync),
+    /// unless it makes garbage.
+    func writing<T>(durable: Bool = true, _ body: (Database) throws -> (T, garbage: [String])) throws -> T {
         try FerryModelError.mappingStorageErrors("database") {
             try database.writeWithoutTransaction { db in
                 var output: T?
                 var garbage: [String] = []
+                if !durable { try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
+                defer { if !durable { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
                 try db.inTransaction {
                     (output, garbage) = try body(db)
                     return .commit
+                }
+                if !durable && !garbage.isEmpty {
+                    // Blobs are unlinked only after a commit that a power failure cannot undo: a
+                    // checkpoint syncs the WAL first (SQLite refuses to change the level inside
+                    // the transaction).
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
                 }
                 blobs.remove(garbage)
                 guard let output else { preconditionFailure("a committed transaction has set its result") }

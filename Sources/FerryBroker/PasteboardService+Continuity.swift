@@ -34,10 +34,12 @@ extension PasteboardService {
 
     /// Replaces the items of the general pasteboard (or of the named pasteboard `name`, made when
     /// missing) with `items` (remote items from another device), and announces the change;
-    /// returns the new change count.
+    /// returns the new change count. Written without an fsync: a remote item only stands for
+    /// bytes on another device, and after a power failure the pasteboard comes back with what it
+    /// had before (``PasteboardStore/write(_:to:now:durable:)``).
     package func writeRemoteItems(_ items: [NewItem], to name: String = PasteboardName.general) async throws -> UInt64 {
         let store = self.store
-        let count = try await BlockingWork.run { try store.write(items, to: name) }
+        let count = try await BlockingWork.run { try store.write(items, to: name, durable: false) }
         didChange(name, changeCount: count)
         return count
     }

@@ -487,14 +487,18 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                                    pull: UUID())
         let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
                             sink: pipe.write)
-        let task = Task<UInt64, any Error> { try await BlockingIO.run { try puller.run() } }
+        // Started here, on the caller's thread, up to the hand-off to the worker: no hop first.
+        let task = Task<UInt64, any Error>.immediate { try await BlockingIO.run { try puller.run() } }
         return (pipe.read, task)
     }
 
-    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks), with
-    /// ``window`` requests in flight once the first chunk says there is more: the source reads
-    /// and seals the next chunks while this side opens one and writes it into the pipe. Chunks are written in order; requests past
-    /// the end are answered empty and dropped.
+    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks). The
+    /// first chunk goes through libnats' standing reply subscription, so a small item costs one
+    /// request-reply and the engine no subscription of its own; when its answer says there is
+    /// more, the rest is pipelined with ``window`` requests in flight: the source reads and
+    /// seals the next chunks while this side opens one and writes it into the pipe. Each chunk
+    /// is opened straight from libnats' buffer and written into the pipe from the opened bytes.
+    /// Chunks are written in order; requests past the end are answered empty and dropped.
     struct Puller: Sendable {
         let link: EngineLink
         let seal: Seal
@@ -509,12 +513,6 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             defer { sink.close() }
             var total: UInt64 = 0
             let subject = Subjects.chunks(of: source)
-            let pipeline = try link.pipeline()
-            defer { pipeline.close() }
-            var sent: [Int: ChunkRequest] = [:]
-            var arrived: [Int: [UInt8]] = [:]
-            var nextToSend = 0
-            var nextToWrite = 0
             func fail(_ error: EngineError) -> FerryModelError {
                 // A source that is gone answers at once (no responders); a partition after the timeout.
                 let why = error.code == .noResponders ? "is gone (no responders)"
@@ -522,52 +520,81 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                 return FerryModelError(error.code == .timeout ? .timeout : .unavailable,
                                        "the source device \(source) \(why) after \(total) bytes of \(request.type)")
             }
+            func chunk(_ index: Int) -> ChunkRequest {
+                var part = request
+                part.offset = request.offset + Int64(index) * Int64(request.length)
+                return part
+            }
+            // One request until the first answer says there is more.
+            let answer: EngineMessage
+            do {
+                answer = try link.requestMessage(subject, try sealed(chunk(0)), timeout: timeout)
+            } catch let error as EngineError {
+                throw fail(error)
+            }
+            if try write(answer, of: chunk(0), total: &total) { return total }
+
+            let pipeline: RequestPipeline
+            do {
+                pipeline = try link.pipeline()
+            } catch let error as EngineError {
+                throw fail(error)
+            }
+            defer { pipeline.close() }
+            var arrived: [Int: EngineMessage] = [:]
+            var nextToSend = 1
+            var nextToWrite = 1
             while true {
-                // One request until the first answer says there is more: a small item costs the
-                // source one answer, not a window of empty ones.
-                while nextToSend < nextToWrite + (nextToWrite == 0 ? 1 : Self.window) {
-                    var chunk = request
-                    chunk.offset = request.offset + Int64(nextToSend) * Int64(request.length)
-                    let sealed = try seal.seal([UInt8](try JSONEncoder().encode(chunk)), context: Subjects.request(to: source))
+                while nextToSend < nextToWrite + Self.window {
                     do {
-                        try pipeline.send(subject, sealed, tag: nextToSend)
+                        try pipeline.send(subject, try sealed(chunk(nextToSend)), tag: nextToSend)
                     } catch let error as EngineError {
                         throw fail(error)
                     }
-                    sent[nextToSend] = chunk
                     nextToSend += 1
                 }
                 while arrived[nextToWrite] == nil {
                     do {
                         let (tag, answer) = try pipeline.next(timeout: timeout)
-                        if sent[tag] != nil { arrived[tag] = answer }
+                        if tag >= nextToWrite && tag < nextToSend { arrived[tag] = answer }
                     } catch let error as EngineError {
                         throw fail(error)
                     }
                 }
-                let chunk = sent.removeValue(forKey: nextToWrite)!
-                let plain = try seal.open(arrived.removeValue(forKey: nextToWrite)!, context: Subjects.reply(to: source, chunk))
+                let answer = arrived.removeValue(forKey: nextToWrite)!
+                if try write(answer, of: chunk(nextToWrite), total: &total) { return total }
                 nextToWrite += 1
-                guard let status = plain.first else {
-                    throw FerryModelError(.unavailable, "the source device \(source) sent an empty answer")
-                }
-                let body = plain.dropFirst()
-                if status == ChunkStatus.refused {
-                    throw FerryModelError(.unavailable, "the source device \(source) refused \(request.type): "
-                                          + String(decoding: body, as: UTF8.self))
-                }
-                // The next requests assumed whole chunks: a short one would leave a gap.
-                guard status == ChunkStatus.last || body.count == chunk.length else {
-                    throw FerryModelError(.unavailable, "the source device \(source) sent \(body.count) bytes of a \(chunk.length)-byte chunk")
-                }
-                do {
-                    try sink.write(all: body)
-                } catch {
-                    throw FerryModelError(.cancelled, "the reader stopped reading \(request.type) after \(total) bytes")
-                }
-                total += UInt64(body.count)
-                if status == ChunkStatus.last { return total }
             }
+        }
+
+        /// `chunk`'s request, sealed for the source.
+        func sealed(_ chunk: ChunkRequest) throws -> [UInt8] {
+            try seal.seal([UInt8](try JSONEncoder().encode(chunk)), context: Subjects.request(to: source))
+        }
+
+        /// Opens the source's answer to `chunk` and writes its bytes into the pipe; true when it
+        /// was the last chunk.
+        func write(_ answer: EngineMessage, of chunk: ChunkRequest, total: inout UInt64) throws -> Bool {
+            let plain = try answer.withBytes { try seal.open(contentsOf: $0, context: Subjects.reply(to: source, chunk)) }
+            guard let status = plain.first else {
+                throw FerryModelError(.unavailable, "the source device \(source) sent an empty answer")
+            }
+            let body = plain.dropFirst()
+            if status == ChunkStatus.refused {
+                throw FerryModelError(.unavailable, "the source device \(source) refused \(request.type): "
+                                      + String(decoding: body, as: UTF8.self))
+            }
+            // The next requests assumed whole chunks: a short one would leave a gap.
+            guard status == ChunkStatus.last || body.count == chunk.length else {
+                throw FerryModelError(.unavailable, "the source device \(source) sent \(body.count) bytes of a \(chunk.length)-byte chunk")
+            }
+            do {
+                try body.withUnsafeBytes { try sink.write(all: $0) }
+            } catch {
+                throw FerryModelError(.cancelled, "the reader stopped reading \(request.type) after \(total) bytes")
+            }
+            total += UInt64(body.count)
+            return status == ChunkStatus.last
         }
     }
 

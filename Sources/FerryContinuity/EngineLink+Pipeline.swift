@@ -41,20 +41,20 @@ public final class RequestPipeline: @unchecked Sendable {
         try EngineLink.check(status, "cannot send a request on \(subject)")
     }
 
-    /// The next reply, with its request's tag; waits at most `timeout`.
+    /// The next reply, with its request's tag, as it came (its bytes are not copied out); waits
+    /// at most `timeout`.
     /// - Throws: ``EngineError`` `.noResponders` when nobody serves the subject a request went
     ///   to, `.timeout` when no reply came.
-    public func next(timeout: Duration) throws -> (tag: Int, bytes: [UInt8]) {
-        var message: OpaquePointer?
-        let ms = max(1, Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
-        let status = natsSubscription_NextMsg(&message, subscription, ms)
-        guard status == NATS_OK, let message else { throw EngineError.status(status, "no answer on \(inbox)") }
-        defer { natsMsg_Destroy(message) }
-        guard let subject = natsMsg_GetSubject(message).map({ String(cString: $0) }),
+    public func next(timeout: Duration) throws -> (tag: Int, message: EngineMessage) {
+        var raw: OpaquePointer?
+        let status = natsSubscription_NextMsg(&raw, subscription, EngineLink.milliseconds(timeout))
+        guard status == NATS_OK, let raw else { throw EngineError.status(status, "no answer on \(inbox)") }
+        let message = EngineMessage(raw)
+        guard let subject = natsMsg_GetSubject(raw).map({ String(cString: $0) }),
               let tag = subject.split(separator: ".").last.flatMap({ Int($0) }) else {
             throw EngineError(.failed, "a reply on \(inbox) without a tag")
         }
-        return (tag, EngineLink.bytes(of: message))
+        return (tag, message)
     }
 
     /// Ends the inbox's subscription (replies still on their way are dropped). Idempotent.
@@ -62,5 +62,29 @@ public final class RequestPipeline: @unchecked Sendable {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         natsSubscription_Unsubscribe(subscription)
         natsSubscription_Destroy(subscription)
+    }
+}
+
+/// A message from the engine, kept as libnats made it: its bytes are read in place (a 512 KiB
+/// chunk is opened straight from libnats' buffer, not copied into an array first). Destroyed
+/// with this object.
+public final class EngineMessage: @unchecked Sendable {
+    // The natsMsg, owned by this object alone; nothing mutates it after it arrived.
+    private let message: OpaquePointer
+
+    init(_ message: OpaquePointer) {
+        self.message = message
+    }
+
+    deinit { natsMsg_Destroy(message) }
+
+    /// The message's bytes.
+    public var count: Int { Int(natsMsg_GetDataLength(message)) }
+
+    /// Calls `body` with the message's bytes (valid only during the call).
+    public func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = self.count
+        guard count > 0, let data = natsMsg_GetData(message) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(data), count: count))
     }
 }

@@ -175,14 +175,26 @@ public final class EngineLink: @unchecked Sendable {
     /// Sends a request and waits at most `timeout` for the reply's bytes.
     /// - Throws: ``EngineError`` `.noResponders` at once when nobody serves `subject`, `.timeout`.
     public func request(_ subject: String, _ bytes: [UInt8], timeout: Duration) throws -> [UInt8] {
+        try requestMessage(subject, bytes, timeout: timeout).withBytes { Array($0) }
+    }
+
+    /// Sends a request like ``request(_:_:timeout:)`` and returns the reply as it came, without
+    /// copying its bytes out (``EngineMessage``). The request goes through libnats' own standing
+    /// reply subscription (one wildcard inbox per connection, replies matched by token), so it
+    /// costs the engine no subscription of its own.
+    /// - Throws: ``EngineError`` `.noResponders` at once when nobody serves `subject`, `.timeout`.
+    public func requestMessage(_ subject: String, _ bytes: [UInt8], timeout: Duration) throws -> EngineMessage {
         var reply: OpaquePointer?
-        let ms = max(1, Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         let status = bytes.withUnsafeBytes {
-            natsConnection_Request(&reply, connection, subject, $0.baseAddress, Int32($0.count), ms)
+            natsConnection_Request(&reply, connection, subject, $0.baseAddress, Int32($0.count), Self.milliseconds(timeout))
         }
         guard status == NATS_OK, let reply else { throw EngineError.status(status, "no answer on \(subject)") }
-        defer { natsMsg_Destroy(reply) }
-        return Self.bytes(of: reply)
+        return EngineMessage(reply)
+    }
+
+    /// `duration` in whole milliseconds, at least 1.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        max(1, Int64(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
     }
 
     static func bytes(of message: OpaquePointer) -> [UInt8] {

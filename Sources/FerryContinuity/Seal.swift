@@ -84,9 +84,16 @@ public struct Seal: Sendable {
     /// The plain bytes of `sealed`, when it was sealed with this key for `context`.
     /// - Throws: ``EngineError`` `.failed` for anything else (another key, another context, tampering).
     public func open(_ sealed: [UInt8], context: String) throws -> [UInt8] {
+        [UInt8](try sealed.withUnsafeBytes { try open(contentsOf: $0, context: context) })
+    }
+
+    /// The plain bytes of `sealed` as swift-crypto gives them (no copy into an array: a chunk is
+    /// written on from here), when it was sealed with this key for `context`.
+    /// - Throws: ``EngineError`` `.failed` for anything else (another key, another context, tampering).
+    public func open(contentsOf sealed: UnsafeRawBufferPointer, context: String) throws -> Data {
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return [UInt8](try AES.GCM.open(box, using: key, authenticating: Array(context.utf8)))
+            return try AES.GCM.open(box, using: key, authenticating: Array(context.utf8))
         } catch {
             throw EngineError(.failed, "a value for \(context) does not open with this user's key")
         }

@@ -1,9 +1,10 @@
 // Test-only helper for PasteboardStore.
 //
-//   store-crash-writer DIRECTORY [COUNT]
+//   store-crash-writer [--not-durable] DIRECTORY [COUNT]
 //     Opens a store and writes to the general pasteboard in a loop (COUNT times, 0 or absent:
 //     forever), printing `DONE <n> <changeCount>` after each write returns, so a test can kill -9
-//     it and check that every write it saw acknowledged survived.
+//     it and check that every write it saw acknowledged survived. `--not-durable` writes as
+//     remote items are written (`durable: false`: no WAL fsync), which must survive it too.
 //   store-crash-writer --measure DIRECTORY
 //     Prints the latency of 1 KiB inline writes and reads and the throughput of a 256 MiB blob
 //     copied from a file descriptor.
@@ -17,7 +18,7 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 /// The bytes of write `n`'s large representation: 200 KiB, so it is a blob.
 func blobBytes(_ n: Int) -> Data { Data(repeating: UInt8(truncatingIfNeeded: n), count: 200 * 1024) }
 
-func crashLoop(directory: String, count: Int) throws {
+func crashLoop(directory: String, count: Int, durable: Bool) throws {
     let store = try PasteboardStore.open(directory: directory, historyLimit: 10)
     say("READY")
     var n = 1
@@ -26,7 +27,7 @@ func crashLoop(directory: String, count: Int) throws {
             NewRepresentation(contentType: .utf8PlainText, data: .bytes(Data("write \(n)".utf8))),
             NewRepresentation(contentType: .data, data: .bytes(blobBytes(n))),
         ])
-        let changeCount = try store.write([item], to: PasteboardStore.general)
+        let changeCount = try store.write([item], to: PasteboardStore.general, durable: durable)
         say("DONE \(n) \(changeCount)")
         n += 1
     }
@@ -49,6 +50,12 @@ func measure(directory: String) throws {
             try store.write([item], to: "bench")
         }
     }
+    let quickWrites = try clock.measure {
+        for _ in 0..<rounds {
+            let item = NewItem(representations: [NewRepresentation(contentType: .utf8PlainText, data: .bytes(kib))])
+            try store.write([item], to: "bench", durable: false)
+        }
+    }
     let reads = try clock.measure {
         for _ in 0..<rounds {
             guard case .bytes(let data) = try store.readData(item: id, representation: .utf8PlainText),
@@ -65,6 +72,7 @@ func measure(directory: String) throws {
         }
     }
     say(String(format: "1 KiB inline write (durable): %.0f µs", microseconds(writes) / Double(rounds)))
+    say(String(format: "1 KiB inline write (not durable): %.0f µs", microseconds(quickWrites) / Double(rounds)))
     say(String(format: "1 KiB inline read:            %.1f µs", microseconds(reads) / Double(rounds)))
     say(String(format: "items(in:) of 1 item:         %.1f µs", microseconds(listings) / Double(rounds)))
     say(String(format: "paste log record:             %.0f µs", microseconds(logs) / Double(rounds)))
@@ -89,13 +97,15 @@ func measure(directory: String) throws {
 }
 
 let arguments = CommandLine.arguments
+let loopArguments = arguments.dropFirst().filter { $0 != "--not-durable" }
 do {
     if arguments.count == 3, arguments[1] == "--measure" {
         try measure(directory: arguments[2])
-    } else if arguments.count >= 2, !arguments[1].hasPrefix("-") {
-        try crashLoop(directory: arguments[1], count: arguments.count > 2 ? Int(arguments[2]) ?? 0 : 0)
+    } else if let directory = loopArguments.first, !directory.hasPrefix("-") {
+        try crashLoop(directory: directory, count: loopArguments.count > 1 ? Int(loopArguments[1]) ?? 0 : 0,
+                      durable: !arguments.contains("--not-durable"))
     } else {
-        FileHandle.standardError.write(Data("usage: store-crash-writer DIRECTORY [COUNT] | --measure DIRECTORY\n".utf8))
+        FileHandle.standardError.write(Data("usage: store-crash-writer [--not-durable] DIRECTORY [COUNT] | --measure DIRECTORY\n".utf8))
         exit(2)
     }
 } catch {
