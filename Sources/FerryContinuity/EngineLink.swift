@@ -78,13 +78,20 @@ public final class EngineLink: @unchecked Sendable {
 
     let connection: OpaquePointer
     let jetStream: OpaquePointer
-    /// The subscriptions' handler boxes (retained; released on close), as addresses.
-    private let handlers: Mutex<[UInt]> = Mutex([])
-    private let eventsBox: EventsBox
+    /// This link's number in ``eventHandlers``, which libnats' connection callbacks carry.
+    private let number: Int
     private let closed = Mutex(false)
 
-    final class EventsBox: Sendable {
-        let handler: Mutex<(@Sendable (Event) -> Void)?> = Mutex(nil)
+    /// The event handlers of the open links, by link number. libnats calls the disconnected and
+    /// reconnected callbacks on a thread of its own, also after ``close()`` returned (closing
+    /// posts a last "disconnected"): so the callbacks carry a number, never a pointer to a
+    /// link that may be gone, and a number whose link closed finds nothing. Numbers are never
+    /// reused.
+    private static let eventHandlers = Mutex<(next: Int, handlers: [Int: @Sendable (Event) -> Void])>((1, [:]))
+
+    private static func deliver(_ event: Event, to closure: UnsafeMutableRawPointer?) {
+        let number = Int(bitPattern: closure)
+        eventHandlers.withLock { $0.handlers[number] }?(event)
     }
 
     /// Connects (and waits for the first connection: a wrong seed, CA or URL fails here).
@@ -110,19 +117,10 @@ public final class EngineLink: @unchecked Sendable {
         try Self.check(natsOptions_SetReconnectWait(options, 250), "cannot set the reconnect wait")
         try Self.check(natsOptions_SetReconnectJitter(options, 100, 250), "cannot set the reconnect jitter")
         try Self.check(natsOptions_SetPingInterval(options, 5_000), "cannot set the ping interval")
-        let box = EventsBox()
-        eventsBox = box
-        let boxPointer = Unmanaged.passUnretained(box).toOpaque()
-        natsOptions_SetDisconnectedCB(options, { _, closure in
-            guard let closure else { return }
-            let box = Unmanaged<EventsBox>.fromOpaque(closure).takeUnretainedValue()
-            box.handler.withLock { $0 }?(.disconnected)
-        }, boxPointer)
-        natsOptions_SetReconnectedCB(options, { _, closure in
-            guard let closure else { return }
-            let box = Unmanaged<EventsBox>.fromOpaque(closure).takeUnretainedValue()
-            box.handler.withLock { $0 }?(.reconnected)
-        }, boxPointer)
+        number = Self.eventHandlers.withLock { state in defer { state.next += 1 }; return state.next }
+        let tag = UnsafeMutableRawPointer(bitPattern: number)
+        natsOptions_SetDisconnectedCB(options, { _, closure in EngineLink.deliver(.disconnected, to: closure) }, tag)
+        natsOptions_SetReconnectedCB(options, { _, closure in EngineLink.deliver(.reconnected, to: closure) }, tag)
         var connection: OpaquePointer?
         try Self.check(natsConnection_Connect(&connection, options), "cannot connect to \(address.url)")
         var jetStream: OpaquePointer?
@@ -137,22 +135,20 @@ public final class EngineLink: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Sets who hears of the link dropping and coming back (on a libnats thread).
+    /// Sets who hears of the link dropping and coming back (on a libnats thread), until it closes.
     public func onEvent(_ handler: @escaping @Sendable (Event) -> Void) {
-        eventsBox.handler.withLock { $0 = handler }
+        guard !closed.withLock({ $0 }) else { return }
+        Self.eventHandlers.withLock { $0.handlers[number] = handler }
     }
 
     /// Closes the link (subscriptions and watches end). Idempotent.
     public func close() {
         let already = closed.withLock { closed in defer { closed = true }; return closed }
         guard !already else { return }
-        eventsBox.handler.withLock { $0 = nil }
+        Self.eventHandlers.withLock { $0.handlers[number] = nil }
         natsConnection_Close(connection)
         jsCtx_Destroy(jetStream)
         natsConnection_Destroy(connection)
-        for address in handlers.withLock({ $0 }) {
-            if let pointer = UnsafeMutableRawPointer(bitPattern: address) { Unmanaged<Handler>.fromOpaque(pointer).release() }
-        }
     }
 
     /// Whether the link is up now.
@@ -235,11 +231,11 @@ public final class EngineLink: @unchecked Sendable {
     }
 
     /// Subscribes to `subject` like ``subscribe(_:_:)``, until the returned subscription is
-    /// cancelled (or the link closes). The handler's box stays until the link closes: a message
-    /// in flight while cancelling may still reach it.
+    /// cancelled (or the link closes). The handler's box is released by libnats' completion
+    /// callback, once the subscription is closed and no message handler runs any more: a
+    /// message in flight while cancelling or closing still finds it.
     public func subscribeUntilCancelled(_ subject: String, _ handler: @escaping @Sendable ([UInt8], String?) -> Void) throws -> Subscription {
         let box = Unmanaged.passRetained(Handler(handler)).toOpaque()
-        handlers.withLock { $0.append(UInt(bitPattern: box)) }
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
             guard let message, let closure else { return }
@@ -249,8 +245,16 @@ public final class EngineLink: @unchecked Sendable {
             natsMsg_Destroy(message)
             handler.body(bytes, reply)
         }, box)
-        try Self.check(status, "cannot subscribe to \(subject)")
-        guard let subscription else { throw EngineError(.failed, "no subscription to \(subject)") }
+        guard status == NATS_OK, let subscription else {
+            Unmanaged<Handler>.fromOpaque(box).release()
+            try Self.check(status, "cannot subscribe to \(subject)")
+            throw EngineError(.failed, "no subscription to \(subject)")
+        }
+        // Should the subscription have closed already (no callback then), the box stays: a few
+        // bytes, never freed under a running handler.
+        _ = natsSubscription_SetOnCompleteCB(subscription, { closure in
+            if let closure { Unmanaged<Handler>.fromOpaque(closure).release() }
+        }, box)
         return Subscription(subscription)
     }
 
