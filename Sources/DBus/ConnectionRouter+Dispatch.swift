@@ -78,18 +78,18 @@ extension ConnectionRouter {
         handlersInFlight.add(1, ordering: .relaxed)
         let interfaceName = interface.name
         let serve: @Sendable () async -> Void = {
-            var outcome = Method.Outcome.values([])
+            var values: [DBusValue] = []
             var failure: (any Error)?
             do {
                 let call = MethodCall(message: message, sender: sender, path: path, interface: interfaceName,
                                       member: memberName, arguments: try message.body, connection: connection)
-                outcome = try await method.handler(call)
+                values = try await method.handler(call)
             } catch {
                 failure = error
             }
             let response = Self.response(to: message, noReply: noReply, interface: interfaceName, method: method) {
                 if let failure { throw failure }
-                return outcome
+                return values
             }
             connection.finishHandler(reply: response)
         }
@@ -103,30 +103,18 @@ extension ConnectionRouter {
         }
     }
 
-    /// The reply to `message` carrying what `outcome` gives: its values or the reply the handler
-    /// marshalled, checked against the method's declared outputs, or the error it throws; nil
-    /// when no reply is expected.
+    /// The reply to `message` carrying what `values` gives: its values, checked against the
+    /// method's declared outputs, or the error it throws; nil when no reply is expected.
     static func response(to message: Message, noReply: Bool, interface: InterfaceName, method: Method,
-                         _ outcome: () throws -> Method.Outcome) -> Message? {
+                         _ values: () throws -> [DBusValue]) -> Message? {
         do {
-            switch try outcome() {
-            case .values(let values):
-                guard signatures(of: values, equal: method.outputSignature) else {
-                    let produced = values.map(\.signature.rawValue).joined()
-                    throw DBusError(.failed, "\(interface).\(method.name) returned '\(produced)', "
-                        + "declared '\(method.outputSignature)'")
-                }
-                return noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
-            case .reply(let reply):
-                guard reply.call == ObjectIdentifier(message) else {
-                    throw DBusError(.failed, "\(interface).\(method.name) replied with a reply to another call")
-                }
-                guard reply.signature == method.outputSignature else {
-                    throw DBusError(.failed, "\(interface).\(method.name) replied '\(reply.signature)', "
-                        + "declared '\(method.outputSignature)'")
-                }
-                return noReply ? nil : reply.message
+            let values = try values()
+            guard signatures(of: values, equal: method.outputSignature) else {
+                let produced = values.map(\.signature.rawValue).joined()
+                throw DBusError(.failed, "\(interface).\(method.name) returned '\(produced)', "
+                    + "declared '\(method.outputSignature)'")
             }
+            return noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
         } catch {
             return noReply ? nil : errorReply(to: message, error)
         }

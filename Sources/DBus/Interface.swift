@@ -77,17 +77,10 @@ public struct Method: Sendable {
     public let outputs: [Argument]
     /// Where the handler runs.
     public let execution: Execution
-    let handler: @Sendable (MethodCall) async throws -> Outcome
+    let handler: @Sendable (MethodCall) async throws -> [DBusValue]
     /// The handler as declared when it is synchronous: a ``Execution/connectionThread`` method
     /// then runs it inline, as the call is dispatched, with no task.
-    private(set) var synchronousHandler: (@Sendable (MethodCall) throws -> Outcome)?
-
-    /// What a handler gives back: values the router checks and marshals, or a reply the handler
-    /// marshalled itself from typed values (``MethodCall/reply(_:)``).
-    enum Outcome: Sendable {
-        case values([DBusValue])
-        case reply(MethodReply)
-    }
+    private(set) var synchronousHandler: (@Sendable (MethodCall) throws -> [DBusValue])?
     /// The arguments' signatures joined, computed once: every incoming call is checked against it.
     let inputSignature: String
     /// The outputs' signatures joined, computed once: every reply is checked against it.
@@ -122,38 +115,11 @@ public struct Method: Sendable {
         out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
         handler: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
     ) {
-        self.init(name, inputs: inputs, outputs: outputs, execution: execution) { call in .values(try await handler(call)) }
-    }
-
-    /// Declares a method whose handler marshals its reply itself, straight from typed values
-    /// for the declared outputs (`call.reply(…)`), with no `DBusValue` tree in between: the form
-    /// for hot calls. The router still checks the reply's signature against `outputs`.
-    ///
-    /// ```swift
-    /// Method(replying: "Read", in: ["index": "u"], out: ["type": "s", "size": "x"]) { call in
-    ///     let index = try call.message.arguments(as: UInt32.self)
-    ///     return try call.reply("public.utf8-plain-text", Int64(5))
-    /// }
-    /// ```
-    ///
-    /// - Parameters: as for the form returning values; `handler` returns the reply to send.
-    public init(
-        replying name: MemberName, in inputs: KeyValuePairs<String, Signature> = [:],
-        out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
-        handler: @escaping @Sendable (MethodCall) async throws -> MethodReply
-    ) {
-        self.init(name, inputs: inputs, outputs: outputs, execution: execution) { call in .reply(try await handler(call)) }
-    }
-
-    private init(
-        _ name: MemberName, inputs: KeyValuePairs<String, Signature>, outputs: KeyValuePairs<String, Signature>,
-        execution: Execution, outcome: @escaping @Sendable (MethodCall) async throws -> Outcome
-    ) {
         self.name = name
         self.inputs = Argument.list(inputs)
         self.outputs = Argument.list(outputs)
         self.execution = execution
-        self.handler = outcome
+        self.handler = handler
         synchronousHandler = nil
         inputSignature = self.inputs.map(\.signature.rawValue).joined()
         outputSignature = self.outputs.map(\.signature.rawValue).joined()
@@ -177,7 +143,7 @@ public struct Method: Sendable {
         // Typed as async so that this picks the `async` initializer, not this one again.
         let asynchronous: @Sendable (MethodCall) async throws -> [DBusValue] = { call in try handler(call) }
         self.init(name, in: inputs, out: outputs, execution: execution, handler: asynchronous)
-        synchronousHandler = { call in .values(try handler(call)) }
+        synchronousHandler = handler
     }
 }
 

@@ -45,12 +45,12 @@ extension PasteboardService {
             Method("DetectValues", in: ["patterns": "as", "options": "a{sv}"], out: ["values": "aa{sv}"]) { call in
                 try await self.detectValues(call, pasteboard: name)
             }
-            Method(replying: "Read", in: ["item_index": "u", "type": "s", "options": "a{sv}"],
+            Method("Read", in: ["item_index": "u", "type": "s", "options": "a{sv}"],
                    out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"],
                    execution: .connectionThread) { call in
                 try await self.read(call, pasteboard: name)
             }
-            Method(replying: "FinishTransfer", in: ["transfer": "s"], out: ["size": "t"], execution: .connectionThread) { call in
+            Method("FinishTransfer", in: ["transfer": "s"], out: ["size": "t"], execution: .connectionThread) { call in
                 try await self.finishTransfer(call, pasteboard: name)
             }
             Method("Fulfill", in: ["item_id": "s", "type": "s", "data": "v"]) { call in

@@ -49,9 +49,9 @@ extension PasteboardService {
     }
 
     /// `FinishTransfer`: how many bytes the source wrote, once it has finished.
-    nonisolated func finishTransfer(_ call: MethodCall, pasteboard name: String) async throws -> MethodReply {
+    nonisolated func finishTransfer(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         try checkTransientAccess(name, try await resolve(call), .contentReader)
         let transfer = try call.argument(0, as: String.self)
-        return try call.reply(try await relay.finish(transfer, caller: call.sender))
+        return [.uint64(try await relay.finish(transfer, caller: call.sender))]
     }
 }

@@ -19,8 +19,8 @@ extension PasteboardService {
     /// entry with the option `history-entry`), the best conforming representation, and its
     /// bytes: inline below the crossover, else an fd (the blob, a sealed memfd, or the pipe from
     /// the source app). Every allowed read is logged, a history read as one of the general
-    /// pasteboard. The reply is marshalled straight from its four values (a hot call).
-    nonisolated func read(_ call: MethodCall, pasteboard name: String) async throws -> MethodReply {
+    /// pasteboard.
+    nonisolated func read(_ call: MethodCall, pasteboard name: String) async throws -> [DBusValue] {
         let caller = try await resolve(call)
         let isDrag = try checkTransientAccess(name, caller, .contentReader)
         let index = try call.argument(0, as: UInt32.self)
@@ -75,7 +75,7 @@ extension PasteboardService {
                                  historyEntry: historyEntry, pasteboard: name,
                                  itemIndex: Int(index), contentType: representation.contentType, consent: consent?.rawValue)
         logPaste(record)
-        return try call.reply(representation.contentType.identifier, size, data, transfer)
+        return [.string(representation.contentType.identifier), .int64(size), .variant(data), .string(transfer)]
     }
 
     /// The item's highest-fidelity representation visible to `caller` that conforms to `type`;

@@ -55,8 +55,8 @@ extension PromiseRelay {
                 // copy of the write end) once the call returns.
                 guard let message = handOff.take() else { throw CancellationError() }
                 let reply = try await connection.call(consume message, timeout: timeout)
-                // Read typed, straight from the reply's bytes.
-                guard reply.signature == .uint64, let size = try? reply.arguments(as: UInt64.self) else {
+                let body = try reply.body
+                guard body.count == 1, case .uint64(let size) = body[0] else {
                     throw FerryModelError(.unavailable, "the source \(owner.rawValue) replied \(reply.signature.rawValue) instead of a size (t)")
                 }
                 result = .success(size)

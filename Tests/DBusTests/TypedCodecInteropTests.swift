@@ -26,18 +26,6 @@ struct TypedCodecInteropTests {
             let sum = data.reduce(UInt64(0)) { $0 + UInt64($1) }
             return [.uint64(sum), .double(Double(Int64(sum) + offset) * scale)]
         }
-        // Pasteboard1.Read's shape, its reply marshalled by the handler: `index` bytes 0, 1, 2, …
-        // inline, or behind a pipe's read end with the option fd.
-        Method(replying: "Fetch", in: ["index": "u", "type": "s", "options": "a{sv}"],
-               out: ["delivered_type": "s", "size": "x", "data": "v", "transfer": "s"], execution: .connectionThread) { call in
-            let (count, type, options) = try call.message.arguments(as: UInt32.self, String.self, [String: DBusValue].self)
-            let bytes = (0..<Int(count)).map { UInt8(truncatingIfNeeded: $0) }
-            guard options["fd"] == .boolean(true) else { return try call.reply(type, Int64(count), DBusValue.bytes(bytes), "") }
-            let (reader, writer) = try FileDescriptor.pipe()
-            try writer.withRawValue { raw in _ = bytes.withUnsafeBytes { Foundation.write(raw, $0.baseAddress, $0.count) } }
-            writer.close()
-            return try call.reply(type, Int64(count), DBusValue.unixFD(reader), "pipe-\(count)")
-        }
     }
 
     /// A Swift connection serving `typed`, with the environment for tools that call it.
@@ -86,69 +74,6 @@ struct TypedCodecInteropTests {
         #expect((sums?["data"] as? [Double]) == [256, 127.5],
                 "\(String(decoding: sum.standardOutput + sum.standardError, as: UTF8.self))")
 
-    }
-
-    @Test("a reply the handler marshalled itself (Read's shape, bytes or a descriptor in a variant) as gdbus, GDBus big-endian, busctl and python-dbus read it")
-    func handlerMarshalledReply() async throws {
-        let (service, bus) = try await serve()
-        let destination = service.uniqueName.rawValue
-        let gdbus = try await ChildProcess.run("gdbus", [
-            "call", "-a", bus.address, "-d", destination, "-o", Self.path.rawValue,
-            "-m", "org.ferry.Typed1.Fetch", "3", "public.data", "{'user-action': <true>}",
-        ], environment: bus.environment())
-        #expect(gdbus.status == 0, "\(String(decoding: gdbus.standardError, as: UTF8.self))")
-        #expect(String(decoding: gdbus.standardOutput, as: UTF8.self)
-            .contains("('public.data', int64 3, <[byte 0x00, 0x01, 0x02]>, '')"),
-                "\(String(decoding: gdbus.standardOutput, as: UTF8.self))")
-
-        // A big-endian call (GDBus can send one) gets the same reply.
-        let bigEndian = try await ChildProcess.run("/usr/bin/python3", [
-            Self.glibPeer, "call", destination, Self.path.rawValue, Self.interface.rawValue, "Fetch", "usa{sv}",
-            "(2, 'public.data', {'fd': <false>})",
-        ], environment: bus.environment())
-        #expect(bigEndian.status == 0, "\(String(decoding: bigEndian.standardError, as: UTF8.self))")
-        #expect(String(decoding: bigEndian.standardOutput, as: UTF8.self)
-            .contains("l ('public.data', int64 2, <[byte 0x00, 0x01]>, '')"),
-                "\(String(decoding: bigEndian.standardOutput, as: UTF8.self))")
-
-        let busctl = try await ChildProcess.run("busctl", [
-            "--address=\(bus.address)", "--json=short", "--", "call", destination, Self.path.rawValue,
-            Self.interface.rawValue, "Fetch", "usa{sv}", "4", "public.data", "0",
-        ], environment: bus.environment())
-        #expect(busctl.status == 0, "\(String(decoding: busctl.standardError, as: UTF8.self))")
-        let reply = try JSONSerialization.jsonObject(with: busctl.standardOutput) as? [String: Any]
-        #expect(reply?["type"] as? String == "sxvs")
-        let data = reply?["data"] as? [Any]
-        #expect(data?.first as? String == "public.data" && (data?[1] as? Int) == 4 && data?.last as? String == "")
-        let variant = data?.count == 4 ? data?[2] as? [String: Any] : nil
-        #expect(variant?["type"] as? String == "ay" && (variant?["data"] as? [Int]) == [0, 1, 2, 3],
-                "\(String(decoding: busctl.standardOutput, as: UTF8.self))")
-
-        // python-dbus: the bytes inline, and a descriptor (appended by libdbus) read to its end.
-        let script = """
-            import dbus, os, sys
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            def fetch(n, opts):
-                return bus.call_blocking(sys.argv[2], '/org/ferry/Typed', 'org.ferry.Typed1', 'Fetch', 'usa{sv}',
-                                         [n, 'public.data', dbus.Dictionary(opts, signature='sv')], timeout=30)
-            t, size, data, transfer = fetch(5, {})
-            print('inline', t, int(size), bytes(data).hex(), repr(str(transfer)))
-            t, size, data, transfer = fetch(300, {'fd': True})
-            fd = data.take()
-            got = b''
-            while True:
-                chunk = os.read(fd, 4096)
-                if not chunk: break
-                got += chunk
-            print('fd', t, int(size), len(got), got == bytes(i % 256 for i in range(300)), str(transfer))
-            """
-        let python = try await ChildProcess.run("/usr/bin/python3", ["-c", script, bus.address, destination],
-                                                environment: bus.environment(), timeout: .seconds(60))
-        await service.close()
-        let lines = String(decoding: python.standardOutput, as: UTF8.self)
-        #expect(python.status == 0, "\(String(decoding: python.standardError, as: UTF8.self))")
-        #expect(lines.contains("inline public.data 5 0001020304 ''"), "\(lines)")
-        #expect(lines.contains("fd public.data 300 300 True pipe-300"), "\(lines)")
     }
 
     @Test("python-dbus answers typed calls: numbers, arrays, a{sv} and a descriptor")

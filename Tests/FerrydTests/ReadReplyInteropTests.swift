@@ -3,9 +3,9 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// `Pasteboard1.Read`'s reply is marshalled by ferryd's handler from typed values, not from a
-/// tree of values: independent clients must read it exactly as before, in both byte orders, with
-/// the bytes inline and with a descriptor in the variant.
+/// `Pasteboard1.Read`'s reply — marshalled in Swift when it holds bytes, appended by libdbus when
+/// it holds a descriptor — as independent clients read it: gdbus and GDBus sending the call in
+/// either byte order, python-dbus reading the bytes inline and the memfd behind the option fd.
 @Suite("ferryd: Read's reply as gdbus, GDBus big-endian and python-dbus read it")
 struct ReadReplyInteropTests {
     static let glibPeer = TestPaths.packageRoot.appendingPathComponent("Tests/DBusTests/Peers/glib_peer.py").path
