@@ -5,10 +5,12 @@
 # --only load`: half the clients direct, half on the bus). scripts/bench.sh runs both with the rest.
 # Usage: scripts/direct-bench.sh [--quick] [--load]   (after `swift build -c release --package-path Benchmarks
 # --product paste-bench` and `swift build -c release --product ferryd`)
+# BIN=DIR and BENCH_BIN=DIR take ferryd and paste-bench from elsewhere (a copy of another
+# build's, to compare two builds in one session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$(swift build -c release --show-bin-path)
-benchbin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+bin=${BIN:-$(swift build -c release --show-bin-path)}
+benchbin=${BENCH_BIN:-$(swift build -c release --package-path Benchmarks --show-bin-path)}
 [ -x "$benchbin/paste-bench" ] || { echo "missing $benchbin/paste-bench (swift build -c release --package-path Benchmarks --product paste-bench)" >&2; exit 1; }
 [ -x "$bin/ferryd" ] || { echo "missing $bin/ferryd (swift build -c release --product ferryd)" >&2; exit 1; }
 export FERRY_BENCH_BIN="$bin"
