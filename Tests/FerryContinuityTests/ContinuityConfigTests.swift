@@ -23,9 +23,7 @@ struct ContinuityConfigTests {
 
     @Test("a device set up by continuity.conf alone, with paths relative to the file, takes part")
     func configFileTurnsContinuityOn() async throws {
-        let engine = try await ContinuityEngine()
-        var devices: [Device] = []
-        do {
+        let laptop: (ContinuityEngine) async throws -> Device = { engine in
             // The laptop's seed sits beside its config file and is named relatively.
             let folder = engine.directory.appendingPathComponent("laptop-config")
             let seed = try String(contentsOfFile: engine.seeds["laptop"]!, encoding: .utf8)
@@ -40,22 +38,16 @@ struct ContinuityConfigTests {
                 device = laptop
                 handoff-lifetime = 60
                 """, to: folder, "continuity.conf")
-            let laptop = try await Device("laptop", engine: engine, arguments: ["--continuity-config", config.path])
-            devices.append(laptop)
-            let desktop = try await Device("desktop", engine: engine)
-            devices.append(desktop)
-
+            return try await Device("laptop", engine: engine, arguments: ["--continuity-config", config.path])
+        }
+        let desktop: (ContinuityEngine) async throws -> Device = { try await Device("desktop", engine: $0) }
+        try await ContinuityEngine.withDevices([laptop, desktop]) { _, devices async throws in
+            let (laptop, desktop) = (devices[0], devices[1])
             #expect(try await laptop.ferry("copy", "--text", "configured by file").succeeded)
             #expect(try await eventually { try await desktop.ferry("types").stdout.contains("remote laptop") },
                     "the desktop never listed the copy of the laptop configured by its file")
             #expect(try await desktop.ferry("paste").stdout == "configured by file")
-        } catch {
-            await offThePool { [devices] in for device in devices { device.stop() } }
-            await engine.stop()
-            throw error
         }
-        await offThePool { [devices] in for device in devices { device.stop() } }
-        await engine.stop()
     }
 
     @Test("a wrong config file stops ferryd with the file, the line and the reason")

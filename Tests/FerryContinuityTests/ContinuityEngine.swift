@@ -251,3 +251,30 @@ struct EngineSetupError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension ContinuityEngine {
+    /// A new engine and the devices `starts` make on it, in order, for `body`; afterwards (also
+    /// when a start or `body` throws) every device made so far and the engine stop.
+    static func withDevices(_ starts: [(ContinuityEngine) async throws -> Device],
+                            _ body: (ContinuityEngine, [Device]) async throws -> Void) async throws {
+        let engine = try await ContinuityEngine()
+        var devices: [Device] = []
+        do {
+            for start in starts { devices.append(try await start(engine)) }
+            try await body(engine, devices)
+        } catch {
+            await offThePool { [devices] in for device in devices { device.stop() } }
+            await engine.stop()
+            throw error
+        }
+        await offThePool { [devices] in for device in devices { device.stop() } }
+        await engine.stop()
+    }
+
+    /// ``withDevices(_:_:)`` with the two devices every suite starts from: a laptop and a desktop.
+    static func withLaptopAndDesktop(_ body: (ContinuityEngine, Device, Device) async throws -> Void) async throws {
+        try await withDevices([{ try await Device("laptop", engine: $0) }, { try await Device("desktop", engine: $0) }]) {
+            try await body($0, $1[0], $1[1])
+        }
+    }
+}

@@ -12,10 +12,11 @@ struct NamedPasteboardTests {
     /// desktop to `desktopBoards` in its continuity.conf; stops them all, also on failure.
     func withDevices(laptop laptopBoards: String, desktop desktopBoards: String,
                      _ body: (ContinuityEngine, Device, Device) async throws -> Void) async throws {
-        let engine = try await ContinuityEngine()
-        var devices: [Device] = []
-        do {
-            devices.append(try await Device("laptop", engine: engine, extra: ["--continuity-pasteboards", laptopBoards]))
+        let laptop: (ContinuityEngine) async throws -> Device = { engine in
+            try await Device("laptop", engine: engine, extra: ["--continuity-pasteboards", laptopBoards])
+        }
+        // The desktop lists its pasteboards in its continuity.conf.
+        let desktop: (ContinuityEngine) async throws -> Device = { engine in
             let config = engine.directory.appendingPathComponent("desktop.conf")
             let lines = """
                 continuity = \(engine.url)
@@ -27,15 +28,9 @@ struct NamedPasteboardTests {
 
                 """
             try engine.writeSecret(lines, to: config.path)
-            devices.append(try await Device("desktop", engine: engine, arguments: ["--continuity-config", config.path]))
-            try await body(engine, devices[0], devices[1])
-        } catch {
-            await offThePool { [devices] in for device in devices { device.stop() } }
-            await engine.stop()
-            throw error
+            return try await Device("desktop", engine: engine, arguments: ["--continuity-config", config.path])
         }
-        await offThePool { [devices] in for device in devices { device.stop() } }
-        await engine.stop()
+        try await ContinuityEngine.withDevices([laptop, desktop]) { try await body($0, $1[0], $1[1]) }
     }
 
     @Test("a copy to an opted-in named pasteboard lands on the other device's pasteboard of that name, apart from the general one")

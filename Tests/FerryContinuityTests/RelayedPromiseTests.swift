@@ -13,19 +13,7 @@ import Testing
 struct RelayedPromiseTests {
     /// Runs `body` with an engine and ALICE's laptop and desktop; stops them all, also on failure.
     func withDevices(_ body: (ContinuityEngine, Device, Device) async throws -> Void) async throws {
-        let engine = try await ContinuityEngine()
-        var devices: [Device] = []
-        do {
-            devices.append(try await Device("laptop", engine: engine))
-            devices.append(try await Device("desktop", engine: engine))
-            try await body(engine, devices[0], devices[1])
-        } catch {
-            await offThePool { [devices] in for device in devices { device.stop() } }
-            await engine.stop()
-            throw error
-        }
-        await offThePool { [devices] in for device in devices { device.stop() } }
-        await engine.stop()
+        try await ContinuityEngine.withLaptopAndDesktop(body)
     }
 
     /// An app on `device`'s bus, registered, so that its loaders stay promises.

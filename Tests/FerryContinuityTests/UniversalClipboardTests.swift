@@ -10,21 +10,7 @@ import Testing
 struct UniversalClipboardTests {
     /// Runs `body` with an engine and ALICE's laptop and desktop; stops them all, also on failure.
     func withDevices(_ body: (ContinuityEngine, Device, Device) async throws -> Void) async throws {
-        let engine = try await ContinuityEngine()
-        var devices: [Device] = []
-        do {
-            let laptop = try await Device("laptop", engine: engine)
-            devices.append(laptop)
-            let desktop = try await Device("desktop", engine: engine)
-            devices.append(desktop)
-            try await body(engine, laptop, desktop)
-        } catch {
-            await offThePool { [devices] in for device in devices { device.stop() } }
-            await engine.stop()
-            throw error
-        }
-        await offThePool { [devices] in for device in devices { device.stop() } }
-        await engine.stop()
+        try await ContinuityEngine.withLaptopAndDesktop(body)
     }
 
     /// Whether `ferry types` on `device` lists a remote item from `source`.
