@@ -84,20 +84,7 @@ extension Continuity {
             return true
         }
         guard newer else { return }
-        let origin = Self.originPrefix + envelope.device
-        let items = remoteItems(of: envelope)
-        guard !items.isEmpty else {
-            if (try? await pasteboards.clearRemoteItems(on: name, where: { $0.options.origin == origin })) == true {
-                logger.debug("continuity: \(envelope.device) copied something to \(name) that stays there; its remote item is gone")
-            }
-            return
-        }
-        do {
-            let count = try await pasteboards.writeRemoteItems(items, to: name)
-            logger.info("continuity: \(items.count) remote item(s) from \(envelope.device) on the pasteboard \(name) (change \(count))")
-        } catch {
-            logger.warning("continuity: cannot show the remote items of \(envelope.device) on \(name): \(error)")
-        }
+        await show(envelope, on: name)
     }
 
     /// This device's last announcement of each opted-in named pasteboard.

@@ -418,20 +418,26 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             return true
         }
         guard newer else { return }
+        await show(envelope, on: PasteboardName.general)
+    }
+
+    /// Puts a newer announcement's items on the pasteboard `name` as remote items; an
+    /// announcement without items takes the source's older remote item away, since nothing of
+    /// its newer copy may be shown here.
+    func show(_ envelope: Envelope, on name: String) async {
         let origin = Self.originPrefix + envelope.device
         let items = remoteItems(of: envelope)
         guard !items.isEmpty else {
-            // Nothing of the source's newer copy may be shown here: its older item goes.
-            if (try? await pasteboards.clearRemoteItems(where: { $0.options.origin == origin })) == true {
-                logger.debug("continuity: \(envelope.device) copied something that stays there; its remote item is gone")
+            if (try? await pasteboards.clearRemoteItems(on: name, where: { $0.options.origin == origin })) == true {
+                logger.debug("continuity: \(envelope.device) copied something to \(name) that stays there; its remote item is gone")
             }
             return
         }
         do {
-            let count = try await pasteboards.writeRemoteItems(items)
-            logger.info("continuity: \(items.count) remote item(s) from \(envelope.device) on the general pasteboard (change \(count))")
+            let count = try await pasteboards.writeRemoteItems(items, to: name)
+            logger.info("continuity: \(items.count) remote item(s) from \(envelope.device) on the pasteboard \(name) (change \(count))")
         } catch {
-            logger.warning("continuity: cannot show the remote items of \(envelope.device): \(error)")
+            logger.warning("continuity: cannot show the remote items of \(envelope.device) on \(name): \(error)")
         }
     }
 
