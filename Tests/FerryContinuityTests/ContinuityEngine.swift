@@ -278,3 +278,11 @@ extension ContinuityEngine {
         }
     }
 }
+
+/// What a finished process wrote to its standard error `descriptor` (one read, up to 4 KiB: an
+/// error message).
+func errorText(of descriptor: Int32) -> String {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = read(descriptor, &buffer, buffer.count)
+    return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+}

@@ -95,8 +95,7 @@ struct RelayedPromiseTests {
             #expect(status == 4, "a vanished app is Unavailable (exit 4), as for a local paste; got \(String(describing: status))")
             #expect(rest + first.count < 48 << 20, "all 48 MiB arrived: the app was not killed mid-pull")
             #expect(ContinuousClock.now - started < .seconds(10))
-            let n = read(paste.standardError, &buffer, buffer.count)
-            let message = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+            let message = errorText(of: paste.standardError)
             #expect(message.contains("laptop"), "the error names the source device: \(message)")
         }
     }

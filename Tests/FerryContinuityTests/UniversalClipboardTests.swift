@@ -155,9 +155,7 @@ struct UniversalClipboardTests {
             let status = await paste.waitForExit(timeout: .seconds(10))
             #expect(status != nil && status != 0, "the paste neither hung nor pretended to succeed")
             #expect(ContinuousClock.now - started < .seconds(5))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = read(paste.standardError, &buffer, buffer.count)
-            let message = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+            let message = errorText(of: paste.standardError)
             #expect(message.contains("laptop"), "the error names the source device: \(message)")
         }
     }
