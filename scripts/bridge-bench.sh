@@ -2,8 +2,8 @@
 # ferry-bridge benchmarks B1–B4 (issue #17) on a headless sway, each beside its anchor.
 # Runs as root; sway, dbus-daemon, ferryd, ferry-bridge and the peers run as the test user
 # ferry-wl (created if missing) in a runtime dir of their own. Every process is killed by pid.
-# B2's X11 half runs first, as root on an Xvfb of its own (the display number Xvfb picks with
-# -displayfd) with its own dbus-daemon, ferryd and ferry-bridge; X11_ONLY=1 runs only that.
+# B2's X11 half runs first, as root on an Xvfb of its own with its own dbus-daemon, ferryd and
+# ferry-bridge (scripts/bridge-x11-pairs.sh); X11_ONLY=1 runs only that.
 # BIN=.build/release (default) or .build/debug.
 set -euo pipefail
 BIN=${BIN:-$(pwd)/.build/release}
@@ -14,7 +14,7 @@ RT=$DIR/run; mkdir -m 700 "$RT"; chown "$USER_NAME" "$RT"; chmod 777 "$DIR"
 PIDS=()
 cleanup() {
   for p in $(pgrep -u "$USER_NAME" || true); do
-    if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$RT"; then kill "$p" 2>/dev/null || true; fi
+    if tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT"; then kill "$p" 2>/dev/null || true; fi
   done
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$DIR"
@@ -23,31 +23,15 @@ trap cleanup EXIT
 median() { /usr/bin/python3 -c 'import statistics,sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 now() { date +%s.%N; }
 
-# B2, X11 half: 256 MiB pasted by `xclip -o` from an xclip copy (before the bridge runs: no
-# manager copies it meanwhile), then from a Ferry copy served by ferry-bridge, 5 pastes each.
-XQ=$DIR/xq.bin; head -c 268435456 /dev/urandom > "$XQ"
-Xvfb -displayfd 3 -nolisten tcp 3> "$DIR/xdisplay" > "$DIR/xvfb.log" 2>&1 & PIDS+=($!)
-for _ in $(seq 100); do [ -s "$DIR/xdisplay" ] && break; sleep 0.1; done
-XD=:$(head -1 "$DIR/xdisplay")
-X=(env -u WAYLAND_DISPLAY DISPLAY="$XD")
-xclip_time() { local s; s=$(now); "${X[@]}" xclip -o -selection clipboard -t application/octet-stream > "${1:-/dev/null}"; echo "$(now) - $s" | bc; }
-"${X[@]}" xclip -quiet -selection clipboard -t application/octet-stream -i "$XQ" > /dev/null 2>&1 & XCLIP=$!; PIDS+=($XCLIP)
-for _ in $(seq 100); do "${X[@]}" xclip -o -selection clipboard -t TARGETS 2>/dev/null | grep -q octet-stream && break; sleep 0.1; done
-XA=(); for _ in 1 2 3 4 5; do XA+=("$(xclip_time)"); done
-kill "$XCLIP"; sleep 0.5
-dbus-daemon --session --fork --print-address=4 --print-pid=5 --address="unix:path=$DIR/xbus" 4> "$DIR/xbus.txt" 5> "$DIR/xbus.pid"
-PIDS+=("$(head -1 "$DIR/xbus.pid")"); XADDR=$(head -1 "$DIR/xbus.txt")
-"$BIN/ferryd" --bus "$XADDR" --quiet --state-dir "$DIR/xstate" & PIDS+=($!)
-"${X[@]}" "$BIN/ferry-bridge" --bus "$XADDR" --verbose > "$DIR/xbridge.out" 2> "$DIR/xbridge.err" & PIDS+=($!)
-for _ in $(seq 100); do grep -q READY "$DIR/xbridge.out" 2>/dev/null && break; sleep 0.1; done
-DBUS_SESSION_BUS_ADDRESS="$XADDR" "$BIN/ferry-cli" copy -t application/octet-stream "$XQ"
-for _ in $(seq 100); do grep -q "exported change" "$DIR/xbridge.err" 2>/dev/null && break; sleep 0.1; done
-xclip_time "$DIR/xout.bin" > /dev/null; cmp -s "$DIR/xout.bin" "$XQ" && XSAME=identical || XSAME=DIFFERENT; rm -f "$DIR/xout.bin"
-XF=(); for _ in 1 2 3 4 5; do XF+=("$(xclip_time)"); done
-B2XA=$(median "${XA[@]}"); B2XF=$(median "${XF[@]}")
-B2X=$(echo "$B2XF $B2XA" | awk -v same="$XSAME" '{r=$2/$1; printf "%.0f MB/s (%s)|%.0f MB/s|%.2f×|%s", 268.435456/$1, same, 268.435456/$2, r, (r>=1.0?"yes":"no")}')
-rm -f "$XQ"
-X11_ROW="| B2 xclip -o 256 MiB from a Ferry copy (anchor: from xclip) | $B2X |"
+# B2, X11 half: 256 MiB pasted by `xclip -o` from a Ferry copy and from an xclip copy on one
+# Xvfb, in 21 alternating pairs (scripts/bridge-x11-pairs.sh says why this way).
+PAIRS_OUT=$(bash "$(dirname "$0")/bridge-x11-pairs.sh" "$BIN" 21 | tail -1)
+X11_ROW=$(echo "$PAIRS_OUT" | /usr/bin/python3 -c '
+import re, sys
+m = re.search(r"Ferry (\d+) MB/s \(([^)]*)\), anchor (\d+) MB/s, ratio ([\d.]+)×", sys.stdin.read())
+ferry, same, anchor, ratio = m.groups()
+print("| B2 xclip -o 256 MiB from a Ferry copy, median of 21 pairs (anchor: from xclip) | %s MB/s (%s) | %s MB/s | %s× | %s |"
+      % (ferry, same, anchor, ratio, "yes" if float(ratio) >= 1.0 else "no"))')
 if [ "${X11_ONLY:-0}" = 1 ]; then
   echo "| benchmark | value | anchor value | ratio | met |"
   echo "|---|---|---|---|---|"
@@ -67,10 +51,10 @@ sleep 1
 "${W[@]}" "$BIN/ferry-bridge" --bus "$ADDR" --verbose --bytes-per-type 2G --bytes-per-selection 2G --idle-timeout 30 \
   > "$DIR/bridge.out" 2> "$DIR/bridge.err" & PIDS+=($!)
 for _ in $(seq 100); do grep -q READY "$DIR/bridge.out" 2>/dev/null && break; sleep 0.1; done
-BRIDGE=$(pgrep -u "$USER_NAME" -x ferry-bridge | while read -r p; do tr '\0' '\n' < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | head -1)
+BRIDGE=$(pgrep -u "$USER_NAME" -x ferry-bridge | while read -r p; do tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | head -1)
 FERRY=("${W[@]}" DBUS_SESSION_BUS_ADDRESS="$ADDR" "$BIN/ferry-cli")
 change_count() { "${FERRY[@]}" types --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["changeCount"])'; }
-wl_copy_pid() { for p in $(pgrep -u "$USER_NAME" -x wl-copy || true); do tr '\0' '\n' < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | tail -1; }
+wl_copy_pid() { for p in $(pgrep -u "$USER_NAME" -x wl-copy || true); do tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | tail -1; }
 
 # B1: wl-copy -> a `ferry watch` line, p50, beside `wl-paste --watch` seeing the same copy.
 cat > "$DIR/ts.py" <<'PY'
@@ -81,7 +65,9 @@ for line in sys.stdin:
 PY
 touch "$DIR/fw.txt" "$DIR/wp.txt" "$DIR/copies.txt"; chmod 666 "$DIR"/*.txt; chmod 644 "$DIR/ts.py"
 "${W[@]}" sh -c "DBUS_SESSION_BUS_ADDRESS=$ADDR $BIN/ferry-cli watch | /usr/bin/python3 -u $DIR/ts.py $DIR/fw.txt" & PIDS+=($!)
-"${W[@]}" sh -c "wl-paste --watch echo x | /usr/bin/python3 -u $DIR/ts.py $DIR/wp.txt" & PIDS+=($!)
+# The watch command reads what it is given (wc -c): one that does not (echo) closes the pipe
+# early, and a wl-copy still writing in the foreground dies of SIGPIPE ("Broken pipe").
+"${W[@]}" sh -c "wl-paste --watch wc -c | /usr/bin/python3 -u $DIR/ts.py $DIR/wp.txt" & PIDS+=($!)
 sleep 2
 for i in $(seq 1 21); do now >> "$DIR/copies.txt"; "${W[@]}" wl-copy "b1 $i"; sleep 0.4; done; sleep 1
 B1=$(/usr/bin/python3 - "$DIR" <<'PY'

@@ -98,7 +98,7 @@ public enum Spawn {
     /// between, as here: the long-lived children a benchmark runs beside it (a bus, ferryd, an
     /// anchor's server) are reaped only when the benchmark stops them. A child measured while
     /// others end around it is read from `/proc/PID/stat` instead, just before it is stopped
-    /// (``ProcessStats``, as scripts/bridge-x11-cpu.sh does).
+    /// (``ProcessStats``, as scripts/bridge-x11-pairs.sh does for the owners).
     public static func timedRun(_ argv: [String]) throws -> (wall: Double, cpu: Double) {
         let configuration = try configuration(argv)
         let before = childrenCPU()
