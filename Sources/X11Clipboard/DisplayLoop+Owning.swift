@@ -27,8 +27,13 @@ extension DisplayLoop {
     /// Data up to this size goes in one property, more by INCR: under the server's request
     /// limit, and at most 4 MiB so that one transfer never holds more.
     var propertyLimit: Int { min(x.maximumRequestBytes - 4096, 4 << 20) }
-    /// One INCR chunk.
-    var chunkSize: Int { min(propertyLimit, 1 << 20) }
+    /// One INCR chunk: 1.5 MiB. Measured on Xvfb with `xclip -o` reading 256 MiB against an
+    /// xclip owner (scripts/bridge-x11-pairs.sh, BENCHMARKS.md): 256 KiB chunks ran at 0.72×
+    /// xclip's speed, 4 MiB ones at 0.90×, 1 MiB at 1.02× and 1.5 MiB at 1.04×, the steadiest.
+    var chunkSize: Int { min(propertyLimit, 3 << 19) }
+    /// A serve pipe's capacity: a chunk, or as much as an unprivileged process may ask for
+    /// (fs.pipe-max-size, 1 MiB unless raised).
+    var pipeSize: Int { min(chunkSize, 1 << 20) }
 
     // MARK: Acquiring and releasing
 
@@ -135,7 +140,7 @@ extension DisplayLoop {
                 return
             }
             _ = cxcb_set_nonblocking(ends[0])
-            _ = cxcb_set_pipe_size(ends[0], Int32(chunkSize))
+            _ = cxcb_set_pipe_size(ends[0], Int32(pipeSize))
             part.pipe = ends[0]
             part.pipeIdentity = PipeIdentity(of: ends[0])
             // TEXT is the owner's choice of encoding: the bridge serves UTF-8.
