@@ -87,7 +87,7 @@ extension Continuity {
     func servePromised(_ request: ChunkRequest, from pull: PromisedPull, send: @escaping @Sendable ([UInt8]) -> Void) {
         Task { [weak self] in
             do {
-                let piece = try await pull.piece(at: request.offset, length: min(request.length, 512 * 1024))
+                let piece = try await pull.piece(at: request.offset, length: min(request.length, Continuity.largestChunk))
                 if piece.last { self?.end(pull) }
                 send([piece.last ? ChunkStatus.last : ChunkStatus.more] + piece.body)
             } catch {

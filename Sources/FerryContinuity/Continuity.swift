@@ -44,8 +44,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         package var device: String
         /// How long an announcement lives in the bucket, and a remote item on a receiver.
         package var ttl: Duration = .seconds(120)
-        /// The bytes per chunk request.
-        package var chunkSize = 512 * 1024
+        /// The bytes per chunk request (at most ``Continuity/largestChunk`` are answered).
+        package var chunkSize = Continuity.largestChunk
         /// How long a pull waits for a chunk before the source counts as unavailable.
         package var chunkTimeout: Duration = .seconds(3)
         /// Handoff: the least time between two advertisements of this device's current
@@ -73,6 +73,10 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
 
     /// The prefix of a remote item's `origin` and of its representations' owner.
     package static let originPrefix = "continuity:"
+
+    /// The most bytes a source answers one chunk request with, whatever length it asks for:
+    /// sealed, an answer stays under the engine's usual 1 MiB message limit.
+    package static let largestChunk = 512 * 1024
 
     let configuration: Configuration
     let pasteboards: PasteboardService
@@ -652,7 +656,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         guard let size = representation.size else {
             throw FerryModelError(.unavailable, "the size of \(request.type) is not known")
         }
-        let length = min(max(0, Int(size - request.offset)), request.length, 512 * 1024)
+        let length = min(max(0, Int(size - request.offset)), request.length, Self.largestChunk)
         var body = [UInt8](repeating: 0, count: length)
         switch try store.readData(item: item.id, representation: representation.contentType) {
         case .bytes(let data):
