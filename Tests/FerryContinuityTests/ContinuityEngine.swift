@@ -123,11 +123,22 @@ final class ContinuityEngine: @unchecked Sendable {
             """
     }
 
+    /// nats-server's log (appended to across restarts): ``withDevices(_:_:)`` prints its end
+    /// when a test throws, since the server says why it refused a client only there.
+    var logFile: URL { directory.appendingPathComponent("nats.log") }
+
+    /// The last `count` lines of ``logFile``.
+    func logTail(_ count: Int = 40) -> String {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? "(no log)"
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
+    }
+
     /// Starts (or restarts) nats-server and waits until it accepts connections.
     func start() async throws {
         let config = directory.appendingPathComponent("nats.conf")
         try configuration.write(to: config, atomically: true, encoding: .utf8)
-        let process = try RunningProcess(try ChildProcess.resolve("/usr/sbin/nats-server"), ["-c", config.path],
+        let process = try RunningProcess(try ChildProcess.resolve("/usr/sbin/nats-server"),
+                                         ["-c", config.path, "-l", logFile.path],
                                          environment: ProcessInfo.processInfo.environment)
         server = process
         let listening = await eventually { isListening() || !process.isRunning }
@@ -263,6 +274,7 @@ extension ContinuityEngine {
             for start in starts { devices.append(try await start(engine)) }
             try await body(engine, devices)
         } catch {
+            print("nats-server's log, the last lines, after \(error):\n\(engine.logTail())")
             await offThePool { [devices] in for device in devices { device.stop() } }
             await engine.stop()
             throw error
