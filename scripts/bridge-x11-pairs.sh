@@ -6,7 +6,7 @@
 # Both owners sit on one Xvfb, so the server and the reader are the same for both and only the
 # owner differs: the anchor's xclip owns SECONDARY, which the bridge neither watches nor takes.
 # (Two Xvfb, one per owner, measured xclip against xclip at 0.96–1.00×: a bias of the method as
-# large as the gap it was asked to resolve. On one server, xclip against xclip gives 1.01–1.09×.)
+# large as the gap it was asked to resolve. On one server, xclip against xclip gives 0.98–1.09×.)
 #
 # Prints each pair, the median pair ratio (anchor time / Ferry time: ≥ 1.0 means Ferry is as
 # fast), the ratio of the median throughputs and each owner's CPU time per paste.
