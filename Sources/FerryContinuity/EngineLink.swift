@@ -1,5 +1,7 @@
 import CNATS
+@preconcurrency import Crypto
 import Dispatch
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -78,6 +80,9 @@ public final class EngineLink: @unchecked Sendable {
 
     let connection: OpaquePointer
     let jetStream: OpaquePointer
+    /// Signs the engine's nonce at each connection; libnats holds it unretained, and it lives
+    /// as long as the link (the connection is destroyed first).
+    private let signer: NonceSigner
     /// This link's number in ``eventHandlers``, which libnats' connection callbacks carry.
     private let number: Int
     private let closed = Mutex(false)
@@ -107,8 +112,11 @@ public final class EngineLink: @unchecked Sendable {
         try Self.check(natsOptions_SetURL(options, address.url), "bad engine URL \(address.url)")
         try Self.check(natsOptions_SetName(options, name), "bad device name")
         try Self.check(natsOptions_SetSendAsap(options, true), "cannot set SendAsap")
-        let publicKey = try NKey.publicKey(ofSeedFile: address.seedFile)
-        try Self.check(natsOptions_SetNKeyFromSeed(options, publicKey, address.seedFile), "cannot use \(address.seedFile)")
+        signer = NonceSigner(key: try NKey.signingKey(ofSeedFile: address.seedFile))
+        try Self.check(natsOptions_SetNKey(options, NKey.publicKey(of: signer.key), { error, signature, length, nonce, closure in
+            guard let closure, let nonce else { return NATS_ERR }
+            return Unmanaged<NonceSigner>.fromOpaque(closure).takeUnretainedValue().sign(nonce, into: signature, length, error)
+        }, Unmanaged.passUnretained(signer).toOpaque()), "cannot use \(address.seedFile)")
         if let ca = address.caFile {
             try Self.check(natsOptions_SetSecure(options, true), "cannot turn TLS on")
             try Self.check(natsOptions_LoadCATrustedCertificates(options, ca), "cannot load the CA \(ca)")
@@ -122,7 +130,17 @@ public final class EngineLink: @unchecked Sendable {
         natsOptions_SetDisconnectedCB(options, { _, closure in EngineLink.deliver(.disconnected, to: closure) }, tag)
         natsOptions_SetReconnectedCB(options, { _, closure in EngineLink.deliver(.reconnected, to: closure) }, tag)
         var connection: OpaquePointer?
-        try Self.check(natsConnection_Connect(&connection, options), "cannot connect to \(address.url)")
+        // A signature the signer had to refuse (see NonceSigner) fails this attempt only: the
+        // next one gets a new nonce. libnats' own reconnects retry the same way.
+        var attempts = 0
+        var connected: natsStatus
+        repeat {
+            let refusals = signer.refusals.load(ordering: .relaxed)
+            connected = natsConnection_Connect(&connection, options)
+            attempts += 1
+            guard connected != NATS_OK, signer.refusals.load(ordering: .relaxed) != refusals else { break }
+        } while attempts < 8
+        try Self.check(connected, "cannot connect to \(address.url)")
         var jetStream: OpaquePointer?
         let status = natsConnection_JetStream(&jetStream, connection, nil)
         guard status == NATS_OK, let jetStream, let connection else {
@@ -378,5 +396,45 @@ public final class EngineLink: @unchecked Sendable {
             done.wait()
             kvWatcher_Destroy(watcher)
         }
+    }
+}
+
+/// Signs the nonce the engine sends when a link connects (or reconnects) with the device's key,
+/// held in memory (read from the seed file once, when the link opens).
+///
+/// libnats 3.4.1 base64-encodes the signature with a routine that treats its input as a C string:
+/// a signature whose first byte is zero (one nonce in 256) encodes to nothing, libnats sends
+/// CONNECT without it, and the engine refuses the device ("Authorization Violation"). Ed25519
+/// signatures are deterministic, so the signer refuses such a nonce instead: that connection
+/// attempt fails, and the next one (``EngineLink``'s first connect, or libnats' reconnect) gets
+/// a new nonce.
+final class NonceSigner: Sendable {
+    let key: Curve25519.Signing.PrivateKey
+    /// How many nonces were refused so far (their signature began with a zero byte).
+    let refusals = Atomic<Int>(0)
+
+    init(key: Curve25519.Signing.PrivateKey) { self.key = key }
+
+    /// libnats' signature handler: the signature goes into memory libnats frees, or the reason
+    /// into `error` (also freed by libnats).
+    func sign(_ nonce: UnsafePointer<CChar>, into signature: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+              _ length: UnsafeMutablePointer<Int32>?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> natsStatus {
+        guard let signed = try? key.signature(for: UnsafeRawBufferPointer(start: nonce, count: strlen(nonce))) else {
+            error?.pointee = strdup("cannot sign the engine's nonce")
+            return NATS_ERR
+        }
+        guard signed.first != 0 else {
+            refusals.add(1, ordering: .relaxed)
+            error?.pointee = strdup("the nonce's signature begins with a zero byte, which libnats would drop; trying a new nonce")
+            return NATS_ERR
+        }
+        guard let memory = malloc(signed.count)?.assumingMemoryBound(to: UInt8.self) else {
+            error?.pointee = strdup("cannot sign the engine's nonce: out of memory")
+            return NATS_ERR
+        }
+        signed.copyBytes(to: memory, count: signed.count)
+        signature?.pointee = memory
+        length?.pointee = Int32(signed.count)
+        return NATS_OK
     }
 }

@@ -6,8 +6,9 @@ import Glibc
 
 /// NATS nkeys for users (a device's identity on the engine): an Ed25519 key pair written as
 /// base32 text with a type prefix and a CRC-16 (`SU…` for the seed, `U…` for the public key), as
-/// the nkeys format defines it. ferryd reads the seed file to tell libnats the public key; tests
-/// and the benchmarks make a pair with ``makeUserSeed()`` (public for the Benchmarks package).
+/// the nkeys format defines it. ferryd reads the seed file once per link and signs the engine's
+/// nonce itself (``EngineLink``); tests and the benchmarks make a pair with ``makeUserSeed()``
+/// (public for the Benchmarks package).
 public enum NKey {
     static let seedPrefix: UInt8 = 18 << 3
     static let userPrefix: UInt8 = 20 << 3
@@ -24,29 +25,43 @@ public enum NKey {
         let key = Curve25519.Signing.PrivateKey()
         let raw = [UInt8](key.rawRepresentation)
         let seed = encode([seedPrefix | (userPrefix >> 5), (userPrefix & 31) << 3] + raw)
-        return (seed, encode([userPrefix] + [UInt8](key.publicKey.rawRepresentation)))
+        return (seed, publicKey(of: key))
     }
 
     /// The public key (`U…`) of a user seed (`SU…`).
     public static func publicKey(ofSeed seed: String) throws -> String {
+        publicKey(of: try signingKey(ofSeed: seed))
+    }
+
+    /// The public key (`U…`) of a signing key.
+    static func publicKey(of key: Curve25519.Signing.PrivateKey) -> String {
+        encode([userPrefix] + [UInt8](key.publicKey.rawRepresentation))
+    }
+
+    /// The Ed25519 key of a user seed (`SU…`): what signs the engine's nonce when a link connects.
+    static func signingKey(ofSeed seed: String) throws -> Curve25519.Signing.PrivateKey {
         let bytes = try decode(seed.trimmingCharacters(in: .whitespacesAndNewlines))
         guard bytes.count == 34, bytes[0] & 0xF8 == seedPrefix,
               ((bytes[0] & 7) << 5) | ((bytes[1] & 0xF8) >> 3) == userPrefix else {
             throw Failure(description: "not an nkey user seed (SU…)")
         }
-        let key = try Curve25519.Signing.PrivateKey(rawRepresentation: bytes[2...])
-        return encode([userPrefix] + [UInt8](key.publicKey.rawRepresentation))
+        return try Curve25519.Signing.PrivateKey(rawRepresentation: bytes[2...])
     }
 
     /// The public key of the seed in `path`, which must be the user's own and readable by
     /// nobody else (mode 0600 or narrower).
     public static func publicKey(ofSeedFile path: String) throws -> String {
+        publicKey(of: try signingKey(ofSeedFile: path))
+    }
+
+    /// The signing key of the seed in `path`, checked like ``publicKey(ofSeedFile:)``.
+    static func signingKey(ofSeedFile path: String) throws -> Curve25519.Signing.PrivateKey {
         try SecretFile.check(path, what: "the creds file")
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw EngineError(.failed, "cannot read the creds file \(path)")
         }
         do {
-            return try publicKey(ofSeed: text)
+            return try signingKey(ofSeed: text)
         } catch {
             throw EngineError(.failed, "the creds file \(path): \(error)")
         }
