@@ -141,6 +141,16 @@ extension DragService {
     func finish(_ number: Int, _ ending: Ending) async {
         guard var session = sessions.removeValue(forKey: number) else { return }
         session.state = .ended
+        // Recorded before anyone hears of the end, so a LastDrag that follows a DragEnded sees it.
+        var record = records.removeValue(forKey: number) ?? DragRecord(number: number, sourceApp: session.sourceApp,
+                                                                       sourceSession: session.sourceSession,
+                                                                       isAppIcon: session.isAppIcon)
+        record.state = .ended
+        record.operation = ending.operation
+        record.target = ending.target
+        record.newSession = ending.newSession
+        record.reason = ending.operation.transfersItems ? nil : ending.reason
+        if lastNumber == number { lastEnded = record }
         dropPreviews(number)
         if let scene = session.current, scene.id != ending.target, session.entered[scene.id]?.exited == false {
             _ = try? scene.callbacks.enqueue("DropExited", [.string(session.id), .string(scene.id)],
@@ -165,15 +175,6 @@ extension DragService {
         await pasteboards.removeTransientPasteboard(session.pasteboard)
         try? connection.emit(path: Self.path, interface: Self.interfaceName, member: "DragEnded",
                              body: [.objectPath(session.path), .string(ending.operation.name)])
-        var record = records.removeValue(forKey: number) ?? DragRecord(number: number, sourceApp: session.sourceApp,
-                                                                       sourceSession: session.sourceSession,
-                                                                       isAppIcon: session.isAppIcon)
-        record.state = .ended
-        record.operation = ending.operation
-        record.target = ending.target
-        record.newSession = ending.newSession
-        record.reason = ending.operation.transfersItems ? nil : ending.reason
-        if lastNumber == number { lastEnded = record }
         for waiter in waiters.removeValue(forKey: number) ?? [] { waiter.resume() }
     }
 }
