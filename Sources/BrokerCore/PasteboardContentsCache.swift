@@ -6,7 +6,8 @@ import Foundation
 import Synchronization
 
 /// The current items of each pasteboard as last read from the store, and the bytes of small
-/// representations read since, so that `Items` and `Read` need not query SQLite each time.
+/// representations read since, so that `Items`, `Read` and `ChangeCount` need not query SQLite
+/// each time.
 /// ``PasteboardService`` invalidates an entry whenever it changes that pasteboard (every store
 /// mutation goes through it).
 ///
@@ -56,6 +57,11 @@ package final class PasteboardContentsCache: Sendable {
             guard state.changesUnderway == 0, let entry = state.entries[name] else { return (nil, generation) }
             return ((entry.changeCount, entry.items.filter { !$0.isExpired(at: now) }), generation)
         }
+    }
+
+    /// The cached change count of `name`; nil when its contents are not cached.
+    package func changeCount(of name: String) -> UInt64? {
+        state.withLock { state in state.changesUnderway == 0 ? state.entries[name]?.changeCount : nil }
     }
 
     /// Stores what was read from the store, unless the pasteboard changed since `generation`.

@@ -130,9 +130,22 @@ extension PasteboardService {
         return PasteboardCaller(caller: caller, app: app)
     }
 
-    /// The pasteboard's change count (a transient pasteboard's from memory).
+    /// The pasteboard's change count (a transient pasteboard's from memory, another's from the
+    /// contents cache when it holds the pasteboard: a query waits behind the store's writes).
     nonisolated func changeCount(of name: String) throws -> UInt64 {
-        isTransientPasteboard(name) ? try transientContent(name).changeCount : try store.changeCount(of: name)
+        if isTransientPasteboard(name) { return try transientContent(name).changeCount }
+        return try contentsCache.changeCount(of: name) ?? store.changeCount(of: name)
+    }
+
+    /// A pasteboard's change count and items as the store holds them (a sensitive write's items
+    /// without their bytes), from the contents cache when it has them, else read and kept there.
+    /// Not for a transient pasteboard (it has no rows).
+    package nonisolated func storedContents(of name: String) throws -> (changeCount: UInt64, items: [StoredItem]) {
+        let (cached, generation) = contentsCache.lookup(name, now: Date())
+        if let cached { return cached }
+        let contents = try store.contents(of: name)
+        contentsCache.store(name, contents, generation: generation)
+        return contents
     }
 
     /// The pasteboard's change count and current items (in memory for a sensitive write or a
@@ -142,14 +155,7 @@ extension PasteboardService {
             let content = try transientContent(name)
             return PasteboardSnapshot(changeCount: content.changeCount, items: content.items(at: Date()), volatile: content)
         }
-        let (cached, generation) = contentsCache.lookup(name, now: Date())
-        let count: UInt64, items: [StoredItem]
-        if let cached {
-            (count, items) = cached
-        } else {
-            (count, items) = try store.contents(of: name)
-            contentsCache.store(name, (count, items), generation: generation)
-        }
+        let (count, items) = try storedContents(of: name)
         if hasVolatileContent.withLock({ $0.contains(name) }), let content = await volatileContent(name, changeCount: count) {
             return PasteboardSnapshot(changeCount: count, items: content.items(at: Date()), volatile: content)
         }
