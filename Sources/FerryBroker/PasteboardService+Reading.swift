@@ -111,7 +111,7 @@ extension PasteboardService {
 
     /// A stored representation's bytes: small ones held in the database come from the contents
     /// cache after the first read (a query cost a Read a quarter of ferryd's CPU).
-    nonisolated func heldData(of representation: StoredRepresentation, of item: StoredItem) throws -> RepresentationData {
+    package nonisolated func heldData(of representation: StoredRepresentation, of item: StoredItem) throws -> RepresentationData {
         let type = representation.contentType
         guard representation.storage == .inline, let size = representation.size, size < Self.inlineReadLimit else {
             do {

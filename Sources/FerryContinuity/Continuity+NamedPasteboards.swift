@@ -105,11 +105,10 @@ extension Continuity {
     /// The item `id` on the general pasteboard or on an opted-in named one (the pasteboards this
     /// device announces), as a chunk request names it.
     func announcedItem(_ id: UUID) throws -> StoredItem? {
-        let store = pasteboards.store
-        if let item = try store.items(in: PasteboardName.general).first(where: { $0.id == id }) { return item }
-        let existing = Set(try store.pasteboards())
+        if let item = try pasteboards.storedContents(of: PasteboardName.general).items.first(where: { $0.id == id }) { return item }
+        let existing = Set(try pasteboards.store.pasteboards())
         for name in configuration.pasteboards.sorted() where existing.contains(name) {
-            if let item = try store.items(in: name).first(where: { $0.id == id }) { return item }
+            if let item = try pasteboards.storedContents(of: name).items.first(where: { $0.id == id }) { return item }
         }
         return nil
     }

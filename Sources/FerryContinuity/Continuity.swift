@@ -641,7 +641,6 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
     /// will give them, checked against the live general pasteboard: the item must still be there
     /// and still be allowed to leave.
     func chunk(for request: ChunkRequest) throws -> ChunkSource {
-        let store = pasteboards.store
         guard let item = try announcedItem(request.item) else {
             throw FerryModelError(.notFound, "the item is no longer on the pasteboard it was copied to")
         }
@@ -658,7 +657,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         }
         let length = min(max(0, Int(size - request.offset)), request.length, Self.largestChunk)
         var body = [UInt8](repeating: 0, count: length)
-        switch try store.readData(item: item.id, representation: representation.contentType) {
+        // A small held representation comes from the broker's contents cache after the first read.
+        switch try pasteboards.heldData(of: representation, of: item) {
         case .bytes(let data):
             let start = Int(min(request.offset, Int64(data.count)))
             body = [UInt8](data[data.startIndex + start ..< data.startIndex + min(data.count, start + length)])
