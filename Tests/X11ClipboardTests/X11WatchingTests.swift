@@ -112,9 +112,17 @@ import X11Clipboard
         let xclip = try RunningProcess("xclip", ["-quiet", "-selection", "clipboard", file.path], environment: display.environment())
         defer { xclip.kill() }
         // xclip owns the selection once it prints its waiting line; poll with a reader.
-        #expect(try await eventually {
-            try await ChildProcess.run("xclip", ["-o", "-selection", "clipboard"], environment: display.environment()).succeeded
-        })
+        var last: ChildProcessResult?
+        let owned = try await eventually {
+            last = try await ChildProcess.run("xclip", ["-o", "-selection", "clipboard"], environment: display.environment())
+            return last?.succeeded == true
+        }
+        // Once failed in a parallel run without saying why: say what both xclips did.
+        #expect(owned, """
+            the owner \(xclip.isRunning ? "runs" : "ended (status \(xclip.exitStatus ?? -1)): "
+                + String(decoding: xclip.readToEnd().standardError, as: UTF8.self));
+            the last reader: \(last.map { "status \($0.status), timed out \($0.timedOut): " + String(decoding: $0.standardError, as: UTF8.self) } ?? "none")
+            """)
         let backend = try X11ClipboardBackend(display: display.name)
         let log = EventLog(backend)
         let offer = try #require(await log.offer(on: .clipboard))
