@@ -30,16 +30,29 @@ enum DescriptorDrain {
             progress.totalUnitCount = expectedSize
         }
         do {
-            return try await BlockingIO.run(cancellable: { wake in try drain(fd, wake: wake, limit: limit, progress: progress) })
+            return try await BlockingIO.run(cancellable: { wake in
+                try drain(fd, wake: wake, limit: limit, progress: progress, expectedSize: expectedSize)
+            })
         } catch {
             throw FerryError.converting(error)
         }
     }
 
+    /// The read buffer for a transfer of `expectedSize` bytes: room for all of them and the end
+    /// of file in one read when they are few, ``chunkSize`` when they are many or unknown.
+    static func bufferSize(expectedSize: Int64?) -> Int {
+        guard let expectedSize, expectedSize >= 0, expectedSize < chunkSize else { return chunkSize }
+        return max(Int(expectedSize) + 1, 16 << 10)
+    }
+
     private static func drain(_ fd: FileDescriptor, wake: Wake, limit: Int,
-                              progress: ItemProvider.Progress?) throws -> [UInt8] {
+                              progress: ItemProvider.Progress?, expectedSize: Int64?) throws -> [UInt8] {
         var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        if let expectedSize, expectedSize > 0 { result.reserveCapacity(min(Int(clamping: expectedSize), limit, chunkSize * 64)) }
+        // Not zeroed: read() fills what is used. A zeroed 1 MiB per paste cost a 1 KiB paste more
+        // than its read (the memset and a page fault per page).
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize(expectedSize: expectedSize), alignment: 16)
+        defer { chunk.deallocate() }
         while true {
             if progress?.isCancelled == true { throw FerryError(.cancelled, "the read was cancelled") }
             let n = try fd.withRawValue { raw -> Int in
@@ -48,7 +61,7 @@ enum DescriptorDrain {
                 } catch {
                     throw FerryError(.io, "cannot wait for the pipe: \(error)")
                 }
-                let n = chunk.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, $0.count) }
+                let n = Glibc.read(raw, chunk.baseAddress, chunk.count)
                 if n < 0 && errno != EINTR && errno != EAGAIN {
                     throw FerryError(.io, "cannot read: \(String(cString: strerror(errno)))")
                 }
@@ -58,7 +71,7 @@ enum DescriptorDrain {
             if n < 0 { continue }
             if n == 0 { return result }
             guard result.count + n <= limit else { throw FerryError(.tooLarge, "more than \(limit) bytes") }
-            result.append(contentsOf: chunk[0..<n])
+            result.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
             progress?.completedUnitCount = Int64(result.count)
         }
     }
