@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test-parallel`: every top-level suite of the test bundle in a process of its own, JOBS
+# `make test`: every top-level suite of the test bundle in a process of its own, JOBS
 # (FERRY_TEST_JOBS, default 4) such processes at a time, each running its tests one at a time
 # (--no-parallel). Prints a line per suite as it ends, then the log of every suite that failed and
 # the slowest suites; fails when a suite failed, or when the suites together ran fewer tests than
