@@ -656,26 +656,32 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             throw FerryModelError(.unavailable, "the size of \(request.type) is not known")
         }
         let length = min(max(0, Int(size - request.offset)), request.length, Self.largestChunk)
-        var body = [UInt8](repeating: 0, count: length)
+        // The answer is the status byte (set last) and the bytes, read straight into it.
+        var answer: [UInt8]
         // A small held representation comes from the broker's contents cache after the first read.
         switch try pasteboards.heldData(of: representation, of: item) {
         case .bytes(let data):
             let start = Int(min(request.offset, Int64(data.count)))
-            body = [UInt8](data[data.startIndex + start ..< data.startIndex + min(data.count, start + length)])
+            answer = [ChunkStatus.more]
+            answer.append(contentsOf: data[data.startIndex + start ..< data.startIndex + min(data.count, start + length)])
         case .file(let raw, _):
             defer { Glibc.close(raw) }
-            var done = 0
-            while done < length {
-                let n = body.withUnsafeMutableBytes { pread(raw, $0.baseAddress! + done, length - done, off_t(request.offset) + off_t(done)) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                done += n
+            answer = [UInt8](unsafeUninitializedCapacity: length + 1) { buffer, count in
+                var done = 0
+                while done < length {
+                    let n = pread(raw, buffer.baseAddress! + 1 + done, length - done, off_t(request.offset) + off_t(done))
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    done += n
+                }
+                count = 1 + done
             }
-            body.removeLast(length - done)
         case .promised:
             throw FerryModelError(.unavailable, "\(request.type) was promised again while it was read")
         }
-        let last = request.offset + Int64(body.count) >= size || body.isEmpty
-        return .answer([last ? ChunkStatus.last : ChunkStatus.more] + body)
+        let bodyCount = answer.count - 1
+        let last = request.offset + Int64(bodyCount) >= size || bodyCount == 0
+        answer[0] = last ? ChunkStatus.last : ChunkStatus.more
+        return .answer(answer)
     }
 }
