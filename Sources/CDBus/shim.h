@@ -135,5 +135,7 @@ static inline int cdbus_malloc_trim(void) { return malloc_trim(0); }
 /* Makes every allocation of at least `bytes` a mapping of its own, returned to the system when
  * freed (glibc otherwise raises this threshold as large buffers are freed, and keeps them). */
 static inline int cdbus_malloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+/* Lets each heap keep up to `bytes` free at its top before giving them back to the system. */
+static inline int cdbus_malloc_set_trim_threshold(int bytes) { return mallopt(M_TRIM_THRESHOLD, bytes); }
 
 #endif
