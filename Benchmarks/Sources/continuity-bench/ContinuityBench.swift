@@ -23,6 +23,8 @@ import Glibc
 ///
 /// It sets everything up itself on loopback: a test CA (openssl), nkeys, a nats-server with
 /// JetStream and TLS, two private buses with a ferryd each (laptop, desktop); all stopped by PID.
+/// As in a desktop session, there is an `XDG_RUNTIME_DIR` (its own, when none is set), so the
+/// clients reach each ferryd over a direct connection, as `scripts/bench.sh` gives paste-bench.
 @main
 struct ContinuityBench {
     static func main() async {
@@ -38,6 +40,7 @@ struct ContinuityBench {
             let setup = try Setup()
             defer { setup.remove() }
             server = try setup.startServer()
+            try setup.giveARuntimeDirectory()
             for device in ["laptop", "desktop"] {
                 stages.append(try BrokerStage.start(ferryd: "\(bin)/ferryd", arguments: setup.arguments(for: device)))
             }
@@ -204,6 +207,15 @@ struct ContinuityBench {
 
 /// The engine's side: certificates, keys and configuration in a scratch folder.
 struct Setup {
+    /// Sets `XDG_RUNTIME_DIR` to a 0700 folder in the scratch folder when it is not set, for the
+    /// ferryds started next (their direct-connection sockets) and this process's clients.
+    func giveARuntimeDirectory() throws {
+        if let set = getenv("XDG_RUNTIME_DIR"), set.pointee != 0 { return }
+        let run = "\(folder)/run"
+        guard mkdir(run, 0o700) == 0 else { throw Spawn.Failure(description: "cannot make \(run): errno \(errno)") }
+        setenv("XDG_RUNTIME_DIR", run, 1)
+    }
+
     let folder: String
     let port: Int
     var seeds: [String: String] = [:]
