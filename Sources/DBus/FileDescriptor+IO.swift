@@ -63,6 +63,13 @@ extension FileDescriptor {
         return fd
     }
 
+    /// A pipe's capacity in bytes (`F_GETPIPE_SZ`): that many bytes written into it while it is
+    /// empty never block. Nil when it is not a pipe.
+    public var pipeCapacity: Int? {
+        guard let value = try? withRawValue({ cdbus_get_pipe_size($0) }), value > 0 else { return nil }
+        return Int(value)
+    }
+
     /// The seals set on a memfd (`F_GET_SEALS`), or nil when it is not sealable.
     public var seals: Int32? {
         guard let value = try? withRawValue({ cdbus_get_seals($0) }), value >= 0 else { return nil }

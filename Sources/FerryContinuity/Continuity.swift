@@ -497,18 +497,21 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                                    pull: UUID())
         let puller = Puller(link: link, seal: seal, source: source, request: request, timeout: configuration.chunkTimeout,
                             sink: pipe.write)
-        // Started here, on the caller's thread, up to the hand-off to the worker: no hop first.
-        let task = Task<UInt64, any Error>.immediate { try await BlockingIO.run { try puller.run() } }
+        // The first request leaves here, on the caller's thread; its answer is handled where it arrives.
+        let task = Task<UInt64, any Error>.immediate {
+            try await withCheckedThrowingContinuation { continuation in puller.start { continuation.resume(with: $0) } }
+        }
         return (pipe.read, task)
     }
 
-    /// Pulls one representation chunk by chunk into a pipe (on a worker thread: it blocks). The
-    /// first chunk goes through libnats' standing reply subscription, so a small item costs one
-    /// request-reply and the engine no subscription of its own; when its answer says there is
-    /// more, the rest is pipelined with ``window`` requests in flight: the source reads and
-    /// seals the next chunks while this side opens one and writes it into the pipe. Each chunk
-    /// is opened straight from libnats' buffer and written into the pipe from the opened bytes.
-    /// Chunks are written in order; requests past the end are answered empty and dropped.
+    /// Pulls one representation chunk by chunk into a pipe. The first chunk request is sent at
+    /// once through the link's standing reply subscription and its answer is opened and written
+    /// into the (still empty) pipe on libnats' delivery thread as it arrives, so a small item
+    /// costs one request-reply and no thread waits for it. When that answer says there is more,
+    /// the rest is pulled on a worker thread (it blocks), pipelined with ``window`` requests in
+    /// flight: the source reads and seals the next chunks while this side opens one and writes
+    /// it into the pipe. Each chunk is opened straight from libnats' buffer. Chunks are written in
+    /// order; requests past the end are answered empty and dropped.
     struct Puller: Sendable {
         let link: EngineLink
         let seal: Seal
@@ -519,36 +522,50 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         /// Requests in flight at most.
         static let window = 4
 
-        func run() throws -> UInt64 {
-            defer { sink.close() }
-            var total: UInt64 = 0
-            let subject = Subjects.chunks(of: source)
-            func fail(_ error: EngineError) -> FerryModelError {
-                // A source that is gone answers at once (no responders); a partition after the timeout.
-                let why = error.code == .noResponders ? "is gone (no responders)"
-                    : error.code == .timeout ? "did not answer within \(timeout)" : "cannot be reached: \(error.message)"
-                return FerryModelError(error.code == .timeout ? .timeout : .unavailable,
-                                       "the source device \(source) \(why) after \(total) bytes of \(request.type)")
-            }
-            func chunk(_ index: Int) -> ChunkRequest {
-                var part = request
-                part.offset = request.offset + Int64(index) * Int64(request.length)
-                return part
-            }
-            // One request until the first answer says there is more.
-            let answer: EngineMessage
-            do {
-                answer = try link.requestMessage(subject, try sealed(chunk(0)), timeout: timeout)
-            } catch let error as EngineError {
-                throw fail(error)
-            }
-            if try write(answer, of: chunk(0), total: &total) { return total }
+        var subject: String { Subjects.chunks(of: source) }
 
+        /// Sends the first request; `done` gets the byte count or the error once the pipe is
+        /// closed (on whichever thread finished the pull).
+        func start(_ done: @escaping @Sendable (Result<UInt64, any Error>) -> Void) {
+            let finish: @Sendable (Result<UInt64, any Error>) -> Void = { result in
+                sink.close()
+                done(result)
+            }
+            // Bytes that fit in the empty pipe are written without blocking.
+            let fits = sink.pipeCapacity ?? 0
+            let first = chunk(0)
+            do {
+                try link.request(subject, try sealed(first), timeout: timeout) { reply in
+                    do {
+                        let answer = try reply.mapError { fail($0, after: 0) }.get()
+                        let (body, last) = try opened(answer, of: first)
+                        guard body.count <= fits else {
+                            BlockingIO.start { finish(Result { try rest(after: put(body, total: 0), last: last) }) }
+                            return
+                        }
+                        let total = try put(body, total: 0)
+                        if last { return finish(.success(total)) }
+                        BlockingIO.start { finish(Result { try rest(after: total, last: false) }) }
+                    } catch {
+                        finish(.failure(error))
+                    }
+                }
+            } catch let error as EngineError {
+                finish(.failure(fail(error, after: 0)))
+            } catch {
+                finish(.failure(error))
+            }
+        }
+
+        /// The chunks after the first, once `total` bytes are in the pipe (blocks).
+        func rest(after total: UInt64, last: Bool) throws -> UInt64 {
+            guard !last else { return total }
+            var total = total
             let pipeline: RequestPipeline
             do {
                 pipeline = try link.pipeline()
             } catch let error as EngineError {
-                throw fail(error)
+                throw fail(error, after: total)
             }
             defer { pipeline.close() }
             var arrived: [Int: EngineMessage] = [:]
@@ -559,7 +576,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                     do {
                         try pipeline.send(subject, try sealed(chunk(nextToSend)), tag: nextToSend)
                     } catch let error as EngineError {
-                        throw fail(error)
+                        throw fail(error, after: total)
                     }
                     nextToSend += 1
                 }
@@ -568,13 +585,30 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
                         let (tag, answer) = try pipeline.next(timeout: timeout)
                         if tag >= nextToWrite && tag < nextToSend { arrived[tag] = answer }
                     } catch let error as EngineError {
-                        throw fail(error)
+                        throw fail(error, after: total)
                     }
                 }
-                let answer = arrived.removeValue(forKey: nextToWrite)!
-                if try write(answer, of: chunk(nextToWrite), total: &total) { return total }
+                let (body, last) = try opened(arrived.removeValue(forKey: nextToWrite)!, of: chunk(nextToWrite))
+                total = try put(body, total: total)
+                if last { return total }
                 nextToWrite += 1
             }
+        }
+
+        /// The request for chunk `index`.
+        func chunk(_ index: Int) -> ChunkRequest {
+            var part = request
+            part.offset = request.offset + Int64(index) * Int64(request.length)
+            return part
+        }
+
+        /// The error for the engine's `error` after `total` bytes: a source that is gone answers
+        /// at once (no responders), a partition after the timeout.
+        func fail(_ error: EngineError, after total: UInt64) -> FerryModelError {
+            let why = error.code == .noResponders ? "is gone (no responders)"
+                : error.code == .timeout ? "did not answer within \(timeout)" : "cannot be reached: \(error.message)"
+            return FerryModelError(error.code == .timeout ? .timeout : .unavailable,
+                                   "the source device \(source) \(why) after \(total) bytes of \(request.type)")
         }
 
         /// `chunk`'s request, sealed for the source.
@@ -582,9 +616,8 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             try seal.seal([UInt8](try JSONEncoder().encode(chunk)), context: Subjects.request(to: source))
         }
 
-        /// Opens the source's answer to `chunk` and writes its bytes into the pipe; true when it
-        /// was the last chunk.
-        func write(_ answer: EngineMessage, of chunk: ChunkRequest, total: inout UInt64) throws -> Bool {
+        /// The bytes of the source's answer to `chunk`, and whether it was the last chunk.
+        func opened(_ answer: EngineMessage, of chunk: ChunkRequest) throws -> (body: Data.SubSequence, last: Bool) {
             let plain = try answer.withBytes { try seal.open(contentsOf: $0, context: Subjects.reply(to: source, chunk)) }
             guard let status = plain.first else {
                 throw FerryModelError(.unavailable, "the source device \(source) sent an empty answer")
@@ -598,13 +631,17 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             guard status == ChunkStatus.last || body.count == chunk.length else {
                 throw FerryModelError(.unavailable, "the source device \(source) sent \(body.count) bytes of a \(chunk.length)-byte chunk")
             }
+            return (body, status == ChunkStatus.last)
+        }
+
+        /// Writes `body` into the pipe after `total` bytes; the new total.
+        func put(_ body: Data.SubSequence, total: UInt64) throws -> UInt64 {
             do {
                 try body.withUnsafeBytes { try sink.write(all: $0) }
             } catch {
                 throw FerryModelError(.cancelled, "the reader stopped reading \(request.type) after \(total) bytes")
             }
-            total += UInt64(body.count)
-            return status == ChunkStatus.last
+            return total + UInt64(body.count)
         }
     }
 

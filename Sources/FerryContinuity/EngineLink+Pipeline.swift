@@ -19,11 +19,7 @@ public final class RequestPipeline: @unchecked Sendable {
     private let closed = Mutex(false)
 
     init(connection: OpaquePointer) throws {
-        var raw: UnsafeMutablePointer<natsInbox>?
-        try EngineLink.check(natsInbox_Create(&raw), "cannot make an inbox")
-        guard let raw else { throw EngineError(.failed, "no inbox") }
-        inbox = String(cString: raw)
-        natsInbox_Destroy(raw)
+        inbox = try EngineLink.makeInbox()
         var subscription: OpaquePointer?
         try EngineLink.check(natsConnection_SubscribeSync(&subscription, connection, inbox + ".*"), "cannot subscribe to \(inbox)")
         guard let subscription else { throw EngineError(.failed, "no subscription to \(inbox)") }
@@ -50,8 +46,7 @@ public final class RequestPipeline: @unchecked Sendable {
         let status = natsSubscription_NextMsg(&raw, subscription, EngineLink.milliseconds(timeout))
         guard status == NATS_OK, let raw else { throw EngineError.status(status, "no answer on \(inbox)") }
         let message = EngineMessage(raw)
-        guard let subject = natsMsg_GetSubject(raw).map({ String(cString: $0) }),
-              let tag = subject.split(separator: ".").last.flatMap({ Int($0) }) else {
+        guard let tag = message.subject?.split(separator: ".").last.flatMap({ Int($0) }) else {
             throw EngineError(.failed, "a reply on \(inbox) without a tag")
         }
         return (tag, message)
@@ -80,6 +75,15 @@ public final class EngineMessage: @unchecked Sendable {
 
     /// The message's bytes.
     public var count: Int { Int(natsMsg_GetDataLength(message)) }
+
+    /// The subject it came on.
+    var subject: String? { natsMsg_GetSubject(message).map { String(cString: $0) } }
+
+    /// Where an answer to it goes, when it is a request.
+    var reply: String? { natsMsg_GetReply(message).map { String(cString: $0) } }
+
+    /// Whether it is the engine's word that nobody serves the subject a request went to.
+    var isNoResponders: Bool { natsMsg_IsNoResponders(message) }
 
     /// Calls `body` with the message's bytes (valid only during the call).
     public func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {

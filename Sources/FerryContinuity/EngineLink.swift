@@ -86,6 +86,8 @@ public final class EngineLink: @unchecked Sendable {
     /// This link's number in ``eventHandlers``, which libnats' connection callbacks carry.
     private let number: Int
     private let closed = Mutex(false)
+    /// The replies to ``request(_:_:timeout:then:)``, once there was one.
+    let router = Mutex<ReplyRouter?>(nil)
 
     /// The event handlers of the open links, by link number. libnats calls the disconnected and
     /// reconnected callbacks on a thread of its own, also after ``close()`` returned (closing
@@ -186,24 +188,26 @@ public final class EngineLink: @unchecked Sendable {
         try Self.check(status, "cannot publish on \(subject)")
     }
 
-    /// Sends a request and waits at most `timeout` for the reply's bytes.
+    /// Sends a request and waits at most `timeout` for the reply's bytes. The request goes
+    /// through libnats' own standing reply subscription (one wildcard inbox per connection,
+    /// replies matched by token), so it costs the engine no subscription of its own.
     /// - Throws: ``EngineError`` `.noResponders` at once when nobody serves `subject`, `.timeout`.
     public func request(_ subject: String, _ bytes: [UInt8], timeout: Duration) throws -> [UInt8] {
-        try requestMessage(subject, bytes, timeout: timeout).withBytes { Array($0) }
-    }
-
-    /// Sends a request like ``request(_:_:timeout:)`` and returns the reply as it came, without
-    /// copying its bytes out (``EngineMessage``). The request goes through libnats' own standing
-    /// reply subscription (one wildcard inbox per connection, replies matched by token), so it
-    /// costs the engine no subscription of its own.
-    /// - Throws: ``EngineError`` `.noResponders` at once when nobody serves `subject`, `.timeout`.
-    public func requestMessage(_ subject: String, _ bytes: [UInt8], timeout: Duration) throws -> EngineMessage {
         var reply: OpaquePointer?
         let status = bytes.withUnsafeBytes {
             natsConnection_Request(&reply, connection, subject, $0.baseAddress, Int32($0.count), Self.milliseconds(timeout))
         }
         guard status == NATS_OK, let reply else { throw EngineError.status(status, "no answer on \(subject)") }
-        return EngineMessage(reply)
+        return EngineMessage(reply).withBytes { Array($0) }
+    }
+
+    /// A new unique inbox subject (`_INBOX.<unique>`).
+    static func makeInbox() throws -> String {
+        var raw: UnsafeMutablePointer<natsInbox>?
+        try check(natsInbox_Create(&raw), "cannot make an inbox")
+        guard let raw else { throw EngineError(.failed, "no inbox") }
+        defer { natsInbox_Destroy(raw) }
+        return String(cString: raw)
     }
 
     /// `duration` in whole milliseconds, at least 1.
@@ -211,15 +215,9 @@ public final class EngineLink: @unchecked Sendable {
         max(1, Int64(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
     }
 
-    static func bytes(of message: OpaquePointer) -> [UInt8] {
-        let count = Int(natsMsg_GetDataLength(message))
-        guard count > 0, let data = natsMsg_GetData(message) else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
-    }
-
     final class Handler: Sendable {
-        let body: @Sendable (_ bytes: [UInt8], _ reply: String?) -> Void
-        init(_ body: @escaping @Sendable ([UInt8], String?) -> Void) { self.body = body }
+        let body: @Sendable (EngineMessage) -> Void
+        init(_ body: @escaping @Sendable (EngineMessage) -> Void) { self.body = body }
     }
 
     /// Subscribes to `subject`; `handler` gets each message's bytes and its reply subject, one at
@@ -253,15 +251,17 @@ public final class EngineLink: @unchecked Sendable {
     /// callback, once the subscription is closed and no message handler runs any more: a
     /// message in flight while cancelling or closing still finds it.
     public func subscribeUntilCancelled(_ subject: String, _ handler: @escaping @Sendable ([UInt8], String?) -> Void) throws -> Subscription {
+        try subscribeUntilCancelled(subject) { (message: EngineMessage) in handler(message.withBytes { Array($0) }, message.reply) }
+    }
+
+    /// Subscribes to `subject` like ``subscribeUntilCancelled(_:_:)``; `handler` gets each
+    /// message as it came (its bytes are not copied out).
+    func subscribeUntilCancelled(_ subject: String, _ handler: @escaping @Sendable (EngineMessage) -> Void) throws -> Subscription {
         let box = Unmanaged.passRetained(Handler(handler)).toOpaque()
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
             guard let message, let closure else { return }
-            let handler = Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue()
-            let reply = natsMsg_GetReply(message).map { String(cString: $0) }
-            let bytes = EngineLink.bytes(of: message)
-            natsMsg_Destroy(message)
-            handler.body(bytes, reply)
+            Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue().body(EngineMessage(message))
         }, box)
         guard status == NATS_OK, let subscription else {
             Unmanaged<Handler>.fromOpaque(box).release()

@@ -27,6 +27,12 @@ package enum BlockingIO {
         return try result.get()
     }
 
+    /// Runs `body` on a thread of the blocking pool without waiting for it: work handed on from
+    /// a library's callback thread, which must not block.
+    package static func start(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
     /// Runs `body` on a thread of the blocking pool with a ``Wake`` that the task's cancellation
     /// signals: `body` polls its descriptors with it and stops when it returns
     /// ``Wake/PollResult/woken``.

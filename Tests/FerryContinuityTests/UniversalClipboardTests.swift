@@ -160,6 +160,31 @@ struct UniversalClipboardTests {
         }
     }
 
+    @Test("the source frozen before a paste: Timeout after the chunk timeout; killed: it fails at once; both name the source")
+    func sourceSilentOrGone() async throws {
+        try await withDevices { _, laptop, desktop in
+            #expect(try await laptop.ferry("copy", "--text", "asked for too late").succeeded)
+            #expect(try await eventually { try await showsRemote(desktop, from: "laptop") })
+
+            laptop.daemon?.send(SIGSTOP)
+            var started = ContinuousClock.now
+            let frozen = try await desktop.ferry("paste")
+            let waited = ContinuousClock.now - started
+            laptop.daemon?.send(SIGCONT)
+            #expect(frozen.status != 0 && frozen.stdout.isEmpty, "a frozen source's paste succeeded: \(frozen.stdout)")
+            #expect(frozen.stderr.contains("laptop") && frozen.stderr.contains("did not answer"), "\(frozen.stderr)")
+            #expect(waited >= .seconds(2.5) && waited < .seconds(8), "a partition fails after the chunk timeout (3 s), not \(waited)")
+
+            laptop.daemon?.send(SIGKILL)
+            _ = await laptop.daemon?.waitForExit(timeout: .seconds(5))
+            started = ContinuousClock.now
+            let gone = try await desktop.ferry("paste")
+            #expect(gone.status != 0 && gone.stdout.isEmpty, "a killed source's paste succeeded: \(gone.stdout)")
+            #expect(gone.stderr.contains("laptop") && gone.stderr.contains("gone"), "\(gone.stderr)")
+            #expect(ContinuousClock.now - started < .seconds(2), "no responders is told at once")
+        }
+    }
+
     @Test("the engine stopped: local copies still work and remote items go; restarted: the laptop's copy is back")
     func engineRestart() async throws {
         try await withDevices { engine, laptop, desktop in
