@@ -116,18 +116,8 @@ extension PasteboardService {
     /// - Throws: `FerryModelError` `.permissionDenied` for another uid; `DBusError` when the bus
     ///   cannot say (the caller is gone).
     nonisolated func resolve(_ call: MethodCall) async throws -> PasteboardCaller {
-        let name = call.sender.rawValue
-        let caller: Caller
-        if let known = credentials.withLock({ $0[name] }) {
-            caller = known
-        } else {
-            let found = try await connection.credentials(of: call.sender)
-            caller = Caller(uniqueName: name, uid: found.uid, pid: found.pid)
-            credentials.withLock { $0[name] = caller }
-        }
-        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
-        let app = registry.app(of: name)
-        return PasteboardCaller(caller: caller, app: app)
+        let caller = try await callers.resolve(call, on: connection)
+        return PasteboardCaller(caller: caller, app: registry.app(of: caller.uniqueName))
     }
 
     /// The pasteboard's change count (a transient pasteboard's from memory, another's from the

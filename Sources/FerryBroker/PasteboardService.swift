@@ -55,8 +55,8 @@ package actor PasteboardService {
     nonisolated let contentsCache = PasteboardContentsCache()
     /// Paste records not written yet; the first one queues a drain.
     nonisolated let pendingPastes = Mutex<[PasteRecord]>([])
-    /// Credentials by unique name: a unique name is never reused on a bus, so they cannot go stale.
-    nonisolated let credentials = Mutex<[String: Caller]>([:])
+    /// Callers' credentials, asked of the bus once per connection.
+    nonisolated let callers: CallerCache
     /// Continuity (issue #22): serves remote items' bytes and hears of the general pasteboard's
     /// changes; nil while it is off (``setContinuity(_:)``).
     nonisolated let continuity = Mutex<(any ContinuityHooks)?>(nil)
@@ -107,6 +107,7 @@ package actor PasteboardService {
         self.relay = relay
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
+        self.callers = CallerCache(ownUID: ownUID)
         self.memory = memory
         self.consents = PasteConsents(timeout: consentTimeout,
                                       requested: { Self.announceConsentRequest($0, on: connection) },
@@ -329,7 +330,7 @@ package actor PasteboardService {
     /// A unique name left the bus: forget its credentials, and when it was a registered app,
     /// turn its promises into unavailable markers (not a change: nothing is announced).
     package func connectionClosed(_ uniqueName: String, wasRegistered: Bool) {
-        credentials.withLock { _ = $0.removeValue(forKey: uniqueName) }
+        callers.forget(uniqueName)
         consents.withdraw(uniqueName: uniqueName)
         for name in Array(openers.keys) {
             openers[name]?.remove(uniqueName)
