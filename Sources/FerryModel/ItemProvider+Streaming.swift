@@ -123,15 +123,18 @@ final class ChunkWriter: Sendable {
 
     /// Up to ``chunkSize`` bytes of `descriptor`; empty at end of file.
     static func readChunk(from descriptor: Int32) throws -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FerryModelError(.unavailable, "cannot read: \(String(cString: strerror(errno)))")
+        var failure: Int32 = 0
+        // Read straight into uninitialized capacity: zeroing the chunk first cost as much as the read.
+        let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
+            while true {
+                let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                count = max(0, n)
+                return
             }
-            chunk.removeSubrange(n...)
-            return chunk
         }
+        guard failure == 0 else { throw FerryModelError(.unavailable, "cannot read: \(String(cString: strerror(failure)))") }
+        return chunk
     }
 }
