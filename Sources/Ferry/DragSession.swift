@@ -129,14 +129,13 @@ public final class DragSession: Sendable {
         guard location.x.isFinite, location.y.isFinite else {
             throw FerryError(.invalidArgument, "location: \(location) is not a finite point")
         }
+        // Over the direct connection when there is one: a drag moves many times a second.
         let reply = try await FerryError.bridging {
-            try await client.connection.call(
-                Message.methodCall(destination: FerryClient.brokerName, path: path, interface: Self.interface,
-                                   member: "Move", body: [.structure([.double(location.x), .double(location.y)])]),
-                timeout: .seconds(30))
+            try await client.callHot(path: path, interface: Self.interface, member: "Move",
+                                     body: [.structure([.double(location.x), .double(location.y)])], timeout: .seconds(30))
         }
-        let answer = try? reply.arguments(as: String.self, Bool.self, String.self, String.self)
-        guard let (operationName, precise, target, edgeName) = answer,
+        guard reply.count == 4, case .string(let operationName) = reply[0], case .boolean(let precise) = reply[1],
+              case .string(let target) = reply[2], case .string(let edgeName) = reply[3],
               let operation = DropOperation(name: operationName) else {
             throw FerryError(.bus, "DragSession1.Move answered with an unexpected reply")
         }

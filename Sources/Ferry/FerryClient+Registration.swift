@@ -21,6 +21,10 @@ extension FerryClient {
     ///
     /// D-Bus: `org.ferry.Broker1.RegisterApp`.
     ///
+    /// When the broker offers direct connections, the client opens its own right after (without
+    /// waiting for it), so that the broker's calls to the app — promised data, a drag's
+    /// proposals — go over it from the start (docs/direct-connections.md).
+    ///
     /// A broker that starts later (a restart, `ferryd --replace`) knows nothing of the app: the
     /// client registers again with it, by itself. Promises made to the old broker are gone with
     /// it (it marked them unavailable).
@@ -32,6 +36,10 @@ extension FerryClient {
             s.manifest = manifest
         }
         flushOnExit()
+        // The broker calls an app over its direct connection once there is one (promised data, a
+        // drag's proposals): open it now, without waiting, rather than at the first hot call.
+        let (direct, bus) = (self.direct, connection)
+        Task { _ = await direct.connection(over: bus) }
     }
 
     /// Sends `RegisterApp`, with the option `scenes=true` when an ``Application`` is registered

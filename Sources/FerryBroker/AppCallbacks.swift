@@ -23,6 +23,8 @@ final class AppCallbacks: Sendable {
     /// Its `org.ferry.Client1` object.
     let path: ObjectPath
     private let connection: Connection
+    /// Where the app serves its callbacks over a direct connection, for the calls that may go there.
+    private let direct: DirectListener?
     /// The service's logger with this app's id as metadata (`app`): failed calls are warnings.
     private let logger: Logger
 
@@ -45,12 +47,15 @@ final class AppCallbacks: Sendable {
     private let queue = Mutex(Queue())
 
     /// Makes the queue of the app registered by `destination`, whose Client1 object is `path`;
-    /// its failed calls go to `logger`.
-    init(appID: String, destination: BusName, path: ObjectPath, connection: Connection, logger: Logger) {
+    /// its failed calls go to `logger`. Calls made with `direct` go over the app's direct
+    /// connection when it serves its callbacks there (`direct`'s ``DirectListener/callbackConnection(for:)``).
+    init(appID: String, destination: BusName, path: ObjectPath, connection: Connection, direct: DirectListener? = nil,
+         logger: Logger) {
         self.appID = appID
         self.destination = destination
         self.path = path
         self.connection = connection
+        self.direct = direct
         var logger = logger
         logger[metadataKey: "app"] = "\(appID)"
         self.logger = logger
@@ -63,21 +68,27 @@ final class AppCallbacks: Sendable {
         let ticket = try takeTicket()
         let deadline = ContinuousClock.now + timeout
         return Task<[DBusValue], any Error> {
-            try await self.run(ticket, member, body, timeout: timeout, deadline: deadline)
+            try await self.run(ticket, member, body, timeout: timeout, deadline: deadline, via: self.connection)
         }
     }
 
     /// Enqueues a call and waits for its reply. The call is made by the calling task itself (no
     /// task of its own): a Move's DropUpdated then goes out from the connection's thread.
     /// - Returns: the reply's values.
-    /// - Parameter rawErrors: throw the call's own error (a `DBusError` with the name the app or
-    ///   the bus replied, `CancellationError`) instead of its `FerryModelError` (a share's
-    ///   completion carries an activity's own error name).
+    /// - Parameters:
+    ///   - direct: make the call over the app's direct connection when it serves its callbacks
+    ///     there (a drag's proposals: no dbus-daemon hops), else over the bus. The queue keeps
+    ///     the calls in order either way: each waits for the one before to be answered.
+    ///   - rawErrors: throw the call's own error (a `DBusError` with the name the app or the bus
+    ///     replied, `CancellationError`) instead of its `FerryModelError` (a share's completion
+    ///     carries an activity's own error name).
     /// - Throws: `FerryModelError`: `.timeout` when the app did not answer within `timeout`,
     ///   `.unavailable` when it is gone or failed, or the `org.ferry.Error.*` it replied.
-    func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration, rawErrors: Bool = false) async throws -> [DBusValue] {
+    func call(_ member: MemberName, _ body: [DBusValue], timeout: Duration, direct: Bool = false,
+              rawErrors: Bool = false) async throws -> [DBusValue] {
         let ticket = try takeTicket()
-        return try await run(ticket, member, body, timeout: timeout, deadline: .now + timeout, rawErrors: rawErrors)
+        let via = direct ? self.direct?.callbackConnection(for: destination.rawValue) ?? connection : connection
+        return try await run(ticket, member, body, timeout: timeout, deadline: .now + timeout, via: via, rawErrors: rawErrors)
     }
 
     /// A place in the queue.
@@ -94,7 +105,7 @@ final class AppCallbacks: Sendable {
     /// Waits for `ticket`'s turn, makes the call (within what is left until `deadline`), then
     /// serves the next ticket.
     private func run(_ ticket: UInt64, _ member: MemberName, _ body: [DBusValue], timeout: Duration,
-                     deadline: ContinuousClock.Instant, rawErrors: Bool = false) async throws -> [DBusValue] {
+                     deadline: ContinuousClock.Instant, via connection: Connection, rawErrors: Bool = false) async throws -> [DBusValue] {
         guard await waitForTurn(ticket, deadline: deadline) else {
             let error: any Error = Task.isCancelled ? CancellationError() : DBusError(.timeout, "waited behind earlier calls")
             let failure = Self.callError(error, member: member, appID: appID, timeout: timeout, elapsed: .zero, limit: .zero)

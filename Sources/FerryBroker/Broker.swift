@@ -174,7 +174,7 @@ package final class Broker: Service, Sendable {
                                             memory: options.memory, consentTimeout: options.consentTimeout, logger: logger)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: options.desktop,
                                   foregroundApps: pasteboards.foregroundApps, ownUID: uid, timeouts: options.sceneTimeouts,
-                                  logger: logger)
+                                  direct: direct, logger: logger)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, logger: logger)
         service.restrictStandardInterfaces()

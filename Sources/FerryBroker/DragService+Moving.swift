@@ -76,7 +76,7 @@ extension DragService {
         let reply: [DBusValue]
         do {
             reply = try await target.callbacks.call(member, [.string(session.id), .string(target.id), info],
-                                                    timeout: Self.proposalTimeout)
+                                                    timeout: Self.proposalTimeout, direct: true)
         } catch {
             return .forbidden
         }

@@ -27,7 +27,8 @@ extension SceneService {
         }
         if let stale = running[app.appID] { detach(app.appID, uniqueName: stale.uniqueName) }
         let callbacks = AppCallbacks(appID: app.appID, destination: try BusName(app.caller.uniqueName),
-                                     path: try ObjectPath(app.clientPath), connection: connection, logger: logger)
+                                     path: try ObjectPath(app.clientPath), connection: connection, direct: direct,
+                                     logger: logger)
         running[app.appID] = RunningApp(uniqueName: app.caller.uniqueName, manifest: app.manifest, callbacks: callbacks)
     }
 

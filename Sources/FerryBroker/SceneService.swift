@@ -41,6 +41,8 @@ package actor SceneService {
 
     /// The connection the scenes are served on.
     package nonisolated let connection: Connection
+    /// The apps' direct connections, over which a drag's proposals are asked (``AppCallbacks``).
+    nonisolated let direct: DirectListener?
     /// The registered apps (who may update a session).
     package nonisolated let registry: AppRegistry
     /// The durable storage.
@@ -94,11 +96,13 @@ package actor SceneService {
     ///     reads it).
     ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - timeouts: how long apps have to answer the broker's calls.
+    ///   - direct: the apps' direct connections (a drag's proposals go over them).
     ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
                 foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, timeouts: Timeouts = Timeouts(),
-                logger: Logger) {
+                direct: DirectListener? = nil, logger: Logger) {
         self.connection = connection
+        self.direct = direct
         self.registry = registry
         self.store = store
         self.desktop = desktop

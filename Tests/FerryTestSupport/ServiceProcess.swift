@@ -89,11 +89,12 @@ private final class CollectedOutput: Sendable {
 }
 
 extension ServiceProcess {
-    /// Starts the built `ferryd` on `bus` with its state in `stateDir`, plus `extra` arguments,
-    /// and waits until it owns `org.ferry.Broker` (its READY line).
-    public static func ferryd(on bus: PrivateBus, stateDir: URL, _ extra: [String] = []) async throws -> ServiceProcess {
+    /// Starts the built `ferryd` on `bus` with its state in `stateDir`, plus `extra` arguments
+    /// and `environment` variables, and waits until it owns `org.ferry.Broker` (its READY line).
+    public static func ferryd(on bus: PrivateBus, stateDir: URL, _ extra: [String] = [],
+                              environment: [String: String] = [:]) async throws -> ServiceProcess {
         try await ServiceProcess(try BuiltProducts.executable("ferryd"),
                                  ["--bus", bus.address, "--state-dir", stateDir.path] + extra,
-                                 environment: bus.environment())
+                                 environment: bus.environment().merging(environment) { _, given in given })
     }
 }

@@ -11,13 +11,24 @@ final class ClientFixture: Sendable {
     let bus: PrivateBus
     let stateDir: URL
     let daemon: ServiceProcess?
+    /// The `XDG_RUNTIME_DIR` ferryd was given (where it listens for direct connections), if any.
+    let runtime: URL?
 
-    /// Starts a private bus and, unless `withBroker` is false, a ferryd on it with `ferrydArguments`.
-    init(withBroker: Bool = true, ferrydArguments: [String] = []) async throws {
+    /// Starts a private bus and, unless `withBroker` is false, a ferryd on it with `ferrydArguments`;
+    /// with `directConnections`, an `XDG_RUNTIME_DIR` of its own for ferryd, so that it offers
+    /// direct connections (which the clients then use).
+    init(withBroker: Bool = true, ferrydArguments: [String] = [], directConnections: Bool = false) async throws {
         bus = try PrivateBus()
         stateDir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-client-test-\(UUID().uuidString)")
+        runtime = directConnections
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("fr-\(UUID().uuidString.prefix(8))") : nil
+        if let runtime {
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
         if withBroker {
-            daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, ferrydArguments)
+            daemon = try await ServiceProcess.ferryd(on: bus, stateDir: stateDir, ferrydArguments,
+                                                     environment: runtime.map { ["XDG_RUNTIME_DIR": $0.path] } ?? [:])
         } else {
             daemon = nil
         }
@@ -41,6 +52,7 @@ final class ClientFixture: Sendable {
         daemon?.stop()
         bus.stop()
         try? FileManager.default.removeItem(at: stateDir)
+        if let runtime { try? FileManager.default.removeItem(at: runtime) }
     }
 
     /// Tears down on a thread of its own (``offThePool(_:)``): stopping the daemon and the bus
@@ -50,9 +62,10 @@ final class ClientFixture: Sendable {
     }
 
     /// Runs `body` with a fresh fixture, tearing it down afterwards.
-    static func with<T>(withBroker: Bool = true, ferrydArguments: [String] = [],
+    static func with<T>(withBroker: Bool = true, ferrydArguments: [String] = [], directConnections: Bool = false,
                         _ body: (ClientFixture) async throws -> T) async throws -> T {
-        let fixture = try await ClientFixture(withBroker: withBroker, ferrydArguments: ferrydArguments)
+        let fixture = try await ClientFixture(withBroker: withBroker, ferrydArguments: ferrydArguments,
+                                              directConnections: directConnections)
         do {
             let result = try await body(fixture)
             await fixture.tearDownOffThePool()

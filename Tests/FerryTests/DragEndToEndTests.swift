@@ -28,8 +28,8 @@ struct DragStage {
     static let nowhere = Point(x: 900, y: 800)
 
     static func with(source sourceBehaviour: DragBehaviour, target targetBehaviour: DragBehaviour,
-                     _ body: (DragStage) async throws -> Void) async throws {
-        try await ClientFixture.with { fixture in
+                     directConnections: Bool = false, _ body: (DragStage) async throws -> Void) async throws {
+        try await ClientFixture.with(directConnections: directConnections) { fixture in
             let sourceClient = try await fixture.client()
             let sourceEvents = DragEvents()
             let source = try await Application.register(
@@ -132,6 +132,37 @@ struct DragEndToEndTests {
                     == [DragStage.overSource, DragStage.nowhere, DragStage.overTarget, DragStage.overTarget])
             #expect(record.steps.last?.target == t)
             #expect(record.steps.last?.operation == .copy)
+        }
+    }
+
+    @Test("with direct connections, the tool's moves and the target's proposals never cross dbus-daemon; the source's Moved signals do")
+    func movesGoDirect() async throws {
+        try await DragStage.with(source: Self.sourceBehaviour(), target: DragBehaviour(), directConnections: true) { s in
+            let drag = try await s.tool.beginDrag(fromScene: s.sourceScene)
+            #expect(try await drag.move(to: DragStage.overTarget).proposal == .copy)
+            #expect(await s.tool.usesDirectConnection)
+            #expect(await s.targetClient.usesDirectConnection, "the target opened its direct connection when it registered")
+            // Everything of the drag's interfaces that crosses the bus from here on.
+            let monitor = try RunningProcess("dbus-monitor", ["--address", s.fixture.bus.address,
+                                                              "interface=org.ferry.DragSession1", "interface=org.ferry.Client1"],
+                                             environment: s.fixture.bus.environment())
+            try await Task.sleep(for: .milliseconds(500))
+            let moves = 20
+            for step in 1...moves {
+                let location = Point(x: DragStage.overTarget.x + Double(step), y: DragStage.overTarget.y)
+                #expect(try await drag.move(to: location).proposal == .copy)
+            }
+            let source = s.sourceScene
+            try await DragStage.eventually("the source's moves") {
+                s.sourceEvents.dragOf(source).count(where: { $0.hasPrefix("moved") }) >= moves + 1
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            monitor.terminate()
+            let seen = String(decoding: monitor.readToEnd().standardOutput, as: UTF8.self)
+            #expect(seen.components(separatedBy: "member=Moved").count - 1 >= moves, "the monitor missed the bus's signals:\n\(seen)")
+            #expect(!seen.contains("member=Move\n") && !seen.contains("member=DropUpdated"),
+                    "a Move or a proposal crossed the bus:\n\(seen)")
+            _ = try await drag.drop()
         }
     }
 
