@@ -88,6 +88,9 @@ echo "running scene-bench…" >&2
 # drag-bench (P5) starts its own bus and ferryd too.
 echo "running drag-bench…" >&2
 "$benchbin/drag-bench" >>"$results" || { status=$?; echo "drag-bench failed (status $status)" >&2; }
+# The same over direct connections (the Moves, and the proposals asked of the target apps).
+echo "running drag-bench --direct…" >&2
+"$benchbin/drag-bench" --direct >>"$results" || { status=$?; echo "drag-bench --direct failed (status $status)" >&2; }
 
 # watch-exec (#18) starts its own headless sway, dbus-daemon and ferryd (skipped, with a message,
 # without sway, wl-clipboard or root).

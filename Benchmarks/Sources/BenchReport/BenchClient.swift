@@ -23,6 +23,23 @@ public enum BenchClient {
         return (connection, owner)
     }
 
+    /// A direct connection to the broker bound to `bus`'s unique name with callbacks, as the
+    /// client library opens one (`Broker1.OpenDirect` over the bus, connect, `Direct1.Bind`):
+    /// the broker's calls over it reach the objects exported on `bus`, as from `broker`.
+    /// - Throws: when the broker offers none (no `XDG_RUNTIME_DIR`) or refuses the binding.
+    public static func openDirect(from bus: Connection, broker: BusName) async throws -> Connection {
+        let reply = try await bus.call(destination: brokerName, path: "/org/ferry/Broker", interface: "org.ferry.Broker1",
+                                       member: "OpenDirect", body: [], timeout: .seconds(10))
+        guard reply.count == 2, case .string(let address) = reply[0], case .bytes(let token) = reply[1] else {
+            throw Spawn.Failure(description: "OpenDirect replied \(reply.count) values")
+        }
+        let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
+        _ = try await direct.call(destination: brokerName, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
+                                  member: "Bind", body: [.bytes(token), ["callbacks": DBusValue.boolean(true)].dbusValue],
+                                  timeout: .seconds(10))
+        return direct
+    }
+
     /// D-Bus: `org.ferry.Broker1.RegisterApp` of `appID` with scenes=true.
     public static func register(_ connection: Connection, appID: String) async throws {
         _ = try await connection.call(

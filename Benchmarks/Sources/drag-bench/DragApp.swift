@@ -18,6 +18,8 @@ final class DragApp: Sendable {
     let relay: BusName
     /// What the Client1 object has seen.
     let log = CallLog()
+    /// Its direct connection to the broker, once opened (``openDirect()``).
+    let direct = Mutex<Connection?>(nil)
 
     /// Counts and stamps of incoming Client1 calls (shared with the handlers).
     final class CallLog: Sendable {
@@ -56,6 +58,18 @@ final class DragApp: Sendable {
 
     /// D-Bus: `org.ferry.Broker1.RegisterApp` with scenes=true.
     func register() async throws { try await BenchClient.register(connection, appID: appID) }
+
+    /// Opens a direct connection to the broker, which then calls this app's Client1 over it.
+    func openDirect() async throws {
+        let opened = try await BenchClient.openDirect(from: connection, broker: broker)
+        direct.withLock { $0 = opened }
+    }
+
+    /// Closes its connections.
+    func close() async {
+        await direct.withLock { $0 }?.close()
+        await connection.close()
+    }
 
     /// D-Bus: `org.ferry.Scenes1.RequestActivation` for a new session taking the `placement`
     /// half of the screen ("left"/"right"); returns its persistent id.

@@ -73,16 +73,20 @@ struct Config {
     var items = "source"
     /// Whether the source app listens to the session's Moved signal (the client library does).
     var listener = true
+    /// Whether the Moves and the apps' proposals go over direct connections (needs the
+    /// `XDG_RUNTIME_DIR` ferryd listens in).
+    var direct = false
     var ferryd: String
 
     static let usage = """
-        usage: drag-bench [--seconds N] [--rate N] [--stay N] [--warmup N] [--items source|initiator] [--no-listener]
+        usage: drag-bench [--seconds N] [--rate N] [--stay N] [--warmup N] [--items source|initiator] [--no-listener] [--direct]
           --seconds N   measured seconds of moves (default 5)
           --rate N      moves per second (default 1000)
           --stay N      moves inside one target scene before crossing to the other (default 50)
           --warmup N    paced moves before measuring (default 500)
           --items WHO   who writes the dragged item: source (ProvideDragItems, default) or initiator
           --no-listener the source app does not subscribe to the session's Moved signal
+          --direct      Moves and proposals over direct connections (XDG_RUNTIME_DIR must be set)
         """
 
     init(arguments: [String]) throws {
@@ -91,6 +95,10 @@ struct Config {
         while let option = rest.popFirst() {
             if option == "--no-listener" {
                 listener = false
+                continue
+            }
+            if option == "--direct" {
+                direct = true
                 continue
             }
             guard let text = rest.popFirst() else { throw Spawn.Failure(description: "\(option) needs a value") }
