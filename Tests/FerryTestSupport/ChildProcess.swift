@@ -81,15 +81,21 @@ public enum ChildProcess {
                                   timedOut: child.wasSignalled)
     }
 
+    /// Ignores SIGPIPE in the test process, once: a child that exits without reading its
+    /// standard input (a refusal) closes the pipe, and writing the rest must be an error, not
+    /// the test process's death (status 141, seen once in a parallel run).
+    private static let sigpipeIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Runs the child with `input` on its standard input (none when nil), collecting both outputs.
     private static func collect(_ configuration: Configuration, input: Data?, child: Watched)
         async throws -> ExecutionResult<Void, DataOutput, DataOutput> {
         if let input {
-            try await Subprocess.run(configuration, input: .data(input), output: .data(limit: .max),
-                                     error: .data(limit: .max)) { child.started($0.processIdentifier) }
+            _ = sigpipeIgnored
+            return try await Subprocess.run(configuration, input: .data(input), output: .data(limit: .max),
+                                            error: .data(limit: .max)) { child.started($0.processIdentifier) }
         } else {
-            try await Subprocess.run(configuration, input: .none, output: .data(limit: .max),
-                                     error: .data(limit: .max)) { child.started($0.processIdentifier) }
+            return try await Subprocess.run(configuration, input: .none, output: .data(limit: .max),
+                                            error: .data(limit: .max)) { child.started($0.processIdentifier) }
         }
     }
 
