@@ -105,10 +105,13 @@ extension Continuity {
     /// The item `id` on the general pasteboard or on an opted-in named one (the pasteboards this
     /// device announces), as a chunk request names it.
     func announcedItem(_ id: UUID) throws -> StoredItem? {
-        if let item = try pasteboards.storedContents(of: PasteboardName.general).items.first(where: { $0.id == id }) { return item }
+        func find(on name: String) throws -> StoredItem? {
+            try pasteboards.storedContents(of: name).items.first { $0.id == id }
+        }
+        if let item = try find(on: PasteboardName.general) { return item }
         let existing = Set(try pasteboards.store.pasteboards())
         for name in configuration.pasteboards.sorted() where existing.contains(name) {
-            if let item = try pasteboards.storedContents(of: name).items.first(where: { $0.id == id }) { return item }
+            if let item = try find(on: name) { return item }
         }
         return nil
     }

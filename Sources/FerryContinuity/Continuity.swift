@@ -693,7 +693,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
             throw FerryModelError(.unavailable, "the size of \(request.type) is not known")
         }
         let length = min(max(0, Int(size - request.offset)), request.length, Self.largestChunk)
-        // The answer is the status byte (set last) and the bytes, read straight into it.
+        // The answer is the status byte (settled once the length is known) and the bytes, read straight into it.
         var answer: [UInt8]
         // A small held representation comes from the broker's contents cache after the first read.
         switch try pasteboards.heldData(of: representation, of: item) {
@@ -704,6 +704,7 @@ package final class Continuity: ContinuityHooks, BrokerCompanion, @unchecked Sen
         case .file(let raw, _):
             defer { Glibc.close(raw) }
             answer = [UInt8](unsafeUninitializedCapacity: length + 1) { buffer, count in
+                buffer[0] = ChunkStatus.more
                 var done = 0
                 while done < length {
                     let n = pread(raw, buffer.baseAddress! + 1 + done, length - done, off_t(request.offset) + off_t(done))

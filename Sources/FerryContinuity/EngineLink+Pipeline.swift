@@ -46,7 +46,7 @@ public final class RequestPipeline: @unchecked Sendable {
         let status = natsSubscription_NextMsg(&raw, subscription, EngineLink.milliseconds(timeout))
         guard status == NATS_OK, let raw else { throw EngineError.status(status, "no answer on \(inbox)") }
         let message = EngineMessage(raw)
-        guard let tag = message.subject?.split(separator: ".").last.flatMap({ Int($0) }) else {
+        guard let tag = message.inboxTag else {
             throw EngineError(.failed, "a reply on \(inbox) without a tag")
         }
         return (tag, message)
@@ -78,6 +78,9 @@ public final class EngineMessage: @unchecked Sendable {
 
     /// The subject it came on.
     var subject: String? { natsMsg_GetSubject(message).map { String(cString: $0) } }
+
+    /// The tag a reply carries as the last token of its inbox subject (`<inbox>.<tag>`).
+    var inboxTag: Int? { subject?.split(separator: ".").last.flatMap { Int($0) } }
 
     /// Where an answer to it goes, when it is a request.
     var reply: String? { natsMsg_GetReply(message).map { String(cString: $0) } }

@@ -34,7 +34,7 @@ final class ReplyRouter: @unchecked Sendable {
     // The link's connection: libnats serializes its own use, and the link outlives the router.
     private let connection: OpaquePointer
     private let inbox: String
-    private let waiting = Mutex<(next: UInt64, handlers: [UInt64: Handler])>((0, [:]))
+    private let waiting = Mutex<(next: Int, handlers: [Int: Handler])>((0, [:]))
 
     init(link: EngineLink) throws {
         inbox = try EngineLink.makeInbox()
@@ -56,20 +56,19 @@ final class ReplyRouter: @unchecked Sendable {
             _ = take(tag)
             throw EngineError.status(status, "cannot send a request on \(subject)")
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(EngineLink.milliseconds(timeout) * 1_000_000))) {
-            [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(EngineLink.milliseconds(timeout)))) { [weak self] in
             self?.take(tag)?(.failure(EngineError(.timeout, "no answer on \(subject) within \(timeout)")))
         }
     }
 
     private func arrived(_ message: EngineMessage) {
-        guard let tag = message.subject?.split(separator: ".").last.flatMap({ UInt64($0) }), let handler = take(tag) else {
+        guard let tag = message.inboxTag, let handler = take(tag) else {
             return  // a reply that came too late, or was never asked for
         }
         handler(message.isNoResponders ? .failure(EngineError(.noResponders, "nobody serves the request's subject")) : .success(message))
     }
 
-    private func take(_ tag: UInt64) -> Handler? {
+    private func take(_ tag: Int) -> Handler? {
         waiting.withLock { $0.handlers.removeValue(forKey: tag) }
     }
 }
