@@ -69,8 +69,8 @@ extension ConnectionRouter {
             // A synchronous handler on the connection's thread: run it right here, with no task
             // (libdbus calls this filter with the connection unlocked, so sending is fine).
             let response = Self.response(to: message, noReply: noReply, interface: interface.name, method: method) {
-                try handler(MethodCall(message: message, sender: sender, path: path, interface: interface.name,
-                                       member: memberName, arguments: try message.body, connection: connection))
+                .values(try handler(MethodCall(message: message, sender: sender, path: path, interface: interface.name,
+                                               member: memberName, arguments: try message.body, connection: connection)))
             }
             if let response { try? send(response) }
             return
@@ -78,18 +78,16 @@ extension ConnectionRouter {
         handlersInFlight.add(1, ordering: .relaxed)
         let interfaceName = interface.name
         let serve: @Sendable () async -> Void = {
-            var values: [DBusValue] = []
-            var failure: (any Error)?
+            let answer: Result<Method.Answer, any Error>
             do {
                 let call = MethodCall(message: message, sender: sender, path: path, interface: interfaceName,
                                       member: memberName, arguments: try message.body, connection: connection)
-                values = try await method.handler(call)
+                answer = .success(try await method.handler(call))
             } catch {
-                failure = error
+                answer = .failure(error)
             }
             let response = Self.response(to: message, noReply: noReply, interface: interfaceName, method: method) {
-                if let failure { throw failure }
-                return values
+                try answer.get()
             }
             connection.finishHandler(reply: response)
         }
@@ -103,18 +101,25 @@ extension ConnectionRouter {
         }
     }
 
-    /// The reply to `message` carrying what `values` gives: its values, checked against the
-    /// method's declared outputs, or the error it throws; nil when no reply is expected.
+    /// The reply to `message` carrying what `answer` gives: its values or the reply it built,
+    /// checked against the method's declared outputs, or the error it throws; nil when no reply
+    /// is expected.
     static func response(to message: Message, noReply: Bool, interface: InterfaceName, method: Method,
-                         _ values: () throws -> [DBusValue]) -> Message? {
+                         _ answer: () throws -> Method.Answer) -> Message? {
         do {
-            let values = try values()
-            guard signatures(of: values, equal: method.outputSignature) else {
-                let produced = values.map(\.signature.rawValue).joined()
-                throw DBusError(.failed, "\(interface).\(method.name) returned '\(produced)', "
-                    + "declared '\(method.outputSignature)'")
+            let produced: String
+            switch try answer() {
+            case .values(let values):
+                if signatures(of: values, equal: method.outputSignature) {
+                    return noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
+                }
+                produced = values.map(\.signature.rawValue).joined()
+            case .reply(let reply):
+                produced = reply.message.signature.rawValue
+                if produced == method.outputSignature { return noReply ? nil : reply.message }
             }
-            return noReply ? nil : try Message.methodReturn(replyingTo: message, body: values)
+            throw DBusError(.failed, "\(interface).\(method.name) returned '\(produced)', "
+                + "declared '\(method.outputSignature)'")
         } catch {
             return noReply ? nil : errorReply(to: message, error)
         }

@@ -77,7 +77,7 @@ public struct Method: Sendable {
     public let outputs: [Argument]
     /// Where the handler runs.
     public let execution: Execution
-    let handler: @Sendable (MethodCall) async throws -> [DBusValue]
+    let handler: @Sendable (MethodCall) async throws -> Answer
     /// The handler as declared when it is synchronous: a ``Execution/connectionThread`` method
     /// then runs it inline, as the call is dispatched, with no task.
     private(set) var synchronousHandler: (@Sendable (MethodCall) throws -> [DBusValue])?
@@ -85,6 +85,13 @@ public struct Method: Sendable {
     let inputSignature: String
     /// The outputs' signatures joined, computed once: every reply is checked against it.
     let outputSignature: String
+
+    /// What a handler answers: values for the router to check and marshal, or a reply it built
+    /// itself from typed values.
+    enum Answer: Sendable {
+        case values([DBusValue])
+        case reply(MethodReply)
+    }
 
     /// Where a method's handler runs.
     public enum Execution: Sendable {
@@ -115,6 +122,33 @@ public struct Method: Sendable {
         out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
         handler: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
     ) {
+        self.init(name, inputs: inputs, outputs: outputs, execution: execution) { .values(try await handler($0)) }
+    }
+
+    /// A method whose handler builds its reply from typed values
+    /// (``MethodCall/reply(_:)``): marshalled straight from them, with no `DBusValue` tree, no
+    /// validation walk over one and no per-value boxes. For a large reply, such as a listing of
+    /// many dictionaries; a reply of a few small values is cheaper as values (the typed builder
+    /// is generic and checks each value's type at run time: BENCHMARKS.md, "ferryd's hot replies").
+    ///
+    /// - Parameters: as for the other forms; `handler` returns the reply it built. A reply whose
+    ///   signature is not the declared outputs' is replaced by an error, as for values.
+    ///
+    /// ```swift
+    /// Method.replying("ListSessions", in: ["options": "a{sv}"], out: ["sessions": "aa{sv}"]) { call in
+    ///     try call.reply(sessions)   // [MarshalledDictionary]
+    /// }
+    /// ```
+    public static func replying(
+        _ name: MemberName, in inputs: KeyValuePairs<String, Signature> = [:],
+        out outputs: KeyValuePairs<String, Signature> = [:], execution: Execution = .pool,
+        _ handler: @escaping @Sendable (MethodCall) async throws -> MethodReply
+    ) -> Method {
+        Method(name, inputs: inputs, outputs: outputs, execution: execution) { .reply(try await handler($0)) }
+    }
+
+    private init(_ name: MemberName, inputs: KeyValuePairs<String, Signature>, outputs: KeyValuePairs<String, Signature>,
+                 execution: Execution, answering handler: @escaping @Sendable (MethodCall) async throws -> Answer) {
         self.name = name
         self.inputs = Argument.list(inputs)
         self.outputs = Argument.list(outputs)

@@ -43,3 +43,21 @@ public struct MethodCall: Sendable {
         return (repeat try next((each T).self))
     }
 }
+
+/// A reply a method handler built from typed values (``MethodCall/reply(_:)``), for a method
+/// declared with `Method.replying(_:in:out:execution:_:)`.
+public struct MethodReply: Sendable {
+    let message: Message
+}
+
+extension MethodCall {
+    /// The reply carrying `values`, marshalled straight from them for their types' signatures
+    /// (as `Message.methodReturn(replyingTo:values:)`); the router checks the signature against
+    /// the method's declared outputs before sending it.
+    ///
+    /// - Throws: `DBusError` when a value fails validation (a string with NUL, an array or
+    ///   message over the limits).
+    public func reply<each T: DBusRepresentable>(_ values: repeat each T) throws -> MethodReply {
+        MethodReply(message: try Message.methodReturn(replyingTo: message, values: repeat each values))
+    }
+}

@@ -111,6 +111,15 @@ extension DBusValue: WireCodable {
     /// - Throws: `WireWriter.NeedsLibdbus` when it holds a unix fd; `DBusError` when it fails
     ///   validation.
     func write(to writer: inout WireWriter) throws {
+        switch self {
+        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
+            // Every value of a fixed-width type is valid: no validation walk.
+            let node = try BodyValidator.node(of: self)
+            writer.signature(of: [node])
+            writer.append(self, node)
+            return
+        default: break
+        }
         var validator = BodyValidator()
         let nodes = try validator.check(body: [.variant(self)], headerLength: 0)
         guard validator.unixFDs == 0 else { throw WireWriter.NeedsLibdbus() }

@@ -54,6 +54,17 @@ struct WireReader {
         return result
     }
 
+    /// Runs `body` with a reader at the start of `bytes`, values written on their own in this
+    /// machine's byte order (`WireWriter.fragment`), then checks that it read them all.
+    static func withFragment<R>(_ bytes: [UInt8], _ body: (inout WireReader) throws -> R) throws -> R {
+        try bytes.withUnsafeBytes { buffer in
+            var reader = WireReader(bytes: buffer, offset: 0, swapped: false)
+            let result = try body(&reader)
+            guard reader.offset == buffer.count else { throw malformed("bytes after the last value") }
+            return result
+        }
+    }
+
     /// A reader at the start of the body of the marshalled message `bytes`.
     private init(message bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count >= 16 else { throw Self.malformed("a message of \(bytes.count) bytes") }

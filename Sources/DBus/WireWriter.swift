@@ -82,6 +82,24 @@ struct WireWriter {
         return try use(UnsafeRawBufferPointer(start: writer.base, count: writer.count))
     }
 
+    /// Values written by `body` on their own, as if at an 8-aligned place of a message, in this
+    /// machine's byte order: bytes that fit as they are wherever such values start 8-aligned
+    /// (the entries of a dictionary, see `MarshalledDictionary`). They follow `prefix`, bytes of
+    /// the same kind, and are aligned as if it were there too.
+    static func fragment(after prefix: [UInt8] = [], _ body: (inout WireWriter) throws -> Void) rethrows -> [UInt8] {
+        let capacity = prefix.count + 256
+        var writer = WireWriter(base: .allocate(byteCount: capacity, alignment: 8), capacity: capacity,
+                                bigEndian: false)
+        writer.owned = true
+        defer { writer.base.deallocate() }
+        prefix.withUnsafeBytes { writer.raw($0) }
+        try body(&writer)
+        return [UInt8](UnsafeRawBufferPointer(start: writer.base, count: writer.count))
+    }
+
+    /// The message is written big-endian (tests of the readers), not in this machine's order.
+    var isBigEndian: Bool { bigEndian }
+
     private init(base: UnsafeMutableRawPointer, capacity: Int, bigEndian: Bool) {
         self.base = base
         self.capacity = capacity

@@ -45,10 +45,10 @@ extension SceneService {
                 try await self.requestDestruction(id, animation: animation)
                 return []
             }
-            Method("ListSessions", in: ["options": "a{sv}"], out: ["sessions": "aa{sv}"]) { call in
+            Method.replying("ListSessions", in: ["options": "a{sv}"], out: ["sessions": "aa{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
                 let app = try WireReader(dbus: try call.argument(0, as: VariantDictionary.self), path: "options").string("app")
-                return [.array(of: "a{sv}", try await self.listSessions(app: app))]
+                return try call.reply(try await self.listSessions(app: app))
             }
             Method("Paste", in: ["persistent_id": "s", "pasteboard": "s", "options": "a{sv}"], out: ["result": "a{sv}"]) { call in
                 _ = try await self.resolveCaller(call)
@@ -156,32 +156,38 @@ extension SceneService {
     }
 
     /// `ListSessions`: the wire dictionaries plus path, screen and stackIndex.
-    func listSessions(app: String?) throws -> [DBusValue] {
-        var stackIndex: [String: Int] = [:]
+    func listSessions(app: String?) throws -> [MarshalledDictionary] {
+        // Each window's screen and place on it (0 = front), from one pass over the stacking.
+        var placement: [String: (screen: Int, index: Int)] = [:]
+        placement.reserveCapacity(sessions.count)
         for screen in desktop.screens {
-            for (index, window) in desktop.stack(onScreen: screen.index).enumerated() { stackIndex[window.id] = index }
+            for (index, window) in desktop.stack(onScreen: screen.index).enumerated() {
+                placement[window.id] = (window.screen, index)
+            }
         }
-        let ids = orderedSessionIDs(app: app)
-        encodedSessions = encodedSessions.filter { sessions[$0.key] != nil }
-        return try ids.compactMap { id in
-            guard let session = sessions[id] else { return nil }
-            var dictionary: [DBusDictionaryEntry]
+        var listed: [MarshalledDictionary] = []
+        listed.reserveCapacity(sessions.count)
+        for id in orderedSessionIDs(app: app) {
+            guard let session = sessions[id] else { continue }
+            let marshalled: MarshalledDictionary
             if let cached = encodedSessions[id], cached.session == session {
-                dictionary = cached.value
+                marshalled = cached.value
             } else {
-                guard case .dictionary(_, _, var entries) = try Self.sessionValue(session),
-                      let path = try? ObjectPath(SceneSession.objectPath(id)) else { return nil }
-                entries.append(DBusDictionaryEntry(key: .string("path"), value: .variant(.objectPath(path))))
-                encodedSessions[id] = (session, entries)
-                dictionary = entries
+                guard case .dictionary(_, _, let entries) = try Self.sessionValue(session),
+                      let path = try? ObjectPath(SceneSession.objectPath(id)) else { continue }
+                marshalled = try MarshalledDictionary(dbusValue: .dictionary(
+                    key: .string, value: .variant,
+                    entries: entries + [DBusDictionaryEntry(key: .string("path"), value: .variant(.objectPath(path)))]))
+                encodedSessions[id] = (session, marshalled)
             }
-            func add(_ key: String, _ value: DBusValue) {
-                dictionary.append(DBusDictionaryEntry(key: .string(key), value: .variant(value)))
-            }
-            add("screen", .uint32(UInt32(clamping: desktop.windows[id]?.screen ?? 0)))
-            add("stackIndex", .uint32(UInt32(clamping: stackIndex[id] ?? 0)))
-            return .dictionary(key: .string, value: .variant, entries: dictionary)
+            let place = placement[id] ?? (0, 0)
+            listed.append(try marshalled.adding([
+                "screen": .uint32(UInt32(clamping: place.screen)), "stackIndex": .uint32(UInt32(clamping: place.index)),
+            ]))
         }
+        // Every session listed is cached now, so more entries than sessions means some were removed.
+        if encodedSessions.count > sessions.count { encodedSessions = encodedSessions.filter { sessions[$0.key] != nil } }
+        return listed
     }
 
     // MARK: - Value shapes

@@ -69,10 +69,10 @@ package actor SceneService {
     var running: [String: RunningApp] = [:]
     /// Sessions whose scene is being connected now.
     var connecting: Set<String> = []
-    /// Each session's `a{sv}` entries (its path included) as `ListSessions` last sent them, kept
-    /// while the session is unchanged: encoding 1000 sessions anew on every listing was a quarter
-    /// of its cost.
-    var encodedSessions: [String: (session: SceneSession, value: [DBusDictionaryEntry])] = [:]
+    /// Each session's `a{sv}` (its path included) as `ListSessions` last sent it, marshalled, kept
+    /// while the session is unchanged: encoding, validating and marshalling 1000 sessions anew
+    /// on every listing was most of its cost.
+    var encodedSessions: [String: (session: SceneSession, value: MarshalledDictionary)] = [:]
     /// Handoff, when continuity is on (``setHandoff(_:)``); a lock of its own, so ferryd's
     /// continuity can be plugged in from outside the actor.
     nonisolated let handoff = Mutex<(any HandoffHooks)?>(nil)

@@ -91,3 +91,43 @@ struct SynchronousHandlerTests {
         #expect(throws: DBusError.self) { try [UInt8](dbusValue: .array(element: .uint32, elements: [.uint32(1)])) }
     }
 }
+
+/// `Method.replying`: a handler that builds its reply from typed values.
+@Suite("Typed replies from handlers")
+struct TypedReplyTests {
+    @Test("a typed reply reaches the caller; one of another signature becomes an error; no reply when none is expected")
+    func typedRepliesAreCheckedAndSent() async throws {
+        let bus = try PrivateBus.shared()
+        let service = try await Connection(address: bus.address)
+        let client = try await Connection(address: bus.address)
+        let sent = SynchronousHandlerTests.Log()
+        let listing = try [MarshalledDictionary(["a": .uint32(1)]), MarshalledDictionary([:]).adding(["b": .string("x")])]
+        try service.export(Interface("org.ferry.Test.Typed") {
+            // On the connection's thread, so calls are served in the order they arrive.
+            Method.replying("List", in: ["n": "u"], out: ["items": "aa{sv}", "n": "u"], execution: .connectionThread) { call in
+                let n = try call.argument(0, as: UInt32.self)
+                sent.items.withLock { $0.append(n) }
+                return try call.reply(listing, n)
+            }
+            Method.replying("Wrong", out: ["items": "aa{sv}"]) { call in
+                try call.reply("not a listing")
+            }
+        }, at: "/org/ferry/Typed")
+        func call(_ member: MemberName, _ body: [DBusValue] = []) async throws -> [DBusValue] {
+            try await client.call(destination: service.uniqueName, path: "/org/ferry/Typed",
+                                  interface: "org.ferry.Test.Typed", member: member, body: body, timeout: .seconds(10))
+        }
+        #expect(try await call("List", [.uint32(5)]) == [listing.dbusValue, .uint32(5)])
+        let wrong = await #expect(throws: DBusError.self) { try await call("Wrong") }
+        #expect(wrong?.name == .failed)
+        #expect(wrong?.message == "org.ferry.Test.Typed.Wrong returned 's', declared 'aa{sv}'")
+        // Without a reply expected the handler runs and nothing is sent back.
+        try client.send(Message.methodCall(destination: service.uniqueName, path: "/org/ferry/Typed",
+                                           interface: "org.ferry.Test.Typed", member: "List", body: [.uint32(6)],
+                                           noReplyExpected: true))
+        #expect(try await call("List", [.uint32(7)]).last == .uint32(7))
+        #expect(sent.items.withLock { $0 } == [5, 6, 7])
+        await client.close()
+        await service.close()
+    }
+}

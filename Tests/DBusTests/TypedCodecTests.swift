@@ -123,4 +123,40 @@ import Testing
                                 Int64(bitPattern: random.next()))
         }
     }
+
+    @Test func marshalledDictionariesLandAsTheirValuesWouldAtAnyAlignment() throws {
+        // The second dictionary's first entries end unaligned (a uint16, a byte), so the entries
+        // it adds start after padding; the array's elements land at offsets 4 and 0 mod 8.
+        let first = try MarshalledDictionary(["b": .int32(4), "a": .string("t"), "nested": .variantDictionary(["x": .bytes([1])])])
+        let second = try MarshalledDictionary(["q": .uint16(3), "y": .byte(9)]).adding(["w": .int64(-1), "d": .double(0.5)])
+        let empty = try MarshalledDictionary([:])
+        let onlyAdded = try empty.adding(["k": .boolean(true)])
+        try expectAgreement(UInt8(1), [first, second, empty, onlyAdded], "x", second)
+        try expectAgreement(first, UInt32(7), [onlyAdded])
+        // Entries keep their order: sorted ones first, added ones after them as given.
+        guard case .dictionary(.string, .variant, let entries) = second.dbusValue else {
+            Issue.record("not an a{sv}: \(second.dbusValue)")
+            return
+        }
+        #expect(entries.map(\.key) == [.string("q"), .string("y"), .string("w"), .string("d")])
+        #expect(try MarshalledDictionary(dbusValue: second.dbusValue) == second)
+        #expect(try empty.adding([:]) == empty)
+    }
+
+    @Test func aMarshalledDictionaryInTheOtherByteOrderAndItsRefusals() throws {
+        // The bytes are this machine's order: a big-endian message takes the value path.
+        let dictionary = try MarshalledDictionary(["n": .uint64(.max), "s": .string("é")])
+        let built = try Message.build(Self.header, values: [dictionary], marshaller: .swiftBigEndian)
+        #expect(try Message(wireBytes: try built.wireBytes()).arguments(as: [MarshalledDictionary].self) == [dictionary])
+        let nul = #expect(throws: DBusError.self) { _ = try MarshalledDictionary(["k": .string("a\u{0}")]) }
+        #expect(nul?.name == .invalidValue)
+        let key = #expect(throws: DBusError.self) { _ = try dictionary.adding(["\u{0}": .byte(1)]) }
+        #expect(key?.name == .invalidValue)
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { withExtendedLifetime((reader, writer)) {} }
+        let fd = #expect(throws: DBusError.self) { _ = try MarshalledDictionary(["fd": .unixFD(reader)]) }
+        #expect(fd?.message.contains("unix fd") == true)
+        let other = #expect(throws: DBusError.self) { _ = try MarshalledDictionary(dbusValue: .string("a{sv}")) }
+        #expect(other?.name == .invalidArgs)
+    }
 }
