@@ -100,10 +100,7 @@ extension Signature: WireCodable {
 extension DBusValue: WireCodable {
     /// Reads a `v`: the value inside it (as `init(dbusValue:)` unwraps one variant).
     static func read(from reader: inout WireReader) throws -> DBusValue {
-        guard case .variant(let inner) = try reader.value(.variant) else {
-            throw WireReader.malformed("a variant that is not one")
-        }
-        return inner
+        try reader.value(try reader.variantType())
     }
 
     /// Writes `self` in a variant, after the checks `Message`'s value path makes.

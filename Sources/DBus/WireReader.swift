@@ -184,9 +184,18 @@ struct WireReader {
             for field in fields { values.append(try value(field)) }
             return .structure(values)
         case .variant:
-            let inner = try SignatureParser.parseSingle(try signature())
-            return .variant(try value(inner))
+            return .variant(try value(try variantType()))
         }
+    }
+
+    /// The type of a variant's value, from its signature: one basic type code (most variants)
+    /// read in place, anything else parsed.
+    mutating func variantType() throws -> TypeNode {
+        if offset + 2 < bytes.count, bytes[offset] == 1, bytes[offset + 2] == 0, SignatureParser.isBasic(bytes[offset + 1]) {
+            defer { offset += 3 }
+            return .basic(bytes[offset + 1])
+        }
+        return try SignatureParser.parseSingle(try signature())
     }
 
     /// Reads an array's length and the padding to its first element; returns where it ends.

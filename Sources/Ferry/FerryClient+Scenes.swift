@@ -35,8 +35,11 @@ extension FerryClient {
     public func sceneSessions(app: String? = nil) async throws(FerryError) -> [DesktopScene] {
         var options: [String: DBusValue] = [:]
         if let app { options["app"] = .string(app) }
-        let reply = try await callScenes("ListSessions", [options.dbusValue])
-        return try Self.readingEach(reply.first, path: "sessions", DesktopScene.init(wire:))
+        let reply = try await FerryError.bridging {
+            try await callHot(path: Self.scenesPath, interface: Self.scenesInterface, member: "ListSessions",
+                              arguments: options, timeout: .seconds(30))
+        }
+        return try Self.readingEach(reply, path: "sessions", DesktopScene.init(wire:))
     }
 
     /// The desktop's screens and edge-zone width.
@@ -216,6 +219,19 @@ extension FerryClient {
     static func readingEach<T>(_ value: DBusValue?, path: String, _ read: (WireReader) throws -> T) throws(FerryError) -> [T] {
         guard let value else { throw FerryError(.bus, "the broker's reply is empty") }
         return try malformedReply { try WireReader.readers(dbus: value, path: path).map(read) }
+    }
+
+    /// The broker's `aa{sv}` reply, each element read by `read`: straight from the message's
+    /// bytes into dictionaries (no tree of values for the whole reply) when it has that
+    /// signature, else as a value, whose reader names what is wrong with it.
+    static func readingEach<T>(_ reply: Message, path: String, _ read: (WireReader) throws -> T) throws(FerryError) -> [T] {
+        guard reply.signature == "aa{sv}" else {
+            return try readingEach(try FerryError.bridgingSync { try reply.body }.first, path: path, read)
+        }
+        let dictionaries = try FerryError.bridgingSync { try reply.arguments(as: [VariantDictionary].self) }
+        return try malformedReply {
+            try dictionaries.enumerated().map { index, entries in try read(WireReader(dbus: entries, path: "\(path)[\(index)]")) }
+        }
     }
 
     private static func malformedReply<T>(_ body: () throws -> T) throws(FerryError) -> T {

@@ -14,8 +14,12 @@ extension WireReader {
         var unreadable: [String: FerryModelError] = [:]
         converted.reserveCapacity(entries.count)
         for (key, value) in entries {
-            let keyPath = path.isEmpty ? key : path + "." + key
-            do { converted[key] = try WireValue(dbusValue: value, keyPath: keyPath) } catch { unreadable[key] = error }
+            do { converted[key] = try WireValue(dbusValue: value, keyPath: key) } catch {
+                // Only a failure needs the whole key path: converted again to name it.
+                do { _ = try WireValue(dbusValue: value, keyPath: path.isEmpty ? key : path + "." + key) } catch {
+                    unreadable[key] = error
+                }
+            }
         }
         self.init(converted, path: path, unreadable: unreadable)
     }

@@ -58,13 +58,18 @@ struct Config {
     var parallel = 8
     var ferryd: String
     var ferry: String
+    /// Another build's `ferry`, timed in the same alternation (`--compare`): an A/B of two builds
+    /// on one desktop, where runs of the whole bench differ by more than the change.
+    var comparedFerry: String?
 
     static let usage = """
-        usage: scene-bench [--apps N] [--scenes N] [--runs N] [--parallel N]
-          --apps N      registered apps, each on its own connection (default 200, at most 999)
-          --scenes N    scene sessions per app (default 5)
-          --runs N      timed runs of each command (default 30)
-          --parallel N  apps set up at a time (default 8)
+        usage: scene-bench [--apps N] [--scenes N] [--runs N] [--parallel N] [--compare FERRY]
+          --apps N         registered apps, each on its own connection (default 200, at most 999)
+          --scenes N       scene sessions per app (default 5)
+          --runs N         timed runs of each command (default 30)
+          --parallel N     apps set up at a time (default 8)
+          --compare FERRY  also time this ferry executable's `scenes --json`, alternating with the
+                           other commands (an A/B of two builds)
         """
 
     init(arguments: [String]) throws {
@@ -73,6 +78,10 @@ struct Config {
         ferry = getenv("FERRY_BENCH_FERRY").map { String(cString: $0) } ?? "\(folder)/ferry"
         var rest = arguments[...]
         while let option = rest.popFirst() {
+            if option == "--compare", let path = rest.popFirst() {
+                comparedFerry = path
+                continue
+            }
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
                 throw Spawn.Failure(description: "\(option) needs a positive number")
             }

@@ -186,14 +186,31 @@ struct SceneDesktopBench {
         }
         report("\(Self.bench) (context) ferry scenes --json output, \(desktop)", "size",
                value: Double(output.count) / 1024, unit: "KiB")
-        for _ in 0..<3 { _ = try Spawn.timedRun(scenes); _ = try Spawn.timedRun(pasteboards) }  // warm caches
+        let compared = config.comparedFerry.map { [$0, "scenes", "--json"] }
+        for _ in 0..<3 {  // warm caches
+            _ = try Spawn.timedRun(scenes)
+            _ = try Spawn.timedRun(pasteboards)
+            if let compared { _ = try Spawn.timedRun(compared) }
+        }
         var scenesTimes = Samples(), anchorTimes = Samples(), scenesCPU = Samples(), anchorCPU = Samples()
+        var comparedTimes = Samples(), comparedCPU = Samples()
         for _ in 0..<config.runs {
             let subject = try Spawn.timedRun(scenes), anchor = try Spawn.timedRun(pasteboards)
             scenesTimes.append(subject.wall)
             scenesCPU.append(subject.cpu)
             anchorTimes.append(anchor.wall)
             anchorCPU.append(anchor.cpu)
+            if let compared {
+                let other = try Spawn.timedRun(compared)
+                comparedTimes.append(other.wall)
+                comparedCPU.append(other.cpu)
+            }
+        }
+        if let path = config.comparedFerry {
+            report("\(Self.bench) (comparison) \(path) scenes --json, whole process", "median of \(config.runs)",
+                   value: comparedTimes.median, unit: "ms", anchor: "ferry scenes --json", anchorValue: scenesTimes.median)
+            report("\(Self.bench) (comparison) \(path) scenes --json, CPU time of the process", "median of \(config.runs)",
+                   value: comparedCPU.median, unit: "ms", anchor: "ferry scenes --json", anchorValue: scenesCPU.median)
         }
         let name = "\(Self.bench) ferry scenes --json, \(desktop), whole process"
         let anchor = "ferry pasteboards (same start-up, trivial call)"
