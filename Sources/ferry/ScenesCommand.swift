@@ -65,6 +65,52 @@ struct ScenesCommand: AsyncParsableCommand {
 
     struct Report: Encodable {
         var scenes: [Entry]
+
+        /// The report as ``jsonLine(_:)`` writes it, through ``JSONText`` (a listing of 1,000
+        /// sessions is 228 KiB of JSON) unless a frame holds a value `JSONEncoder` refuses.
+        func jsonLine() throws -> String {
+            let finite = scenes.allSatisfy { entry in
+                entry.frame.map { [$0.x, $0.y, $0.width, $0.height].allSatisfy(\.isFinite) } ?? true
+            }
+            guard finite else { return try ferry.jsonLine(self) }
+            var json = JSONText(capacity: 256 * scenes.count + 16)
+            json.beginObject()
+            json.key("scenes")
+            json.beginArray()
+            for entry in scenes {
+                // Keys in sorted order, as JSONEncoder's `.sortedKeys` puts them.
+                json.beginObject()
+                json.key("app")
+                json.string(entry.app)
+                json.key("configuration")
+                json.string(entry.configuration)
+                json.key("frame")
+                if let frame = entry.frame {
+                    json.beginObject()
+                    for (key, value) in [("height", frame.height), ("width", frame.width), ("x", frame.x), ("y", frame.y)] {
+                        json.key(key)
+                        json.number(value)
+                    }
+                    json.endObject()
+                } else {
+                    json.string(nil)
+                }
+                json.key("persistentIdentifier")
+                json.string(entry.persistentIdentifier)
+                json.key("screen")
+                json.integer(entry.screen)
+                json.key("stackIndex")
+                json.integer(entry.stackIndex)
+                json.key("state")
+                json.string(entry.state)
+                json.key("title")
+                json.string(entry.title)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+            return json.line
+        }
     }
 
     func validate() throws {
@@ -76,7 +122,7 @@ struct ScenesCommand: AsyncParsableCommand {
         var app = self.app
         if let name = app { app = try await broker.appID(name) }
         let sessions = try await broker.sessions(app: app)
-        if json { return try printJSON(Report(scenes: sessions.map(Entry.init))) }
+        if json { return try writeOut(Report(scenes: sessions.map(Entry.init)).jsonLine()) }
         if sessions.isEmpty { return }
         let rows = [["APP", "SESSION", "CONFIGURATION", "STATE", "TITLE", "FRAME"]]
             + sessions.map {
