@@ -209,6 +209,21 @@ package struct Desktop: Sendable {
         return out
     }
 
+    /// Each window's screen and place on it (0 = front, as in ``stack(onScreen:)``), by window
+    /// id, from one pass over the stacking order.
+    package func placements() -> [String: (screen: Int, index: Int)] {
+        var placements: [String: (screen: Int, index: Int)] = [:]
+        placements.reserveCapacity(stacking.count)
+        var nextIndex = [Int](repeating: 0, count: screens.count)
+        for position in stacking.indices.reversed() {
+            let screen = stacking[position].screen
+            guard nextIndex.indices.contains(screen) else { continue }
+            placements[stacking[position].id] = (screen, nextIndex[screen])
+            nextIndex[screen] += 1
+        }
+        return placements
+    }
+
     /// Adds a new window in front of every other (its stack order is replaced).
     mutating func insertInFront(_ window: Window) {
         remove(window.id)

@@ -97,4 +97,6 @@ extension MarshalledDictionary: WireCodable {
     }
 
     static var wireAlignment: Int { 4 }
+
+    var wireLengthHint: Int { 8 + entries.count }
 }

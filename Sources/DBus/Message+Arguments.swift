@@ -92,9 +92,14 @@ extension Message {
                                                  marshaller: Marshaller = .automatic) throws -> Message {
         var signature = ""
         var typed = marshaller != .libdbus
+        var length = 0
         for value in repeat each values {
             signature += type(of: value).dbusSignature.rawValue
-            if !(value is any WireCodable) || Self.isLargeByteArray(value) { typed = false }
+            if let codable = value as? any WireCodable, !Self.isLargeByteArray(value) {
+                length += codable.wireLengthHint
+            } else {
+                typed = false
+            }
         }
         if typed {
             var header = header
@@ -103,7 +108,7 @@ extension Message {
             _ = try SignatureParser.parse(signature)
             do {
                 let raw = try WireWriter.withMessage(
-                    header, signature: signature, capacity: headerLengthBound(header) + 256,
+                    header, signature: signature, capacity: headerLengthBound(header) + length,
                     bigEndian: marshaller == .swiftBigEndian,
                     body: { writer in
                         for value in repeat each values { try (value as! any WireCodable).write(to: &writer) }

@@ -24,6 +24,12 @@ protocol WireCodable: DBusRepresentable {
     func write(to writer: inout WireWriter) throws
     /// The wire alignment of the type (of its first byte).
     static var wireAlignment: Int { get }
+    /// About how many bytes `write` takes, for the buffer's first size (it grows as needed).
+    var wireLengthHint: Int { get }
+}
+
+extension WireCodable {
+    var wireLengthHint: Int { 8 }
 }
 
 /// The fixed-width integers, written and read in the message's byte order as they are.
@@ -151,6 +157,11 @@ extension Array: WireCodable where Element: WireCodable {
     }
 
     static var wireAlignment: Int { 4 }
+
+    var wireLengthHint: Int {
+        if Element.self == UInt8.self { return 4 + count }
+        return reduce(8) { $0 + $1.wireLengthHint }
+    }
 }
 
 extension Data: WireCodable {
@@ -171,12 +182,29 @@ extension Data: WireCodable {
 extension Dictionary: WireCodable where Key: WireCodable & DBusBasicRepresentable, Value: WireCodable {
     /// Reads an `a{kv}`; a repeated key keeps its last value (as `init(dbusValue:)`).
     static func read(from reader: inout WireReader) throws -> [Key: Value] {
+        if Key.self == String.self, Value.self == DBusValue.self {
+            // An `a{sv}`, the commonest: read concretely, not through generic dictionary code
+            // (this runs behind an existential, unspecialized).
+            return unsafeBitCast(try readVariantDictionary(from: &reader), to: [Key: Value].self)
+        }
         let end = try reader.arrayEnd(alignment: 8)
         var result: [Key: Value] = [:]
         while reader.position < end {
             try reader.align(8)
             let key = try Key.read(from: &reader)
             result[key] = try Value.read(from: &reader)
+        }
+        try reader.expectEnd(end)
+        return result
+    }
+
+    private static func readVariantDictionary(from reader: inout WireReader) throws -> [String: DBusValue] {
+        let end = try reader.arrayEnd(alignment: 8)
+        var result: [String: DBusValue] = [:]
+        while reader.position < end {
+            try reader.align(8)
+            let key = try reader.string()
+            result[key] = try DBusValue.read(from: &reader)
         }
         try reader.expectEnd(end)
         return result

@@ -157,33 +157,26 @@ extension SceneService {
 
     /// `ListSessions`: the wire dictionaries plus path, screen and stackIndex.
     func listSessions(app: String?) throws -> [MarshalledDictionary] {
-        // Each window's screen and place on it (0 = front), from one pass over the stacking.
-        var placement: [String: (screen: Int, index: Int)] = [:]
-        placement.reserveCapacity(sessions.count)
-        for screen in desktop.screens {
-            for (index, window) in desktop.stack(onScreen: screen.index).enumerated() {
-                placement[window.id] = (window.screen, index)
-            }
-        }
+        let placement = desktop.placements()
         var listed: [MarshalledDictionary] = []
         listed.reserveCapacity(sessions.count)
         for id in orderedSessionIDs(app: app) {
             guard let session = sessions[id] else { continue }
-            let marshalled: MarshalledDictionary
-            if let cached = encodedSessions[id], cached.session == session {
-                marshalled = cached.value
+            let place = placement[id] ?? (0, 0)
+            let cached = encodedSessions[id]
+            let entry: EncodedSession
+            if let cached, cached.session == session {
+                entry = try cached.placed(screen: place.screen, stackIndex: place.index)
             } else {
                 guard case .dictionary(_, _, let entries) = try Self.sessionValue(session),
                       let path = try? ObjectPath(SceneSession.objectPath(id)) else { continue }
-                marshalled = try MarshalledDictionary(dbusValue: .dictionary(
+                let base = try MarshalledDictionary(dbusValue: .dictionary(
                     key: .string, value: .variant,
                     entries: entries + [DBusDictionaryEntry(key: .string("path"), value: .variant(.objectPath(path)))]))
-                encodedSessions[id] = (session, marshalled)
+                entry = try EncodedSession(session: session, base: base, screen: place.screen, stackIndex: place.index)
             }
-            let place = placement[id] ?? (0, 0)
-            listed.append(try marshalled.adding([
-                "screen": .uint32(UInt32(clamping: place.screen)), "stackIndex": .uint32(UInt32(clamping: place.index)),
-            ]))
+            if entry.listed != cached?.listed { encodedSessions[id] = entry }
+            listed.append(entry.listed)
         }
         // Every session listed is cached now, so more entries than sessions means some were removed.
         if encodedSessions.count > sessions.count { encodedSessions = encodedSessions.filter { sessions[$0.key] != nil } }

@@ -69,15 +69,43 @@ package actor SceneService {
     var running: [String: RunningApp] = [:]
     /// Sessions whose scene is being connected now.
     var connecting: Set<String> = []
-    /// Each session's `a{sv}` (its path included) as `ListSessions` last sent it, marshalled, kept
-    /// while the session is unchanged: encoding, validating and marshalling 1000 sessions anew
-    /// on every listing was most of its cost.
-    var encodedSessions: [String: (session: SceneSession, value: MarshalledDictionary)] = [:]
+    /// Each session as `ListSessions` last sent it, kept while the session is unchanged:
+    /// encoding, validating and marshalling 1000 sessions anew on every listing was most of its
+    /// cost.
+    var encodedSessions: [String: EncodedSession] = [:]
     /// Handoff, when continuity is on (``setHandoff(_:)``); a lock of its own, so ferryd's
     /// continuity can be plugged in from outside the actor.
     nonisolated let handoff = Mutex<(any HandoffHooks)?>(nil)
     /// The session that became foreground-active last: its activity is the current one.
     var handoffFront: String?
+
+    /// A session's `a{sv}` as `ListSessions` sends it, marshalled: the wire dictionary and its
+    /// path, then the screen and stack index it was listed with (remarshalled only when those
+    /// change).
+    final class EncodedSession: Sendable {
+        let session: SceneSession
+        /// The wire dictionary and the path.
+        let base: MarshalledDictionary
+        let screen: Int
+        let stackIndex: Int
+        /// `base` with `screen` and `stackIndex`.
+        let listed: MarshalledDictionary
+
+        init(session: SceneSession, base: MarshalledDictionary, screen: Int, stackIndex: Int) throws {
+            self.session = session
+            self.base = base
+            self.screen = screen
+            self.stackIndex = stackIndex
+            listed = try base.adding(["screen": .uint32(UInt32(clamping: screen)),
+                                      "stackIndex": .uint32(UInt32(clamping: stackIndex))])
+        }
+
+        /// This session listed at `screen` and `stackIndex`.
+        func placed(screen: Int, stackIndex: Int) throws -> EncodedSession {
+            guard screen != self.screen || stackIndex != self.stackIndex else { return self }
+            return try EncodedSession(session: session, base: base, screen: screen, stackIndex: stackIndex)
+        }
+    }
 
     /// An app registered with scenes=true, and the queue its calls go through.
     struct RunningApp: Sendable {
@@ -177,19 +205,22 @@ package actor SceneService {
 
     /// Session ids, apps sorted by app id, each app's front to back (by stacking order).
     func orderedSessionIDs(app: String?) -> [String] {
-        struct Key { var app: String; var order: Int64; var id: String }
-        var keys: [Key] = []
-        keys.reserveCapacity(sessions.count)
+        // Grouped by app first, so only the app ids and each app's few sessions are sorted (a
+        // sort of 1,000 keys compared app ids some 10,000 times).
+        struct Key { var order: Int64; var id: String }
+        var byApp: [String: [Key]] = [:]
+        let windows = desktop.windows
         for session in sessions.values where app == nil || session.bundleIdentifier == app {
             let id = session.persistentIdentifier
-            keys.append(Key(app: session.bundleIdentifier, order: desktop.windows[id]?.stackOrder ?? 0, id: id))
+            byApp[session.bundleIdentifier, default: []].append(Key(order: windows[id]?.stackOrder ?? 0, id: id))
         }
-        keys.sort { a, b in
-            if a.app != b.app { return a.app < b.app }
-            if a.order != b.order { return a.order > b.order }
-            return a.id < b.id
+        var ids: [String] = []
+        ids.reserveCapacity(sessions.count)
+        for appID in byApp.keys.sorted() {
+            let keys = byApp[appID]!.sorted { a, b in a.order != b.order ? a.order > b.order : a.id < b.id }
+            ids.append(contentsOf: keys.lazy.map(\.id))
         }
-        return keys.map(\.id)
+        return ids
     }
 }
 

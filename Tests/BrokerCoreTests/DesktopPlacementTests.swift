@@ -230,4 +230,22 @@ struct DesktopPlacementTests {
                 == Rect(x: 0, y: 0, width: 5, height: 1))
         #expect(desktop.setFrame("ghost", Rect(x: 0, y: 0, width: 5, height: 5)) == nil)
     }
+
+    /// `placements()` gives each window the screen and place that `stack(onScreen:)` lists it at.
+    @Test func placementsAgreeWithEachScreensStack() {
+        var desktop = Desktop(screenSizes: [Size(width: 800, height: 600), Size(width: 1024, height: 768)])
+        for (index, id) in ["a", "b", "c", "d", "e", "f"].enumerated() {
+            desktop.insert(.init(id: id, appID: "org.example.A", frame: Rect(x: 0, y: 0, width: 10, height: 10),
+                                 screen: index % 2, stackOrder: Int64(index + 1), isConnected: true))
+        }
+        desktop.bringToFront("a")
+        var expected: [String: (screen: Int, index: Int)] = [:]
+        for screen in desktop.screens {
+            for (index, window) in desktop.stack(onScreen: screen.index).enumerated() { expected[window.id] = (screen.index, index) }
+        }
+        let placements = desktop.placements()
+        #expect(placements.count == 6)
+        for (id, place) in expected { #expect(placements[id]?.screen == place.screen && placements[id]?.index == place.index, "\(id)") }
+        #expect(placements["a"]?.index == 0 && placements["f"]?.index == 0 && placements["b"]?.index == 2)
+    }
 }
