@@ -161,13 +161,14 @@ extension SceneService {
         var listed: [MarshalledDictionary] = []
         listed.reserveCapacity(sessions.count)
         for id in orderedSessionIDs(app: app) {
-            guard let session = sessions[id] else { continue }
+            guard let position = sessions.index(forKey: id) else { continue }
             let place = placement[id] ?? (0, 0)
             let cached = encodedSessions[id]
             let entry: EncodedSession
-            if let cached, cached.session == session {
+            if let cached, cached.session == sessions.values[position] {
                 entry = try cached.placed(screen: place.screen, stackIndex: place.index)
             } else {
+                let session = sessions.values[position]
                 guard case .dictionary(_, _, let entries) = try Self.sessionValue(session),
                       let path = try? ObjectPath(SceneSession.objectPath(id)) else { continue }
                 let base = try MarshalledDictionary(dbusValue: .dictionary(

@@ -210,9 +210,12 @@ package actor SceneService {
         struct Key { var order: Int64; var id: String }
         var byApp: [String: [Key]] = [:]
         let windows = desktop.windows
-        for session in sessions.values where app == nil || session.bundleIdentifier == app {
-            let id = session.persistentIdentifier
-            byApp[session.bundleIdentifier, default: []].append(Key(order: windows[id]?.stackOrder ?? 0, id: id))
+        // Fields read in place: copying each session out of the dictionary retains all its own.
+        for index in sessions.indices {
+            let appID = sessions.values[index].bundleIdentifier
+            guard app == nil || appID == app else { continue }
+            let id = sessions.keys[index]
+            byApp[appID, default: []].append(Key(order: windows[id]?.stackOrder ?? 0, id: id))
         }
         var ids: [String] = []
         ids.reserveCapacity(sessions.count)
