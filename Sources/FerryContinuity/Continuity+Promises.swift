@@ -17,7 +17,7 @@ import Synchronization
 /// ``PromisedPull/capacity(chunkSize:)`` ahead (the pulling side's window of requests in flight
 /// and one more chunk): the app is held back past that, so a 64 MiB promise costs this machine a
 /// few MiB, charged to the broker's memory budget (`ferryd --memory-budget`) under the pasting
-/// device's name. The pull ends, and its bytes are released, when its last chunk is served, when
+/// device's name. The pull ends, and its bytes are released, when every chunk has been served, when
 /// the app fails, or when the pasting device stops asking for as long as the app may take to
 /// write a local paste (the relay's timeout).
 extension Continuity {
@@ -88,7 +88,9 @@ extension Continuity {
         Task { [weak self] in
             do {
                 let piece = try await pull.piece(at: request.offset, length: min(request.length, Continuity.largestChunk))
-                if piece.last { self?.end(pull) }
+                // Not on the last piece itself: the requests are served concurrently, and one
+                // past the end (sent ahead by the puller) may be answered before the last bytes.
+                if piece.completes { self?.end(pull) }
                 send([piece.last ? ChunkStatus.last : ChunkStatus.more] + piece.body)
             } catch {
                 send([ChunkStatus.refused] + Array("\(error)".utf8))
@@ -126,6 +128,8 @@ final class PromisedPull: Sendable {
         var body: [UInt8]
         /// Whether they reach the end of the representation.
         var last: Bool
+        /// Whether every byte has been served once this piece is: the pull may end.
+        var completes = false
     }
 
     struct Waiter {
@@ -289,7 +293,9 @@ final class PromisedPull: Sendable {
             state.buffer.removeFirst(Int(next - state.base))
             state.base = next
         }
-        return .success(Piece(body: body, last: last))
+        var completes = false
+        if case .success(let total) = state.outcome { completes = state.base >= total }
+        return .success(Piece(body: body, last: last, completes: completes))
     }
 
     /// The waiting requests that can be answered now, taken out of the list.

@@ -57,6 +57,7 @@ struct RelayedPromiseTests {
             #expect(calls.withLock { $0 } == 1, "the app was asked \(calls.withLock { $0 }) times for one six-chunk paste")
 
             let second = try await desktop.ferry("paste", "--force")
+            #expect(second.succeeded, "\(second.stderr)")
             #expect(firstDifference(second.standardOutput, data) == nil)
             #expect(calls.withLock { $0 } == 2, "a second paste is a second ask, as on the laptop itself")
             await writer.close()
