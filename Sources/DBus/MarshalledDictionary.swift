@@ -50,6 +50,7 @@ public struct MarshalledDictionary: Sendable, Equatable {
 }
 
 extension MarshalledDictionary: DBusRepresentable {
+    /// `a{sv}`.
     public static var dbusSignature: Signature { "a{sv}" }
 
     /// - Throws: `InvalidArgs` when `value` is not an `a{sv}`; as `init(_:)` for its values.
