@@ -56,7 +56,7 @@ struct PasteRequest {
     private func read(_ wanted: ContentType, on board: Pasteboard) async throws -> (PasteboardRead, converting: Bool) {
         do {
             return (try await board.read(item: item, type: wanted, historyEntry: historyEntry), false)
-        } catch let error as FerryError where error.code == .notFound {
+        } catch where error.code == .notFound {
             guard wanted == .utf8PlainText, let utf16 = await utf16Text(on: board) else {
                 throw await explain(error, on: board, wanted: type == nil ? nil : wanted)
             }
