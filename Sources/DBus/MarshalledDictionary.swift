@@ -53,14 +53,15 @@ extension MarshalledDictionary: DBusRepresentable {
     /// `a{sv}`.
     public static var dbusSignature: Signature { "a{sv}" }
 
-    /// - Throws: `InvalidArgs` when `value` is not an `a{sv}`; as `init(_:)` for its values.
+    /// - Throws: `InvalidArgs` when `value` is not an `a{sv}`, `InvalidValue` for an entry of
+    ///   other types; as `init(_:)` for its values.
     public init(dbusValue value: DBusValue) throws {
         guard case .dictionary(.string, .variant, let pairs) = value else {
             throw DBusError.typeMismatch(expected: "a{sv}", actual: value.signature, context: "a marshalled dictionary")
         }
         entries = try Self.marshal(pairs.map { entry in
             guard case .string(let key) = entry.key, case .variant(let inner) = entry.value else {
-                preconditionFailure("an a{sv} holds string keys and variants")
+                throw DBusError.invalidValue("an a{sv} entry of \(entry.key.signature) and \(entry.value.signature)")
             }
             return (key, inner)
         })

@@ -176,7 +176,7 @@ extension SceneService {
                     entries: entries + [DBusDictionaryEntry(key: .string("path"), value: .variant(.objectPath(path)))]))
                 entry = try EncodedSession(session: session, base: base, screen: place.screen, stackIndex: place.index)
             }
-            if entry.listed != cached?.listed { encodedSessions[id] = entry }
+            if entry !== cached { encodedSessions[id] = entry }
             listed.append(entry.listed)
         }
         // Every session listed is cached now, so more entries than sessions means some were removed.

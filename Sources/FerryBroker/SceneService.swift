@@ -219,9 +219,8 @@ package actor SceneService {
         }
         var ids: [String] = []
         ids.reserveCapacity(sessions.count)
-        for appID in byApp.keys.sorted() {
-            let keys = byApp[appID]!.sorted { a, b in a.order != b.order ? a.order > b.order : a.id < b.id }
-            ids.append(contentsOf: keys.lazy.map(\.id))
+        for (_, keys) in byApp.sorted(by: { $0.key < $1.key }) {
+            ids.append(contentsOf: keys.sorted { a, b in a.order != b.order ? a.order > b.order : a.id < b.id }.lazy.map(\.id))
         }
         return ids
     }

@@ -158,5 +158,9 @@ import Testing
         #expect(fd?.message.contains("unix fd") == true)
         let other = #expect(throws: DBusError.self) { _ = try MarshalledDictionary(dbusValue: .string("a{sv}")) }
         #expect(other?.name == .invalidArgs)
+        let mislabelled = DBusValue.dictionary(key: .string, value: .variant,
+                                               entries: [DBusDictionaryEntry(key: .int32(1), value: .variant(.byte(2)))])
+        let entry = #expect(throws: DBusError.self) { _ = try MarshalledDictionary(dbusValue: mislabelled) }
+        #expect(entry?.name == .invalidValue)
     }
 }
