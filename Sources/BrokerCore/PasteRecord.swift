@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,18 +64,73 @@ extension PasteRecord {
     /// executable's name unless the process renamed itself), read while the caller is still
     /// connected; nil when there is no such process or it cannot be read. Bytes that are not
     /// UTF-8 become U+FFFD, so the name is always a valid D-Bus string.
+    ///
+    /// The name is read anew for every record (a process may rename itself); the file is opened
+    /// once per process (``ProcessNameFiles``).
     /// - Parameter pid: the caller's pid, as the bus daemon vouched for it.
     package static func processName(pid: UInt32?) -> String? {
         guard let pid, pid > 0 else { return nil }
-        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        var bytes = buffer.prefix(count)
-        if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
-        bytes = bytes.prefix { $0 != 0 }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        return ProcessNameFiles.shared.name(of: pid)
+    }
+}
+
+/// Open `/proc/PID/comm` files of recent callers. Opening one is a path walk under `/proc` (about
+/// a twentieth of ferryd's CPU per paste); reading an open one again (`pread` at 0) gives the
+/// process's name as it is now. A file stays tied to the process it was opened for: once that
+/// one has ended, reading fails, and a new process given the same pid is opened afresh.
+final class ProcessNameFiles: Sendable {
+    static let shared = ProcessNameFiles(limit: 64)
+    /// At most this many files stay open; the oldest is closed to make room.
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    private struct State {
+        var files: [UInt32: Int32] = [:]
+        /// Pids in the order their files were opened.
+        var opened: [UInt32] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// The name of `pid`, nil when it cannot be read.
+    func name(of pid: UInt32) -> String? {
+        // Read under the lock: a file closed to make room is never read by another caller.
+        state.withLock { state in
+            if let fd = state.files[pid] {
+                if let name = Self.read(fd) { return name }
+                close(fd)
+                state.files[pid] = nil
+                state.opened.removeAll { $0 == pid }
+            }
+            let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            guard let name = Self.read(fd) else {
+                close(fd)
+                return nil
+            }
+            if state.opened.count >= limit {
+                let oldest = state.opened.removeFirst()
+                if let old = state.files.removeValue(forKey: oldest) { close(old) }
+            }
+            state.files[pid] = fd
+            state.opened.append(pid)
+            return name
+        }
+    }
+
+    /// How many files are open now.
+    var openCount: Int { state.withLock { $0.files.count } }
+
+    /// The name in an open `comm` file, nil when it cannot be read (its process has ended).
+    private static func read(_ fd: Int32) -> String? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            let count = pread(fd, buffer.baseAddress, buffer.count, 0)
+            guard count > 0 else { return nil }
+            var bytes = buffer.prefix(count)
+            if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+            bytes = bytes.prefix { $0 != 0 }
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        }
     }
 }
