@@ -150,4 +150,14 @@ extension FerryClient {
     func hotConnection() async -> Connection {
         await direct.connection(over: connection) ?? connection
     }
+
+    /// The executor on which this client's hot calls (pasteboard reads and writes, drag moves,
+    /// the scene listing) cost least: the thread of the connection they go over, the direct one
+    /// when there is one (opened now when not tried yet), else the bus connection's. A call made
+    /// there is sent without waking that thread, and its reply resumes the caller without waking
+    /// another; from anywhere else each costs a hand-over between threads. Code that makes many
+    /// such calls in a row can run there (`withTaskExecutorPreference`); it must not block.
+    public var hotCallExecutor: any TaskExecutor {
+        get async { await hotConnection().taskExecutor }
+    }
 }

@@ -9,6 +9,11 @@ import Testing
 /// offers one, the bus otherwise, with the same results either way.
 @Suite("Ferry: direct connections to the broker")
 struct DirectClientTests {
+    /// Whether two executors are the same object (a connection's executor is its loop).
+    static func same(_ a: any TaskExecutor, _ b: any TaskExecutor) -> Bool {
+        ObjectIdentifier(a as AnyObject) == ObjectIdentifier(b as AnyObject)
+    }
+
     @Test("with a broker that offers it, pastes go direct: text, a 40 KiB image, a registered app's promise served through its callback, change counts and listings")
     func pastesGoDirect() async throws {
         let stage = try await DirectBrokerStage()
@@ -34,6 +39,17 @@ struct DirectClientTests {
         #expect(log.count == 2)
         #expect(stage.daemon.standardError.components(separatedBy: "direct connection bound to").count - 1 == 2,
                 "\(stage.daemon.standardError)")
+
+        // Hot calls made on the direct connection's own thread: none on the bus connection's.
+        let executor = await reader.hotCallExecutor
+        #expect(!Self.same(executor, reader.connection.taskExecutor))
+        let board = reader.general
+        let onItsThread = try await withTaskExecutorPreference(executor) { () async throws -> Int in
+            var matching = 0
+            for _ in 0..<20 where try await board.data(forType: .image) == image { matching += 1 }
+            return matching
+        }
+        #expect(onItsThread == 20)
         await writer.close()
         await reader.close()
     }
@@ -47,6 +63,7 @@ struct DirectClientTests {
         try await writer.general.setString("over the bus")
         #expect(try await reader.general.string == "over the bus")
         #expect(await reader.usesDirectConnection == false)
+        #expect(Self.same(await reader.hotCallExecutor, reader.connection.taskExecutor))
         #expect(!stage.daemon.standardError.contains("direct connection bound"))
         await writer.close()
         await reader.close()

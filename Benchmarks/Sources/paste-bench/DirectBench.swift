@@ -63,7 +63,7 @@ struct DirectBench {
         var held = ItemProvider()
         held.registerDataRepresentation(for: .data, data: bytes)
         try await directBoard.setItemProviders([held])
-        let p1 = try await alternate(echo: echo, peerEcho: peerEcho, executor: direct.connection.taskExecutor) {
+        let p1 = try await alternate(echo: echo, peerEcho: peerEcho, executor: await direct.hotCallExecutor) {
             try await LatencyBench.heldPaste(directBoard)
         }
         report("P1 1 KiB held paste, direct connection", "p50", value: p1.body.median, unit: "µs",
@@ -81,7 +81,7 @@ struct DirectBench {
             let calls = rounds * perRound
             for (label, board, client) in [("direct", directBoard, direct), ("bus", busBoard, bus)] {
                 let cost = try await LatencyBench.perCall(of: ferryd, calls: calls) {
-                    try await withTaskExecutorPreference(client.connection.taskExecutor) {
+                    try await withTaskExecutorPreference(await client.hotCallExecutor) {
                         for _ in 0..<calls { try await LatencyBench.heldPaste(board) }
                     }
                 }
@@ -101,7 +101,7 @@ struct DirectBench {
             let name = boardName + (viaDirect ? "-p2-direct" : "-p2-bus")
             try await source.pasteboard(named: name).setItemProviders([promised])
             let board = try await reader.pasteboard(named: name)
-            let p2 = try await alternate(echo: echo, peerEcho: peerEcho, executor: reader.connection.taskExecutor, share: 2) {
+            let p2 = try await alternate(echo: echo, peerEcho: peerEcho, executor: await reader.hotCallExecutor, share: 2) {
                 try await LatencyBench.promisedPaste(board)
             }
             report("P2 1 KiB promised paste, \(label)", "p50", value: p2.body.median, unit: "µs",
