@@ -14,12 +14,8 @@ extension WireReader {
         var unreadable: [String: FerryModelError] = [:]
         converted.reserveCapacity(entries.count)
         for (key, value) in entries {
-            do { converted[key] = try WireValue(dbusValue: value, keyPath: key) } catch {
-                // Only a failure needs the whole key path: converted again to name it.
-                do { _ = try WireValue(dbusValue: value, keyPath: path.isEmpty ? key : path + "." + key) } catch {
-                    unreadable[key] = error
-                }
-            }
+            // The key path from `path` is spelled only for a failure.
+            do { converted[key] = try WireValue(dbusValue: value, keyPath: key) } catch { unreadable[key] = error.nested(under: path) }
         }
         self.init(converted, path: path, unreadable: unreadable)
     }
