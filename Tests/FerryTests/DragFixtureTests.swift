@@ -233,21 +233,25 @@ final class DragSceneDelegate: SceneDelegate {
         if behaviour.samplesDropProgress {
             let images = itemProviders.filter { $0.hasRepresentationConforming(to: .image) }
             let progress = session.progress
-            let sampler = Task {
-                var between = Set<Double>()
-                while !Task.isCancelled {
+            // Sampled on a thread of its own, not the cooperative pool: the loads run on the pool,
+            // and on two busy cores a sampling task there may not run until they have finished.
+            let sampling = Mutex((stop: false, between: Set<Double>()))
+            let sampler = Thread {
+                while !sampling.withLock({ $0.stop }) {
                     let fraction = progress.fractionCompleted
-                    if fraction > 0 && fraction < 1 { between.insert(fraction) }
-                    try? await Task.sleep(for: .milliseconds(1))
+                    if fraction > 0 && fraction < 1 { sampling.withLock { _ = $0.between.insert(fraction) } }
+                    usleep(100)
                 }
-                return between
             }
+            sampler.start()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for provider in images { group.addTask { _ = try await provider.loadData(for: .image) } }
                 try await group.waitForAll()
             }
-            sampler.cancel()
-            let between = await sampler.value
+            let between = sampling.withLock { state in
+                state.stop = true
+                return state.between
+            }
             events.add("dropProgress \(scene.persistentIdentifier) \(progress.completedUnitCount)/\(progress.totalUnitCount) "
                        + "between=\(between.count)")
         }
