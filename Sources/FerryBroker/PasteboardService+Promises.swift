@@ -19,6 +19,13 @@ extension PasteboardService {
         return (name, path)
     }
 
+    /// Whether the owner of a promise can still serve it: a registered app, or a remote device's
+    /// item (continuity).
+    nonisolated func promiseOwnerIsHere(_ owner: String) -> Bool {
+        if let remote = continuity.withLock({ $0 }), remote.serves(owner: owner) { return true }
+        return registry.app(of: owner) != nil
+    }
+
     /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves.
     /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
     nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, reader: PasteboardCaller,

@@ -98,6 +98,11 @@ extension PasteboardService {
     nonisolated func source(of representation: StoredRepresentation, of item: StoredItem,
                             volatile: VolatileContent?) throws -> RepresentationData {
         guard let volatile, volatile.items.contains(where: { $0.id == item.id }) else {
+            // A promise whose owner is still here is served by that owner: no need to ask the
+            // store. Once the owner is gone the store says where the bytes went (handed over).
+            if case .promised(let owner) = representation.storage, promiseOwnerIsHere(owner) {
+                return .promised(owner: owner)
+            }
             return try heldData(of: representation, of: item)
         }
         switch representation.storage {

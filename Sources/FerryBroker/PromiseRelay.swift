@@ -82,6 +82,17 @@ package final class PromiseRelay: Sendable {
 
     let book = Mutex(Book())
 
+    /// Transfer ids: this relay's random prefix and a count. Unique for the broker's life and
+    /// cheap: a UUID read /dev/urandom (open, read, close) on every promised paste. Not a
+    /// secret: `finish` checks that the caller is the transfer's reader.
+    private let idPrefix = String(UInt64.random(in: .min ... .max), radix: 16)
+    private let idCount = Atomic<UInt64>(0)
+
+    /// A new transfer id.
+    private func nextID() -> String {
+        "\(idPrefix)-\(idCount.wrappingAdd(1, ordering: .relaxed).newValue)"
+    }
+
     /// Makes a relay calling sources over `connection`.
     ///
     /// - Parameters:
@@ -116,7 +127,7 @@ package final class PromiseRelay: Sendable {
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
     package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
-        let id = UUID().uuidString.lowercased()
+        let id = nextID()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     timeout: timeout, paste: true, ended: { [weak self] outcome in self?.ended(id, outcome) })
         book.withLock { book in
@@ -131,7 +142,7 @@ package final class PromiseRelay: Sendable {
     /// count, or the error the reader's `FinishTransfer` gets.
     /// - Returns: the transfer id for the reader's `Read` reply.
     package func adopt(_ task: Task<UInt64, any Error>, reader: BusName, pasteboard: String? = nil) -> String {
-        let id = UUID().uuidString.lowercased()
+        let id = nextID()
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = Transfer(reader: reader, owner: reader, pasteboard: pasteboard, state: .running(task))
