@@ -44,6 +44,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private var server: OpaquePointer?
     /// Called on the owner thread with each connection the server accepts (not yet referenced).
     var accepted: ((OpaquePointer) -> Void)?
+    /// Tasks waiting for a descriptor, polled beside the connection's (``DescriptorWait``).
+    /// Owner thread only.
+    var descriptorWaits: [DescriptorWait] = []
 
     init() throws(DBusError) {
         let fd = cdbus_eventfd()
@@ -75,6 +78,9 @@ final class ConnectionLoop: @unchecked Sendable {
         if asleep { wake() }
         return accepted
     }
+
+    /// Whether the loop still serves a connection or a server. Owner thread only.
+    var hasEndpoint: Bool { running && (connection != nil || server != nil) }
 
     /// Whether the caller is the owner thread.
     var onOwnerThread: Bool { ownerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
@@ -272,6 +278,8 @@ final class ConnectionLoop: @unchecked Sendable {
         // Refuse new jobs, then let the queued ones see the closed connection and fail.
         queue.withLock { $0.accepting = false; $0.sleeping = false }
         runJobs()
+        for wait in descriptorWaits { wait.finish(.failure(DBusError(.disconnected, "the connection is closed"))) }
+        descriptorWaits = []
         watches = []
         timeouts = []
         let done = finished
@@ -328,6 +336,11 @@ final class ConnectionLoop: @unchecked Sendable {
             fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
             owners.append(watch)
         }
+        let firstWait = fds.count
+        for wait in descriptorWaits {
+            fds.append(pollfd(fd: wait.descriptor, events: wait.events, revents: 0))
+            owners.append(nil)
+        }
         var wait: Int32 = -1
         if let next = timeouts.lazy.map(\.deadline).min() {
             let ms = (next - Self.monotonicNow() + 999_999) / 1_000_000
@@ -347,7 +360,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 var value: UInt64 = 0
                 _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, 8) }
             }
-            for i in 1..<fds.count where fds[i].revents != 0 {
+            for i in 1..<firstWait where fds[i].revents != 0 {
                 // Handling one watch may remove another: only handle watches still registered.
                 guard let watch = owners[i], watches.contains(watch), connection != nil || server != nil else { continue }
                 var condition: UInt32 = 0
@@ -358,6 +371,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 if revents & Int32(POLLHUP) != 0 { condition |= CDBUS_WATCH_HANGUP }
                 _ = dbus_watch_handle(watch, condition)
             }
+            if firstWait < fds.count { resumeReadyWaits(fds[firstWait...]) }
         }
         guard !timeouts.isEmpty else { return }
         let later = Self.monotonicNow()

@@ -105,7 +105,7 @@ extension Application {
     /// The drag's pasteboard is gone: its promised providers may go (after reads in flight).
     private func releasePromises(ofDrag drag: String) async {
         if let path = try? ObjectPath(PasteboardName.objectPath("org.ferry.drag.\(drag)")) {
-            await client.promises.reconcile(path: path, live: [])
+            client.promises.reconcile(path: path, live: [])
         }
     }
 

@@ -128,7 +128,7 @@ extension Application {
     /// The share's pasteboard is gone: its promised providers may go (after reads in flight).
     private func releasePromises(ofShare share: String) async {
         if let path = try? ObjectPath(PasteboardName.objectPath("org.ferry.share.\(share)")) {
-            await client.promises.reconcile(path: path, live: [])
+            client.promises.reconcile(path: path, live: [])
         }
     }
 

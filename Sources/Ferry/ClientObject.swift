@@ -25,8 +25,10 @@ enum ClientObject {
     static func interface(for client: FerryClient) -> Interface {
         Interface(name) {
             Property("Version", "u", get: { _ in .uint32(version) })
+            // On the connection's thread: bytes already in memory go into the pipe right there;
+            // the app's loaders and writers run on the pool (``serve``).
             Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
-                   out: ["size": "t"]) { [weak client] call in
+                   out: ["size": "t"], execution: .connectionThread) { [weak client] call in
                 guard let client else { throw DBusError(unavailable, "the client is gone") }
                 guard await client.isBroker(call.sender) else {
                     throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
@@ -35,12 +37,12 @@ enum ClientObject {
                                                                        VariantDictionary.self)
                 defer { fd.close() }
                 guard let id = UUID(uuidString: itemText),
-                      let representation = await client.promises.representation(item: id, type: type) else {
+                      let representation = client.promises.representation(item: id, type: type) else {
                     throw DBusError(notFound, "no promised \(type) for item \(itemText)")
                 }
                 let size: UInt64
                 do {
-                    size = try await write(representation, to: fd)
+                    size = try await write(representation, to: fd, polledBy: call.connection)
                 } catch {
                     throw FerryError.converting(error).dbusError
                 }
@@ -59,13 +61,18 @@ enum ClientObject {
     static let permissionDenied: ErrorName = "org.ferry.Error.PermissionDenied"
     static let unavailable: ErrorName = "org.ferry.Error.Unavailable"
 
-    /// Writes the representation's bytes into `fd` (off the connection's thread, in chunks) and
-    /// returns how many were written. When the reader closes its end first, the loader or writer
-    /// is cancelled (``HangUpWatch``) and this throws.
-    static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor) async throws -> UInt64 {
-        try await HangUpWatch.cancellingOnHangUp(of: fd) { try await serve(representation, into: fd) }
+    /// Writes the representation's bytes into `fd` (off the connection's thread, in chunks, unless
+    /// they fit in the pipe at once) and returns how many were written. When the reader closes its
+    /// end first, the loader or writer is cancelled (``HangUpWatch``, its watch polled by
+    /// `connection`) and this throws.
+    static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor,
+                      polledBy connection: Connection?) async throws -> UInt64 {
+        try await HangUpWatch.cancellingOnHangUp(of: fd, polledBy: connection) { try await serve(representation, into: fd) }
     }
 
+    /// Serves `representation` into `fd`. Called on the connection's thread, which must not
+    /// block: the app's own code (a loader, a stream writer) runs on the global pool, whatever it
+    /// does, and a file is copied on a blocking-I/O thread.
     private static func serve(_ representation: ItemProvider.Representation, into fd: FileDescriptor) async throws -> UInt64 {
         switch representation.source {
         case .file(let url, _) where !representation.isFolder:
@@ -76,9 +83,12 @@ enum ClientObject {
         case .stream(let writer):
             // The writer owns the descriptor from here on (the deferred close then does nothing).
             guard let raw = fd.take() else { throw FerryError(.io, "the descriptor was already closed") }
-            return try await writer(raw)
+            return try await withTaskExecutorPreference(globalConcurrentExecutor) { try await writer(raw) }
         case .file, .loader:
-            return try await writeChunks(try await ItemEncoder.load(representation), to: fd)
+            let data = try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await ItemEncoder.load(representation)
+            }
+            return try await writeChunks(data, to: fd)
         }
     }
 

@@ -197,7 +197,7 @@ public final class DragSession: Sendable {
     /// A drag the broker ends by itself (its source left, 60 s without a call) keeps them until
     /// ``drop()`` or ``cancel()`` is called, which then fails with `.notFound`.
     func retirePromises() async {
-        await client.promises.reconcile(path: pasteboardPath, live: [])
+        client.promises.reconcile(path: pasteboardPath, live: [])
     }
 
     /// Calls a `org.ferry.DragSession1` method on this session.

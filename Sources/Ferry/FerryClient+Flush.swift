@@ -28,18 +28,18 @@ extension FerryClient {
     public func flush(sceneSaveLimit: Duration = .seconds(5)) async throws(FerryError) {
         let scenesSaved = await Application.saveScenes(of: self, limit: sceneSaveLimit)
         var firstError: FerryError?
-        for (id, wireID, path, representation) in await promises.pending() {
+        for (id, wireID, path, representation) in promises.pending() {
             let type = representation.contentType.identifier
             do {
                 let value = try await Self.fulfillValue(representation)
                 _ = try await connection.call(destination: Self.brokerName, path: path, interface: Pasteboard.interface,
                                               member: "Fulfill", body: [.string(wireID), .string(type), .variant(value)],
                                               timeout: .seconds(600))
-                await promises.fulfilled(item: id, type: type)
+                promises.fulfilled(item: id, type: type)
             } catch {
                 let failure = FerryError.converting(error)
                 if failure.code == .notFound {
-                    await promises.fulfilled(item: id, type: type)
+                    promises.fulfilled(item: id, type: type)
                 } else if firstError == nil {
                     firstError = failure
                 }
@@ -50,7 +50,7 @@ extension FerryClient {
     }
 
     /// Whether this client still promises representations the broker does not hold.
-    public var hasPendingPromises: Bool { get async { await promises.hasPending } }
+    public var hasPendingPromises: Bool { get async { promises.hasPending } }
 
     /// The `data` of a `Fulfill`: bytes up to 1 MiB, else a descriptor (the file itself, or a
     /// sealed memfd).
@@ -75,7 +75,7 @@ extension FerryClient {
     /// needs are let go. Subscribed before this returns.
     func watchPromises(on pasteboard: Pasteboard) async {
         let path = pasteboard.path
-        guard !(await promises.isWatching(path)) else { return }
+        guard !promises.isWatching(path) else { return }
         let rule = MatchRule(sender: Self.brokerName, interface: Pasteboard.interface, member: "Changed", path: path)
         guard let subscription = try? await connection.subscribe(to: rule) else { return }
         let name = pasteboard.name
@@ -88,7 +88,7 @@ extension FerryClient {
             } catch {}
             subscription.cancel()
         }
-        await promises.install(task, for: path)
+        promises.install(task, for: path)
     }
 
     /// Asks the broker which of this client's promised items it still lists (current items, and
@@ -100,7 +100,7 @@ extension FerryClient {
             guard let history = try? await pasteboard.history() else { return }
             for entry in history { live.formUnion(entry.items.filter { !$0.promisedTypes.isEmpty }.map(\.id)) }
         }
-        await promises.reconcile(path: pasteboard.path, live: live)
+        promises.reconcile(path: pasteboard.path, live: live)
     }
 
     /// On SIGINT or SIGTERM: flush (for at most about 10 s), then exit with status 128 + signal.

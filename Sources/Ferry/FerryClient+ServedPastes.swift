@@ -27,7 +27,7 @@ extension FerryClient {
     /// leaves the bus the broker drops the items it promised (`ferry copy --paste-once` after its
     /// paste: what was pasted once is gone for everyone).
     public func abandonPromises() async {
-        await promises.abandonAll()
+        promises.abandonAll()
     }
 }
 

@@ -136,7 +136,7 @@ public final class FerryClient: Sendable {
             return s.ownerWatch
         }
         watch?.cancel()
-        await promises.stopWatching()
+        promises.stopWatching()
         await direct.close()
         await connection.close()
     }

@@ -26,6 +26,6 @@ extension Pasteboard {
         let client = try await client
         _ = try await call("Fulfill", [.string(item.uuidString), .string(type.identifier), .variant(.unixFD(descriptor))],
                            timeout: .seconds(600))
-        await client.promises.fulfilled(item: item, type: type.identifier)
+        client.promises.fulfilled(item: item, type: type.identifier)
     }
 }

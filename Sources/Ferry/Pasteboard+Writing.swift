@@ -85,7 +85,7 @@ extension Pasteboard {
         }
         if promising {
             for (index, item) in encoded.enumerated() where !item.promised.isEmpty {
-                await client.promises.keep(providers[index], id: ids[index], path: path, promised: item.promised)
+                client.promises.keep(providers[index], id: ids[index], path: path, promised: item.promised)
             }
         }
         return changeCount

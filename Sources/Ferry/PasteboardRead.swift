@@ -100,7 +100,8 @@ public struct PasteboardRead: Sendable {
             return try await DescriptorDrain.readAll(fd, limit: limit, progress: progress, expectedSize: size)
         case .stream(let fd, let transfer?):
             let connection = connection, path = path
-            return try await PromisedStream.read(fd, limit: limit, progress: progress, expectedSize: size) { timeout in
+            return try await PromisedStream.read(fd, limit: limit, progress: progress, expectedSize: size,
+                                                 polledBy: connection) { timeout in
                 try await connection.call(destination: FerryClient.brokerName, path: path, interface: Pasteboard.interface,
                                           member: "FinishTransfer", body: [.string(transfer)], timeout: timeout,
                                           returning: UInt64.self)

@@ -1,5 +1,6 @@
 import DBus
 import FerryModel
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,7 +15,7 @@ import Foundation
 /// (or in the general pasteboard's history) with a representation still promised. When a
 /// `Changed` signal shows it gone, it is retired and forgotten a transfer timeout (60 s) later,
 /// so transfers already started still complete.
-actor PromiseKeeper {
+final class PromiseKeeper: Sendable {
     struct Entry {
         /// The id exactly as the broker spelled it.
         var wireID: String
@@ -25,74 +26,95 @@ actor PromiseKeeper {
         var retireAt: ContinuousClock.Instant?
     }
 
+    private struct State {
+        var entries: [UUID: Entry] = [:]
+        var watches: [ObjectPath: Task<Void, Never>] = [:]
+
+        mutating func purge() {
+            let now = ContinuousClock.now
+            entries = entries.filter { _, entry in entry.retireAt.map { $0 > now } ?? true }
+        }
+    }
+
     static let retention: Duration = .seconds(60)
-    private var entries: [UUID: Entry] = [:]
-    private var watches: [ObjectPath: Task<Void, Never>] = [:]
+    /// A lock, not an actor: `ProvideRepresentation` looks a promise up on the connection's
+    /// thread, which an actor would make hop to the pool and back.
+    private let state = Mutex(State())
 
     /// Keeps `provider` for the item `id` on the pasteboard at `path`.
     func keep(_ provider: ItemProvider, id wireID: String, path: ObjectPath, promised: Set<String>) {
         guard !promised.isEmpty, let id = UUID(uuidString: wireID) else { return }
-        entries[id] = Entry(wireID: wireID, provider: provider, path: path, promised: promised, retireAt: nil)
+        state.withLock { $0.entries[id] = Entry(wireID: wireID, provider: provider, path: path, promised: promised, retireAt: nil) }
     }
 
     /// The representation of `type` (exact identifier) of item `id`, nil when not kept.
     func representation(item id: UUID, type: String) -> ItemProvider.Representation? {
-        purge()
-        return entries[id]?.provider.representations.first { $0.contentType.identifier == type }
+        state.withLock { state in
+            state.purge()
+            return state.entries[id]?.provider.representations.first { $0.contentType.identifier == type }
+        }
     }
 
     /// The representations still promised (not retired), for a flush.
     func pending() -> [(id: UUID, wireID: String, path: ObjectPath, representation: ItemProvider.Representation)] {
-        purge()
-        var out: [(UUID, String, ObjectPath, ItemProvider.Representation)] = []
-        for (id, entry) in entries.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where entry.retireAt == nil {
-            for representation in entry.provider.representations where entry.promised.contains(representation.contentType.identifier) {
-                out.append((id, entry.wireID, entry.path, representation))
+        state.withLock { state in
+            state.purge()
+            var out: [(UUID, String, ObjectPath, ItemProvider.Representation)] = []
+            for (id, entry) in state.entries.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where entry.retireAt == nil {
+                for representation in entry.provider.representations where entry.promised.contains(representation.contentType.identifier) {
+                    out.append((id, entry.wireID, entry.path, representation))
+                }
             }
+            return out
         }
-        return out
     }
 
     /// Notes that the broker now holds `type` of item `id` (or has dropped it).
     func fulfilled(item id: UUID, type: String) {
-        entries[id]?.promised.remove(type)
+        _ = state.withLock { $0.entries[id]?.promised.remove(type) }
     }
 
     /// Forgets every provider: nothing is left to serve or to flush.
     func abandonAll() {
-        entries = [:]
+        state.withLock { $0.entries = [:] }
     }
 
     /// Whether any representation is still promised.
-    var hasPending: Bool { entries.values.contains { $0.retireAt == nil && !$0.promised.isEmpty } }
+    var hasPending: Bool {
+        state.withLock { $0.entries.values.contains { $0.retireAt == nil && !$0.promised.isEmpty } }
+    }
 
     /// After a change of the pasteboard at `path`: items of that pasteboard that are no longer
     /// among `live` (the ids the broker still lists with promised representations) retire.
     func reconcile(path: ObjectPath, live: Set<UUID>) {
         let deadline = ContinuousClock.now + Self.retention
-        for (id, entry) in entries where entry.path == path && entry.retireAt == nil && !live.contains(id) {
-            entries[id]?.retireAt = deadline
+        state.withLock { state in
+            for (id, entry) in state.entries where entry.path == path && entry.retireAt == nil && !live.contains(id) {
+                state.entries[id]?.retireAt = deadline
+            }
+            state.purge()
         }
-        purge()
     }
 
     /// Whether a `Changed` watch runs for `path`.
-    func isWatching(_ path: ObjectPath) -> Bool { watches[path] != nil }
+    func isWatching(_ path: ObjectPath) -> Bool { state.withLock { $0.watches[path] != nil } }
 
     /// Installs the watch for `path` unless one runs already (then cancels `task`).
     func install(_ task: Task<Void, Never>, for path: ObjectPath) {
-        guard watches[path] == nil else { return task.cancel() }
-        watches[path] = task
+        let installed = state.withLock { state -> Bool in
+            guard state.watches[path] == nil else { return false }
+            state.watches[path] = task
+            return true
+        }
+        if !installed { task.cancel() }
     }
 
     /// Cancels every watch.
     func stopWatching() {
+        let watches = state.withLock { state in
+            defer { state.watches = [:] }
+            return state.watches
+        }
         for task in watches.values { task.cancel() }
-        watches = [:]
-    }
-
-    private func purge() {
-        let now = ContinuousClock.now
-        entries = entries.filter { _, entry in entry.retireAt.map { $0 > now } ?? true }
     }
 }

@@ -16,12 +16,14 @@ enum PromisedStream {
     ///   - limit: fail with `.tooLarge` past this many bytes.
     ///   - progress: advances as bytes arrive; `expectedSize` is its total when it has none.
     ///   - expectedSize: the size the source announced, nil when unknown.
+    ///   - connection: the connection `confirm` calls over, whose thread polls the pipe for its
+    ///     first bytes (``DescriptorDrain``).
     ///   - confirm: `FinishTransfer` with a timeout; throws what the call throws.
     /// - Throws: `FerryError`: `.io`, `.tooLarge`, `.cancelled` (the reading task was cancelled:
     ///   the pipe is closed at once, and the source's write fails), what `confirm` throws,
     ///   `.unavailable` when the byte counts differ.
     static func read(_ fd: FileDescriptor, limit: Int, progress: ItemProvider.Progress? = nil, expectedSize: Int64? = nil,
-                     confirm: @escaping @Sendable (Duration) async throws -> UInt64) async throws(FerryError) -> [UInt8] {
+                     polledBy connection: Connection? = nil, confirm: @escaping @Sendable (Duration) async throws -> UInt64) async throws(FerryError) -> [UInt8] {
         defer { fd.close() }
         async let confirmation: Result<UInt64, FerryError> = {
             do {
@@ -32,7 +34,8 @@ enum PromisedStream {
         }()
         let bytes: [UInt8]
         do {
-            bytes = try await DescriptorDrain.readAll(fd, limit: limit, progress: progress, expectedSize: expectedSize)
+            bytes = try await DescriptorDrain.readAll(fd, limit: limit, progress: progress, expectedSize: expectedSize,
+                                                      polledBy: connection)
         } catch {
             fd.close()  // the source stops writing; leaving the scope cancels the confirmation
             throw FerryError.converting(error)

@@ -169,7 +169,7 @@ public final class ShareSession: Sendable {
     /// The share is over: its promises go and, for a scene the app shared itself, the scene
     /// delegate hears the completion (once).
     private func finish(_ completion: ShareCompletion) async {
-        await client.promises.reconcile(path: pasteboardPath, live: [])
+        client.promises.reconcile(path: pasteboardPath, live: [])
         guard let origin, let scene = origin.scene else { return }
         guard state.withLock({ s in defer { s.finished = true }; return !s.finished }) else { return }
         await scene.delegate.scene(scene, shareDidComplete: completion, share: id)

@@ -78,7 +78,7 @@ extension Bridge {
             record.copy = Task { [budgets] in
                 let stored = await Self.copy(storable, of: offer, item: itemID, from: self.backend, to: board,
                                              budgets: budgets, cancellation: cancellation, log: self.log)
-                await self.copied(stored, selection: offer.selection, offerID: offer.id)
+                self.copied(stored, selection: offer.selection, offerID: offer.id)
             }
             selections[offer.selection]?.current = record
         } catch {

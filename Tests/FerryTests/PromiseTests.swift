@@ -41,6 +41,33 @@ struct PromiseTests {
         }
     }
 
+    @Test("a loader that blocks its thread does not hold up the writer's connection: its own pastes go on meanwhile",
+          arguments: [false, true])
+    func blockingLoaderLeavesConnectionFree(direct: Bool) async throws {
+        try await ClientFixture.with(directConnections: direct) { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            #expect(await writer.usesDirectConnection == direct)
+            let other = try await writer.pasteboard(named: "blocking-loader-other")
+            _ = try await other.setString("held")
+            var slow = ItemProvider()
+            slow.registerDataRepresentation(for: .utf8PlainText) { _ in
+                usleep(1_000_000)  // blocks whatever thread runs it
+                return Data("slow".utf8)
+            }
+            try await writer.general.setItemProviders([slow])
+            let paste = Task { try await reader.general.string }
+            try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
+            // Over the connection ProvideRepresentation came in on, from its own executor.
+            let held = try await withTaskExecutorPreference(await writer.hotCallExecutor) { try await other.string }
+            #expect(held == "held")
+            #expect(ContinuousClock.now - start < .milliseconds(600), "not held up by the loader")
+            #expect(try await paste.value == "slow")
+            await writer.close()
+            await reader.close()
+        }
+    }
+
     @Test("an unregistered client's loader is loaded at once and held by the broker")
     func unregisteredLoaderLoadsNow() async throws {
         try await ClientFixture.with { fixture in
