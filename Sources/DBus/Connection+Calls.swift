@@ -54,7 +54,7 @@ extension Connection {
     /// Sends `message` for `reply` (owner thread).
     private static func start(_ reply: PendingReply, _ message: Message?, _ ms: Int32, _ loop: ConnectionLoop,
                               _ router: ConnectionRouter, _ continuation: UnsafeContinuation<Message, any Error>) {
-        guard let conn = loop.connection, let message else {
+        guard let conn = router.endpoint.connection, let message else {
             continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
             return
         }

@@ -7,7 +7,8 @@ import Musl
 
 /// A connection to a D-Bus message bus.
 ///
-/// Each connection owns one thread that performs every libdbus call for it; the public API is
+/// Each connection has one thread that performs every libdbus call for it (its own, or for the
+/// connections a ``PeerServer`` accepted, the server's, shared with them); the public API is
 /// `async` calls, `AsyncSequence` signal streams and exported objects whose handlers run as
 /// tasks. Close it with `close()`; calls in flight then fail with
 /// `org.freedesktop.DBus.Error.Disconnected`.
@@ -27,6 +28,8 @@ import Musl
 /// ```
 public final class Connection: Sendable {
     let loop: ConnectionLoop
+    /// This connection in its loop.
+    let endpoint: LoopEndpoint
     let router: ConnectionRouter
     /// The objects exported on this connection itself.
     let ownObjects = ObjectRegistry()
@@ -49,8 +52,8 @@ public final class Connection: Sendable {
     /// - Throws: `DBusError` when the address is invalid, the bus cannot be reached or
     ///   authentication fails.
     public convenience init(address: String) async throws {
-        let (loop, router, lifecycle, name) = try await Self.open { try $0.openAndRegister(address) }
-        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: BusName(unchecked: name), peerLink: nil)
+        let (router, lifecycle, name) = try await Self.open { try $0.openAndRegister(address) }
+        self.init(router: router, lifecycle: lifecycle, uniqueName: BusName(unchecked: name), peerLink: nil)
     }
 
     /// Connects to the peer-to-peer D-Bus server at `address` (no bus: no `Hello`, no names,
@@ -69,16 +72,17 @@ public final class Connection: Sendable {
     ///   authentication fails (a server of another user refuses it).
     public convenience init(peer address: String, speakingFor name: BusName, callsFrom server: BusName? = nil,
                             serving bus: Connection? = nil) async throws {
-        let (loop, router, lifecycle, _) = try await Self.open { loop in
-            try loop.openPeer(address)
+        let (router, lifecycle, _) = try await Self.open { endpoint in
+            try endpoint.openPeer(address)
             return name.rawValue
         }
         let link = server.flatMap { server in bus.map { PeerLink(boundTo: server, serving: $0) } }
-        self.init(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+        self.init(router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
     }
 
-    init(loop: ConnectionLoop, router: ConnectionRouter, lifecycle: Lifecycle, uniqueName: BusName, peerLink: PeerLink?) {
-        self.loop = loop
+    init(router: ConnectionRouter, lifecycle: Lifecycle, uniqueName: BusName, peerLink: PeerLink?) {
+        self.loop = router.endpoint.loop
+        self.endpoint = router.endpoint
         self.router = router
         self.lifecycle = lifecycle
         self.uniqueName = uniqueName
@@ -86,61 +90,59 @@ public final class Connection: Sendable {
         loop.submit { [weak self] in router.connection = self }
     }
 
-    /// Starts a loop whose thread runs `open` first; returns once it has.
-    private static func open(_ open: @escaping @Sendable (ConnectionLoop) throws -> String) async throws
-        -> (ConnectionLoop, ConnectionRouter, Lifecycle, String) {
-        let loop = try ConnectionLoop()
-        let router = ConnectionRouter(loop: loop)
+    /// Starts a loop of its own whose thread runs `open` first; returns once it has.
+    private static func open(_ open: @escaping @Sendable (LoopEndpoint) throws -> String) async throws
+        -> (ConnectionRouter, Lifecycle, String) {
+        let endpoint = LoopEndpoint(loop: try ConnectionLoop())
+        let router = ConnectionRouter(endpoint: endpoint)
         let lifecycle = Lifecycle()
         let name: String = try await withCheckedThrowingContinuation { continuation in
             do {
-                try loop.start(open: {
+                try endpoint.loop.start(open: {
                     do {
-                        loop.incoming = { router.receive($0) }
-                        loop.teardown = {
-                            lifecycle.markEnding()
-                            router.tearDown($0)
-                        }
-                        continuation.resume(returning: try open(loop))
+                        endpoint.loop.add(endpoint)
+                        Self.hook(endpoint, router: router, lifecycle: lifecycle)
+                        continuation.resume(returning: try open(endpoint))
                     } catch {
-                        loop.end(with: DBusError(.disconnected, "open failed"))
+                        endpoint.end(with: DBusError(.disconnected, "open failed"))
                         continuation.resume(throwing: error)
                     }
-                }, finished: {
-                    lifecycle.markEnded()
                 })
             } catch {
                 continuation.resume(throwing: error)
             }
         }
-        return (loop, router, lifecycle, name)
+        return (router, lifecycle, name)
     }
 
-    /// Adopts a connection a ``PeerServer`` accepted, on a thread of its own; `link` says whom it
-    /// serves. `prepare` runs before the connection reads anything (export what it may call
-    /// there). Never suspends.
-    static func accepted(_ conn: OpaquePointer, serving name: BusName, link: PeerLink,
+    /// Routes `endpoint`'s messages to `router`, and its end to both (owner thread).
+    private static func hook(_ endpoint: LoopEndpoint, router: ConnectionRouter, lifecycle: Lifecycle) {
+        endpoint.incoming = { router.receive($0) }
+        endpoint.teardown = {
+            lifecycle.markEnding()
+            router.tearDown($0)
+        }
+        endpoint.finished = { lifecycle.markEnded() }
+    }
+
+    /// Adopts a connection a ``PeerServer`` accepted, on the server's own thread (`loop`; this
+    /// runs there); `link` says whom it serves. `prepare` runs before the connection reads
+    /// anything (export what it may call there).
+    static func accepted(_ conn: OpaquePointer, on loop: ConnectionLoop, serving name: BusName, link: PeerLink,
                          prepare: (Connection) -> Void) throws -> Connection {
-        let loop = try ConnectionLoop()
-        let router = ConnectionRouter(loop: loop)
+        let endpoint = LoopEndpoint(loop: loop)
+        let router = ConnectionRouter(endpoint: endpoint)
         let lifecycle = Lifecycle()
-        try loop.start(open: {
-            loop.incoming = { router.receive($0) }
-            loop.teardown = {
-                lifecycle.markEnding()
-                router.tearDown($0)
-            }
-        }, finished: {
-            lifecycle.markEnded()
-        })
-        let connection = Connection(loop: loop, router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
+        loop.add(endpoint)
+        hook(endpoint, router: router, lifecycle: lifecycle)
+        let connection = Connection(router: router, lifecycle: lifecycle, uniqueName: name, peerLink: link)
         prepare(connection)
-        // Adopted only now, after the router knows its connection (queued before this job) and
+        // Adopted only after the router knows its connection (queued before this job) and
         // `prepare` exported what it serves: no message can be dispatched before either.
-        // Handed to the owner thread, which alone uses it from then on.
         let handle = UInt(bitPattern: conn)
-        guard loop.submit({ loop.adoptAccepted(OpaquePointer(bitPattern: handle)!) }) else {
-            throw DBusError(.disconnected, "the connection's thread stopped")
+        guard loop.submit({ endpoint.adopt(OpaquePointer(bitPattern: handle)!) }) else {
+            endpoint.end(with: DBusError(.disconnected, "the server's thread stopped"))
+            throw DBusError(.disconnected, "the server's thread stopped")
         }
         return connection
     }
@@ -174,7 +176,7 @@ public final class Connection: Sendable {
     /// True until the connection is closed or lost.
     public var isConnected: Bool { !lifecycle.ending }
 
-    /// Closes the connection gracefully and waits for its thread to stop.
+    /// Closes the connection gracefully and waits until it has ended.
     ///
     /// Incoming calls are refused from now on; method handlers already running get up to
     /// `gracePeriod` to finish, and their replies are sent before the connection closes. Then
@@ -190,12 +192,12 @@ public final class Connection: Sendable {
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard lifecycle.addWaiter(continuation) else { return }
-            loop.submit { [loop] in loop.end(with: .closedLocally) }
+            loop.submit { [endpoint] in endpoint.end(with: .closedLocally) }
         }
     }
 
     deinit {
-        loop.submit { [loop] in loop.end(with: DBusError(.disconnected, "the connection was released")) }
+        loop.submit { [endpoint] in endpoint.end(with: DBusError(.disconnected, "the connection was released")) }
     }
 
     /// Runs `body` on the owner thread with the open libdbus connection.
@@ -203,8 +205,8 @@ public final class Connection: Sendable {
     /// - Throws: `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
     func perform<R: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> R) async throws -> R {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            let accepted = loop.submit { [loop] in
-                guard let conn = loop.connection else {
+            let accepted = loop.submit { [endpoint] in
+                guard let conn = endpoint.connection else {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                     return
                 }

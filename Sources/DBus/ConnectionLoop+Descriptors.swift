@@ -11,6 +11,8 @@ import Musl
 final class DescriptorWait: Sendable {
     let descriptor: Int32
     let events: Int16
+    /// The connection whose end fails the wait.
+    let endpoint: LoopEndpoint
 
     private enum State {
         case starting
@@ -20,9 +22,10 @@ final class DescriptorWait: Sendable {
 
     private let state = Mutex(State.starting)
 
-    init(descriptor: Int32, events: Int16) {
+    init(descriptor: Int32, events: Int16, endpoint: LoopEndpoint) {
         self.descriptor = descriptor
         self.events = events
+        self.endpoint = endpoint
     }
 
     /// Holds the task's continuation; false when the wait already finished (cancelled first),
@@ -57,7 +60,7 @@ extension ConnectionLoop {
     /// Starts polling `wait`'s descriptor; fails it when the connection has ended. Owner thread.
     func add(_ wait: DescriptorWait) {
         guard !wait.isFinished else { return }
-        guard hasEndpoint else {
+        guard wait.endpoint.isOpen else {
             wait.finish(.failure(DBusError(.disconnected, "the connection is closed")))
             return
         }
@@ -91,7 +94,7 @@ extension Connection {
     /// - Throws: `CancellationError` when the task is cancelled meanwhile; `DBusError`
     ///   `.disconnected` when the connection is closed or closes meanwhile.
     package func waitForDescriptor(_ descriptor: Int32, events: Int16) async throws -> Int16 {
-        let wait = DescriptorWait(descriptor: descriptor, events: events)
+        let wait = DescriptorWait(descriptor: descriptor, events: events, endpoint: endpoint)
         let loop = self.loop
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int16, any Error>) in

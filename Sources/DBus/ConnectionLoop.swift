@@ -6,13 +6,15 @@ import Glibc
 import Musl
 #endif
 
-/// The one thread that owns a libdbus connection.
+/// The one thread that owns one or more libdbus connections (or a listening server and the
+/// connections it accepted): each is a ``LoopEndpoint``.
 ///
-/// Every libdbus call on the connection happens on this thread: other threads hand it closures
+/// Every libdbus call on its endpoints happens on this thread: other threads hand it closures
 /// through `submit(_:)` (a mutex-protected queue plus an eventfd write). The thread polls the
-/// connection's watches (read and write, so big messages drain), its timeouts and the eventfd.
-/// This avoids the libdbus traps measured in `reference/libdbus-from-swift.md`: a thread blocked
-/// in `read_write_dispatch` hanging another thread's call, and `set_notify` racing a reply.
+/// endpoints' watches (read and write, so big messages drain), their timeouts, the descriptors
+/// tasks wait for (``DescriptorWait``) and the eventfd. This avoids the libdbus traps measured in
+/// `reference/libdbus-from-swift.md`: a thread blocked in `read_write_dispatch` hanging another
+/// thread's call, and `set_notify` racing a reply. The thread stops when its last endpoint ends.
 final class ConnectionLoop: @unchecked Sendable {
     // Thread safety: `queue` is guarded by its mutex; `wakeFD` is immutable; every other stored
     // property is read and written only on the owner thread.
@@ -21,8 +23,9 @@ final class ConnectionLoop: @unchecked Sendable {
     /// The owner thread's id (`pthread_self`), 0 before it starts.
     private let ownerThread = Atomic<UInt>(0)
 
-    /// The connection, nil before open and after close. Owner thread only.
-    private(set) var connection: OpaquePointer?
+    /// The connections and servers served, in the order they were added. Owner thread only.
+    private var endpoints: [LoopEndpoint] = []
+    /// Every endpoint's watches: libdbus adds and removes them through the callbacks below.
     private var watches: [OpaquePointer] = []
     /// libdbus's timeouts and when each next fires (monotonic nanoseconds). Usually one or two
     /// (one per pending call), so a plain array beats a dictionary.
@@ -32,19 +35,7 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Spare storage for `runJobs`, swapped with the queue's.
     private var spareJobs: [Work] = []
     private var running = true
-    /// Set when the bus connection drops during dispatch; acted on once dispatch returns.
-    private var lostWith: DBusError?
-    private var finished: (@Sendable () -> Void)?
-
-    /// Called on the owner thread for every incoming message; returns true when handled.
-    var incoming: ((Message) -> Bool)?
-    /// Called once on the owner thread when the connection ends (closed or lost).
-    var teardown: ((DBusError) -> Void)?
-    /// The listening server, when this loop serves one instead of a connection. Owner thread only.
-    private var server: OpaquePointer?
-    /// Called on the owner thread with each connection the server accepts (not yet referenced).
-    var accepted: ((OpaquePointer) -> Void)?
-    /// Tasks waiting for a descriptor, polled beside the connection's (``DescriptorWait``).
+    /// Tasks waiting for a descriptor, polled beside the endpoints' (``DescriptorWait``).
     /// Owner thread only.
     var descriptorWaits: [DescriptorWait] = []
 
@@ -79,9 +70,6 @@ final class ConnectionLoop: @unchecked Sendable {
         return accepted
     }
 
-    /// Whether the loop still serves a connection or a server. Owner thread only.
-    var hasEndpoint: Bool { running && (connection != nil || server != nil) }
-
     /// Whether the caller is the owner thread.
     var onOwnerThread: Bool { ownerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
@@ -93,10 +81,9 @@ final class ConnectionLoop: @unchecked Sendable {
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
     }
 
-    /// Starts the owner thread, which runs `open` first and then the loop until close.
-    /// `finished` runs on the owner thread just before it exits.
-    func start(open: @escaping @Sendable () -> Void, finished: @escaping @Sendable () -> Void) throws(DBusError) {
-        self.finished = finished
+    /// Starts the owner thread, which runs `open` first (it adds the first endpoint) and then the
+    /// loop until its last endpoint ends.
+    func start(open: @escaping @Sendable () -> Void) throws(DBusError) {
         submit(open)
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
@@ -114,147 +101,50 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: Owner thread
 
-    /// Connects to `address`, adopts the connection and registers with the bus (`Hello`).
-    ///
-    /// Runs on the owner thread before the loop starts, so the blocking `Hello` round trip
-    /// cannot race any other use of the connection.
-    /// - Returns: the unique name the bus assigned.
-    func openAndRegister(_ address: String) throws -> String {
-        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
-        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
-        adopt(conn)
-        let registered = try DBusError.check { dbus_bus_register(conn, $0) }
-        guard registered != 0, let unique = dbus_bus_get_unique_name(conn) else {
-            throw DBusError(.failed, "cannot register with the bus at \(address)")
-        }
-        return String(cString: unique)
+    /// Starts serving `endpoint` (it is not open yet). Owner thread.
+    func add(_ endpoint: LoopEndpoint) {
+        endpoints.append(endpoint)
     }
 
-    /// Connects to the peer at `address` and adopts the connection, without registering with
-    /// a bus (a peer-to-peer connection has no bus, no `Hello` and no names).
-    func openPeer(_ address: String) throws {
-        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
-        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
-        adopt(conn)
-    }
-
-    /// Adopts a connection a ``PeerServer`` accepted (referenced by the caller for this loop).
-    func adoptAccepted(_ conn: OpaquePointer) {
-        adopt(conn)
-    }
-
-    /// Takes ownership of an opened connection and hooks its watches, timeouts and messages.
-    private func adopt(_ conn: OpaquePointer) {
-        connection = conn
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        dbus_connection_set_exit_on_disconnect(conn, 0)
-        _ = dbus_connection_set_watch_functions(conn, Self.addWatch, Self.removeWatch, Self.toggleWatch, me, nil)
-        _ = dbus_connection_set_timeout_functions(conn, Self.addTimeout, Self.removeTimeout, Self.toggleTimeout, me, nil)
-        dbus_connection_set_wakeup_main_function(conn, { data in
-            // libdbus asks for a wake-up when it has new work for the loop (a message queued to
-            // send or to dispatch). Called on the owner thread, from inside a libdbus call the
-            // loop made, it needs none: the loop dispatches and re-reads the watches before it
-            // polls again. (libdbus is only ever called on the owner thread.)
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            if !loop.onOwnerThread { loop.wake() }
-        }, me, nil)
-        _ = dbus_connection_add_filter(conn, { _, message, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            guard let message else { return DBusHandlerResult(UInt32(CDBUS_HANDLER_RESULT_NOT_YET_HANDLED)) }
-            let handled = loop.receive(message)
-            return DBusHandlerResult(UInt32(handled ? CDBUS_HANDLER_RESULT_HANDLED : CDBUS_HANDLER_RESULT_NOT_YET_HANDLED))
-        }, me, nil)
+    /// Forgets an endpoint that ended; the loop stops with its last one. Owner thread.
+    func removeEndpoint(_ endpoint: LoopEndpoint) {
+        endpoints.removeAll { $0 === endpoint }
+        let failed = descriptorWaits.filter { $0.endpoint === endpoint }
+        descriptorWaits.removeAll { $0.endpoint === endpoint }
+        for wait in failed { wait.finish(.failure(DBusError(.disconnected, "the connection is closed"))) }
+        if endpoints.isEmpty { running = false }
     }
 
     // The watch and timeout callbacks, shared by connections and servers (`data` is the loop).
-    private static let addWatch: DBusAddWatchFunction = { watch, data in
+    static let addWatch: DBusAddWatchFunction = { watch, data in
         Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().watches.append(watch!)
         return 1
     }
-    private static let removeWatch: DBusRemoveWatchFunction = { watch, data in
+    static let removeWatch: DBusRemoveWatchFunction = { watch, data in
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         loop.watches.removeAll { $0 == watch }
     }
-    private static let toggleWatch: DBusWatchToggledFunction = { _, data in
+    static let toggleWatch: DBusWatchToggledFunction = { _, data in
         // The loop reads each watch's enabled flag before it polls. libdbus may re-enable the
         // read watch from another thread (a message released there brings the connection
         // back under its receive limit): wake the loop so it polls that watch again.
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         if !loop.onOwnerThread { loop.wake() }
     }
-    private static let addTimeout: DBusAddTimeoutFunction = { timeout, data in
+    static let addTimeout: DBusAddTimeoutFunction = { timeout, data in
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         loop.timeouts.append((timeout!, ConnectionLoop.deadline(of: timeout!)))
         return 1
     }
-    private static let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
+    static let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) { loop.timeouts.remove(at: i) }
     }
-    private static let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
+    static let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         if let i = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
             loop.timeouts[i].deadline = ConnectionLoop.deadline(of: timeout!)
         }
-    }
-
-    /// Listens on `address` for peer-to-peer connections (EXTERNAL authentication only) and
-    /// hands each new one to ``accepted`` on the owner thread; the loop then serves the
-    /// listening socket instead of a connection.
-    /// - Returns: the address clients connect to.
-    func listen(_ address: String) throws -> String {
-        let server = try DBusError.check { dbus_server_listen(address, $0) }
-        guard let server else { throw DBusError(.failed, "cannot listen on \(address)") }
-        self.server = server
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let external = strdup("EXTERNAL")
-        defer { free(external) }
-        var mechanisms: [UnsafePointer<CChar>?] = [UnsafePointer(external), nil]
-        _ = mechanisms.withUnsafeMutableBufferPointer { dbus_server_set_auth_mechanisms(server, $0.baseAddress) }
-        _ = dbus_server_set_watch_functions(server, Self.addWatch, Self.removeWatch, Self.toggleWatch, me, nil)
-        _ = dbus_server_set_timeout_functions(server, Self.addTimeout, Self.removeTimeout, Self.toggleTimeout, me, nil)
-        dbus_server_set_new_connection_function(server, { _, conn, data in
-            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
-            // Not referenced here, a connection is closed and freed when this returns.
-            guard let conn, let accepted = loop.accepted else { return }
-            accepted(conn)
-        }, me, nil)
-        guard let text = dbus_server_get_address(server) else { return address }
-        defer { dbus_free(text) }
-        return String(cString: text)
-    }
-
-    private func receive(_ raw: OpaquePointer) -> Bool {
-        let message = Message(taking: dbus_message_ref(raw))
-        // The type first: it spares every method call and reply the two string comparisons.
-        if dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_SIGNAL,
-           dbus_message_is_signal(raw, DBUS_INTERFACE_LOCAL, "Disconnected") != 0 {
-            lostWith = DBusError(.disconnected, "the connection to the bus was lost")
-            return true
-        }
-        return incoming?(message) ?? false
-    }
-
-    /// Closes the connection (if open), fails everything pending, and stops the loop.
-    func end(with error: DBusError) {
-        if let conn = connection {
-            let handler = teardown
-            teardown = nil
-            incoming = nil
-            handler?(error)
-            // Replies and signals already queued go out before a local close.
-            if error == DBusError.closedLocally { dbus_connection_flush(conn) }
-            dbus_connection_close(conn)
-            dbus_connection_unref(conn)
-            connection = nil
-        }
-        if let server {
-            accepted = nil
-            dbus_server_disconnect(server)
-            dbus_server_unref(server)
-            self.server = nil
-        }
-        running = false
     }
 
     private func run() {
@@ -282,9 +172,6 @@ final class ConnectionLoop: @unchecked Sendable {
         descriptorWaits = []
         watches = []
         timeouts = []
-        let done = finished
-        finished = nil
-        done?()
     }
 
     private func runJobs() {
@@ -306,12 +193,13 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
+    /// Dispatches every endpoint's queued messages (asking an idle connection costs a lock).
     private func dispatch() {
-        guard let conn = connection else { return }
-        while lostWith == nil, dbus_connection_dispatch(conn).rawValue == UInt32(CDBUS_DISPATCH_DATA_REMAINS) {}
-        if let error = lostWith {
-            lostWith = nil
-            end(with: error)
+        var index = 0
+        while index < endpoints.count {
+            let endpoint = endpoints[index]
+            endpoint.dispatch()  // may end it, removing it from `endpoints`
+            if index < endpoints.count, endpoints[index] === endpoint { index += 1 }
         }
     }
 
@@ -362,7 +250,7 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             for i in 1..<firstWait where fds[i].revents != 0 {
                 // Handling one watch may remove another: only handle watches still registered.
-                guard let watch = owners[i], watches.contains(watch), connection != nil || server != nil else { continue }
+                guard let watch = owners[i], watches.contains(watch) else { continue }
                 var condition: UInt32 = 0
                 let revents = Int32(fds[i].revents)
                 if revents & Int32(POLLIN) != 0 { condition |= CDBUS_WATCH_READABLE }
@@ -377,7 +265,7 @@ final class ConnectionLoop: @unchecked Sendable {
         let later = Self.monotonicNow()
         for (timeout, deadline) in timeouts where deadline <= later {
             // Handling one timeout may remove another: only handle timeouts still registered.
-            guard connection != nil || server != nil, let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
+            guard let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
             timeouts[i].deadline = ConnectionLoop.deadline(of: timeout)
             if dbus_timeout_get_enabled(timeout) != 0 { _ = dbus_timeout_handle(timeout) }
         }

@@ -5,8 +5,9 @@ import Synchronization
 /// exported objects. Every method runs on the owner thread.
 final class ConnectionRouter: @unchecked Sendable {
     // Thread safety: used only on the connection's owner thread (ConnectionLoop jobs, libdbus
-    // callbacks), except `loop`, which is immutable and itself thread-safe.
-    unowned let loop: ConnectionLoop
+    // callbacks), except `endpoint` and `loop`, which are immutable (and the loop thread-safe).
+    let endpoint: LoopEndpoint
+    var loop: ConnectionLoop { endpoint.loop }
     var replies: [ObjectIdentifier: PendingReply] = [:]
     /// The public connection, for handlers' context; weak so that releasing it closes it.
     weak var connection: Connection?
@@ -21,8 +22,8 @@ final class ConnectionRouter: @unchecked Sendable {
     /// Set by `close()`: incoming calls are refused while handlers in flight finish.
     var closing = false
 
-    init(loop: ConnectionLoop) {
-        self.loop = loop
+    init(endpoint: LoopEndpoint) {
+        self.endpoint = endpoint
     }
 
     /// Fails everything in flight; the loop calls it once when the connection ends.
@@ -51,7 +52,7 @@ final class ConnectionRouter: @unchecked Sendable {
     ///
     /// - Parameter markingNoReply: mark a method call NO_REPLY_EXPECTED first.
     func send(_ message: Message, markingNoReply: Bool = false) throws(DBusError) {
-        guard let conn = loop.connection else {
+        guard let conn = endpoint.connection else {
             throw DBusError(.disconnected, "the connection is closed")
         }
         let raw = message.raw

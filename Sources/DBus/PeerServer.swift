@@ -9,14 +9,16 @@ import Musl
 ///
 /// Clients authenticate with EXTERNAL only, and the server accepts only processes of its own
 /// user, checked with the kernel's peer credentials (`SO_PEERCRED`) before anything is read;
-/// others are closed at once and reported to `refused`. Each accepted connection runs on a thread
-/// of its own, like a bus connection; it reaches only what is exported on it until
+/// others are closed at once and reported to `refused`. The server's thread also serves every
+/// connection it accepts (one thread for them all: a call arriving from one peer that calls
+/// another is sent, and its reply resumes, with no other thread woken); each reaches only what is
+/// exported on it until
 /// ``Connection/bind(to:serving:)`` makes it speak for a bus name and reach that bus connection's
 /// objects.
 ///
 /// libdbus: `dbus_server_listen`, `dbus_server_set_new_connection_function`.
 public final class PeerServer: Sendable {
-    private let loop: ConnectionLoop
+    private let endpoint: LoopEndpoint
     private let lifecycle: Lifecycle
 
     /// The address clients connect to (`unix:path=…,guid=…`).
@@ -37,13 +39,16 @@ public final class PeerServer: Sendable {
     public init(listeningOn address: String, name: BusName, accepted: @escaping @Sendable (Connection) -> Void,
                 refused: @escaping @Sendable (PeerProcess?) -> Void) async throws {
         let loop = try ConnectionLoop()
+        let endpoint = LoopEndpoint(loop: loop)
         let lifecycle = Lifecycle()
         let ownUID = UInt32(geteuid())
         let listening: String = try await withCheckedThrowingContinuation { continuation in
             do {
                 try loop.start(open: {
                     do {
-                        loop.accepted = { conn in
+                        loop.add(endpoint)
+                        endpoint.finished = { lifecycle.markEnded() }
+                        endpoint.accepted = { conn in
                             let process = PeerProcess(socketOf: conn)
                             guard let process, process.uid == ownUID else {
                                 dbus_connection_close(conn)
@@ -52,39 +57,39 @@ public final class PeerServer: Sendable {
                             }
                             dbus_connection_ref(conn)
                             do {
-                                _ = try Connection.accepted(conn, serving: name, link: PeerLink(process: process), prepare: accepted)
+                                _ = try Connection.accepted(conn, on: loop, serving: name, link: PeerLink(process: process),
+                                                            prepare: accepted)
                             } catch {
                                 dbus_connection_close(conn)
                                 dbus_connection_unref(conn)
                             }
                         }
-                        continuation.resume(returning: try loop.listen(address))
+                        continuation.resume(returning: try endpoint.listen(address))
                     } catch {
-                        loop.end(with: DBusError(.disconnected, "listen failed"))
+                        endpoint.end(with: DBusError(.disconnected, "listen failed"))
                         continuation.resume(throwing: error)
                     }
-                }, finished: {
-                    lifecycle.markEnded()
                 })
             } catch {
                 continuation.resume(throwing: error)
             }
         }
-        self.loop = loop
+        self.endpoint = endpoint
         self.lifecycle = lifecycle
         self.address = listening
     }
 
-    /// Stops listening (connections already accepted stay open) and waits for the thread to stop.
+    /// Stops listening and waits until it has (connections already accepted stay open, served
+    /// by the same thread until they close).
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard lifecycle.addWaiter(continuation) else { return }
-            loop.submit { [loop] in loop.end(with: .closedLocally) }
+            endpoint.loop.submit { [endpoint] in endpoint.end(with: .closedLocally) }
         }
     }
 
     deinit {
-        loop.submit { [loop] in loop.end(with: .closedLocally) }
+        endpoint.loop.submit { [endpoint] in endpoint.end(with: .closedLocally) }
     }
 }
 

@@ -1,0 +1,166 @@
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One libdbus connection, or one listening server, served by a ``ConnectionLoop``: its
+/// messages, its end, and the callbacks the connection above it installs.
+///
+/// A bus connection has a loop to itself. A ``PeerServer``'s loop also serves every connection
+/// it accepts: one thread for them all, so a call from one peer that calls another (the broker
+/// asking a source app for a promise, a drop target for its proposal) is sent from the thread
+/// it arrived on, and its reply resumes the caller there, with no thread woken in between.
+final class LoopEndpoint: @unchecked Sendable {
+    // Thread safety: everything but `loop` is used only on the loop's owner thread.
+    let loop: ConnectionLoop
+    /// The connection, nil before open and after the end.
+    private(set) var connection: OpaquePointer?
+    /// The listening server, when this endpoint is one instead of a connection.
+    private var server: OpaquePointer?
+    /// Set when the connection drops during dispatch; acted on once dispatch returns.
+    private var lostWith: DBusError?
+
+    /// Called for every incoming message; returns true when handled.
+    var incoming: ((Message) -> Bool)?
+    /// Called once when the connection ends (closed or lost), before ``finished``.
+    var teardown: ((DBusError) -> Void)?
+    /// Called with each connection the server accepts (not yet referenced).
+    var accepted: ((OpaquePointer) -> Void)?
+    /// Called once when the endpoint has ended.
+    var finished: (@Sendable () -> Void)?
+
+    init(loop: ConnectionLoop) {
+        self.loop = loop
+    }
+
+    /// Whether the endpoint still serves a connection or a server.
+    var isOpen: Bool { connection != nil || server != nil }
+
+    /// Connects to `address`, adopts the connection and registers with the bus (`Hello`).
+    ///
+    /// Runs on the owner thread before the loop polls it, so the blocking `Hello` round trip
+    /// cannot race any other use of the connection.
+    /// - Returns: the unique name the bus assigned.
+    func openAndRegister(_ address: String) throws -> String {
+        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
+        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
+        adopt(conn)
+        let registered = try DBusError.check { dbus_bus_register(conn, $0) }
+        guard registered != 0, let unique = dbus_bus_get_unique_name(conn) else {
+            throw DBusError(.failed, "cannot register with the bus at \(address)")
+        }
+        return String(cString: unique)
+    }
+
+    /// Connects to the peer at `address` and adopts the connection, without registering with
+    /// a bus (a peer-to-peer connection has no bus, no `Hello` and no names).
+    func openPeer(_ address: String) throws {
+        let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
+        guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
+        adopt(conn)
+    }
+
+    /// Takes ownership of an opened connection (referenced for this endpoint: one a
+    /// ``PeerServer`` accepted, or one just opened) and hooks its watches, timeouts and messages.
+    func adopt(_ conn: OpaquePointer) {
+        connection = conn
+        let loopData = Unmanaged.passUnretained(loop).toOpaque()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_exit_on_disconnect(conn, 0)
+        _ = dbus_connection_set_watch_functions(conn, ConnectionLoop.addWatch, ConnectionLoop.removeWatch,
+                                                ConnectionLoop.toggleWatch, loopData, nil)
+        _ = dbus_connection_set_timeout_functions(conn, ConnectionLoop.addTimeout, ConnectionLoop.removeTimeout,
+                                                  ConnectionLoop.toggleTimeout, loopData, nil)
+        dbus_connection_set_wakeup_main_function(conn, { data in
+            // libdbus asks for a wake-up when it has new work for the loop (a message queued to
+            // send or to dispatch). Called on the owner thread, from inside a libdbus call the
+            // loop made, it needs none: the loop dispatches and re-reads the watches before it
+            // polls again. (libdbus is only ever called on the owner thread.)
+            let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+            if !loop.onOwnerThread { loop.wake() }
+        }, loopData, nil)
+        _ = dbus_connection_add_filter(conn, { _, message, data in
+            let endpoint = Unmanaged<LoopEndpoint>.fromOpaque(data!).takeUnretainedValue()
+            guard let message else { return DBusHandlerResult(UInt32(CDBUS_HANDLER_RESULT_NOT_YET_HANDLED)) }
+            let handled = endpoint.receive(message)
+            return DBusHandlerResult(UInt32(handled ? CDBUS_HANDLER_RESULT_HANDLED : CDBUS_HANDLER_RESULT_NOT_YET_HANDLED))
+        }, me, nil)
+    }
+
+    /// Listens on `address` for peer-to-peer connections (EXTERNAL authentication only) and
+    /// hands each new one to ``accepted``.
+    /// - Returns: the address clients connect to.
+    func listen(_ address: String) throws -> String {
+        let server = try DBusError.check { dbus_server_listen(address, $0) }
+        guard let server else { throw DBusError(.failed, "cannot listen on \(address)") }
+        self.server = server
+        let loopData = Unmanaged.passUnretained(loop).toOpaque()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let external = strdup("EXTERNAL")
+        defer { free(external) }
+        var mechanisms: [UnsafePointer<CChar>?] = [UnsafePointer(external), nil]
+        _ = mechanisms.withUnsafeMutableBufferPointer { dbus_server_set_auth_mechanisms(server, $0.baseAddress) }
+        _ = dbus_server_set_watch_functions(server, ConnectionLoop.addWatch, ConnectionLoop.removeWatch,
+                                            ConnectionLoop.toggleWatch, loopData, nil)
+        _ = dbus_server_set_timeout_functions(server, ConnectionLoop.addTimeout, ConnectionLoop.removeTimeout,
+                                              ConnectionLoop.toggleTimeout, loopData, nil)
+        dbus_server_set_new_connection_function(server, { _, conn, data in
+            let endpoint = Unmanaged<LoopEndpoint>.fromOpaque(data!).takeUnretainedValue()
+            // Not referenced here, a connection is closed and freed when this returns.
+            guard let conn, let accepted = endpoint.accepted else { return }
+            accepted(conn)
+        }, me, nil)
+        guard let text = dbus_server_get_address(server) else { return address }
+        defer { dbus_free(text) }
+        return String(cString: text)
+    }
+
+    private func receive(_ raw: OpaquePointer) -> Bool {
+        let message = Message(taking: dbus_message_ref(raw))
+        // The type first: it spares every method call and reply the two string comparisons.
+        if dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_SIGNAL,
+           dbus_message_is_signal(raw, DBUS_INTERFACE_LOCAL, "Disconnected") != 0 {
+            lostWith = DBusError(.disconnected, "the connection to the bus was lost")
+            return true
+        }
+        return incoming?(message) ?? false
+    }
+
+    /// Dispatches the connection's queued messages; ends the endpoint if it was lost meanwhile.
+    func dispatch() {
+        guard let conn = connection else { return }
+        while lostWith == nil, dbus_connection_dispatch(conn).rawValue == UInt32(CDBUS_DISPATCH_DATA_REMAINS) {}
+        if let error = lostWith {
+            lostWith = nil
+            end(with: error)
+        }
+    }
+
+    /// Closes the connection (if open), fails everything pending, stops listening, and leaves
+    /// the loop (which stops with its last endpoint). Safe to call again: it then does nothing.
+    func end(with error: DBusError) {
+        if let conn = connection {
+            let handler = teardown
+            teardown = nil
+            incoming = nil
+            handler?(error)
+            // Replies and signals already queued go out before a local close.
+            if error == DBusError.closedLocally { dbus_connection_flush(conn) }
+            dbus_connection_close(conn)
+            dbus_connection_unref(conn)
+            connection = nil
+        }
+        if let server {
+            accepted = nil
+            dbus_server_disconnect(server)
+            dbus_server_unref(server)
+            self.server = nil
+        }
+        loop.removeEndpoint(self)
+        let done = finished
+        finished = nil
+        done?()
+    }
+}
