@@ -27,11 +27,17 @@ final class ConnectionLoop: @unchecked Sendable {
     private var endpoints: [LoopEndpoint] = []
     /// Every endpoint's watches: libdbus adds and removes them through the callbacks below.
     private var watches: [OpaquePointer] = []
+    /// The enabled watches as `poll` entries, rebuilt only when a watch is added, removed or
+    /// toggled: a server's loop may serve hundreds of connections, and reading every watch's
+    /// flags from libdbus before every poll cost more than the poll.
+    private var watchPoll: [pollfd] = []
+    private var watchPollOwners: [OpaquePointer] = []
+    /// Set by the watch callbacks (a toggle may come from another thread).
+    private let watchesChanged = Atomic<Bool>(true)
     /// libdbus's timeouts and when each next fires (monotonic nanoseconds). Usually one or two
     /// (one per pending call), so a plain array beats a dictionary.
     private var timeouts: [(timeout: OpaquePointer, deadline: Int64)] = []
     private var pollSet: [pollfd] = []
-    private var pollOwners: [OpaquePointer?] = []
     /// Spare storage for `runJobs`, swapped with the queue's.
     private var spareJobs: [Work] = []
     private var running = true
@@ -117,18 +123,22 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // The watch and timeout callbacks, shared by connections and servers (`data` is the loop).
     static let addWatch: DBusAddWatchFunction = { watch, data in
-        Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue().watches.append(watch!)
+        let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        loop.watches.append(watch!)
+        loop.watchesChanged.store(true, ordering: .relaxed)
         return 1
     }
     static let removeWatch: DBusRemoveWatchFunction = { watch, data in
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
         loop.watches.removeAll { $0 == watch }
+        loop.watchesChanged.store(true, ordering: .relaxed)
     }
     static let toggleWatch: DBusWatchToggledFunction = { _, data in
-        // The loop reads each watch's enabled flag before it polls. libdbus may re-enable the
-        // read watch from another thread (a message released there brings the connection
-        // back under its receive limit): wake the loop so it polls that watch again.
+        // The loop reads the watches' enabled flags again before it next polls. libdbus may
+        // re-enable the read watch from another thread (a message released there brings the
+        // connection back under its receive limit): wake the loop so it polls that watch again.
         let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+        loop.watchesChanged.store(true, ordering: .releasing)
         if !loop.onOwnerThread { loop.wake() }
     }
     static let addTimeout: DBusAddTimeoutFunction = { timeout, data in
@@ -193,41 +203,49 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    /// Dispatches every endpoint's queued messages (asking an idle connection costs a lock).
+    /// Dispatches the queued messages of every endpoint that has some (libdbus says so as they
+    /// arrive: ``LoopEndpoint/needsDispatch``).
     private func dispatch() {
         var index = 0
         while index < endpoints.count {
             let endpoint = endpoints[index]
-            endpoint.dispatch()  // may end it, removing it from `endpoints`
+            if endpoint.takeDispatchRequest() {
+                endpoint.dispatch()  // may end it, removing it from `endpoints`
+            }
             if index < endpoints.count, endpoints[index] === endpoint { index += 1 }
         }
     }
 
-    private func waitAndHandle() {
-        // Reuse the arrays' storage: this runs once per 2 KiB read of a big message.
-        var fds = pollSet, owners = pollOwners
-        pollSet = []
-        pollOwners = []
-        defer {
-            fds.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            pollSet = fds
-            pollOwners = owners
-        }
-        fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-        owners.append(nil)
+    /// Rebuilds the watches' `poll` entries from libdbus's watches.
+    private func rebuildWatchPoll() {
+        watchPoll.removeAll(keepingCapacity: true)
+        watchPollOwners.removeAll(keepingCapacity: true)
         for watch in watches where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
             var events: Int16 = 0
             if flags & CDBUS_WATCH_READABLE != 0 { events |= Int16(POLLIN) }
             if flags & CDBUS_WATCH_WRITABLE != 0 { events |= Int16(POLLOUT) }
-            fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
-            owners.append(watch)
+            watchPoll.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+            watchPollOwners.append(watch)
         }
+    }
+
+    private func waitAndHandle() {
+        // Reuse the arrays' storage: this runs once per 2 KiB read of a big message.
+        var fds = pollSet
+        pollSet = []
+        defer {
+            fds.removeAll(keepingCapacity: true)
+            pollSet = fds
+        }
+        if watchesChanged.exchange(false, ordering: .acquiring) { rebuildWatchPoll() }
+        // The poll entries: the wake-up, the watches (`watchPollOwners` in order), the waits.
+        let owners = watchPollOwners
+        fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+        fds.append(contentsOf: watchPoll)
         let firstWait = fds.count
         for wait in descriptorWaits {
             fds.append(pollfd(fd: wait.descriptor, events: wait.events, revents: 0))
-            owners.append(nil)
         }
         var wait: Int32 = -1
         if let next = timeouts.lazy.map(\.deadline).min() {
@@ -250,7 +268,8 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             for i in 1..<firstWait where fds[i].revents != 0 {
                 // Handling one watch may remove another: only handle watches still registered.
-                guard let watch = owners[i], watches.contains(watch) else { continue }
+                let watch = owners[i - 1]
+                guard watches.contains(watch) else { continue }
                 var condition: UInt32 = 0
                 let revents = Int32(fds[i].revents)
                 if revents & Int32(POLLIN) != 0 { condition |= CDBUS_WATCH_READABLE }
@@ -267,7 +286,12 @@ final class ConnectionLoop: @unchecked Sendable {
             // Handling one timeout may remove another: only handle timeouts still registered.
             guard let i = timeouts.firstIndex(where: { $0.timeout == timeout }) else { continue }
             timeouts[i].deadline = ConnectionLoop.deadline(of: timeout)
-            if dbus_timeout_get_enabled(timeout) != 0 { _ = dbus_timeout_handle(timeout) }
+            if dbus_timeout_get_enabled(timeout) != 0 {
+                _ = dbus_timeout_handle(timeout)
+                // A call that timed out gets a synthesized error reply to dispatch; which
+                // endpoint's it was is not said (libdbus also reports it, this is a backstop).
+                for endpoint in endpoints { endpoint.requestDispatch() }
+            }
         }
     }
 

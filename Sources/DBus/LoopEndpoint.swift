@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -21,6 +22,9 @@ final class LoopEndpoint: @unchecked Sendable {
     private var server: OpaquePointer?
     /// Set when the connection drops during dispatch; acted on once dispatch returns.
     private var lostWith: DBusError?
+    /// Whether messages may be waiting for dispatch: set when libdbus reports them (its dispatch
+    /// status function) and when adopted, taken by the loop before it dispatches.
+    private let needsDispatch = Atomic<Bool>(true)
 
     /// Called for every incoming message; returns true when handled.
     var incoming: ((Message) -> Bool)?
@@ -81,6 +85,11 @@ final class LoopEndpoint: @unchecked Sendable {
             let loop = Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
             if !loop.onOwnerThread { loop.wake() }
         }, loopData, nil)
+        requestDispatch()
+        dbus_connection_set_dispatch_status_function(conn, { _, status, data in
+            guard status.rawValue == UInt32(CDBUS_DISPATCH_DATA_REMAINS) else { return }
+            Unmanaged<LoopEndpoint>.fromOpaque(data!).takeUnretainedValue().requestDispatch()
+        }, me, nil)
         _ = dbus_connection_add_filter(conn, { _, message, data in
             let endpoint = Unmanaged<LoopEndpoint>.fromOpaque(data!).takeUnretainedValue()
             guard let message else { return DBusHandlerResult(UInt32(CDBUS_HANDLER_RESULT_NOT_YET_HANDLED)) }
@@ -126,6 +135,16 @@ final class LoopEndpoint: @unchecked Sendable {
             return true
         }
         return incoming?(message) ?? false
+    }
+
+    /// Notes that messages may be waiting: the loop dispatches them in its next round.
+    func requestDispatch() {
+        needsDispatch.store(true, ordering: .relaxed)
+    }
+
+    /// Takes the request made by ``requestDispatch()``: true when there was one.
+    func takeDispatchRequest() -> Bool {
+        needsDispatch.exchange(false, ordering: .relaxed)
     }
 
     /// Dispatches the connection's queued messages; ends the endpoint if it was lost meanwhile.
