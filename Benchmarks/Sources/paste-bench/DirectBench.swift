@@ -109,6 +109,21 @@ struct DirectBench {
             if viaDirect {
                 report("P2 1 KiB promised paste, \(label)", "p50 vs p2p", value: p2.body.median, unit: "µs",
                        anchor: "C libdbus echo 1 KiB, peer-to-peer", anchorValue: p2.peer.median)
+                if let ferryd = Config.environment("FERRY_BENCH_FERRYD_PID").flatMap({ pid_t($0) }) {
+                    // Where it goes: ferryd's CPU and context switches per paste (Read, the call to
+                    // the source, FinishTransfer), and this process's (the reader and the source).
+                    let calls = rounds * perRound / 2
+                    let cost = try await LatencyBench.perCall(of: ferryd, calls: calls) {
+                        try await withTaskExecutorPreference(await reader.hotCallExecutor) {
+                            for _ in 0..<calls { try await LatencyBench.promisedPaste(board) }
+                        }
+                    }
+                    report("P2 breakdown: ferryd's CPU per promised paste, direct", "mean", value: cost.serverCPU, unit: "µs")
+                    report("P2 breakdown: ferryd's context switches per promised paste, direct", "mean",
+                           value: cost.serverSwitches, unit: "")
+                    report("P2 breakdown: CPU per promised paste, reader and source (this process), direct", "mean",
+                           value: cost.clientCPU, unit: "µs")
+                }
             }
             _ = try await board.clear()
             await source.close()
