@@ -30,12 +30,12 @@ extension Connection {
                     // A task on the connection's executor, run by the loop between its libdbus
                     // calls, or a connection-thread handler started inside dispatch (where
                     // libdbus has unlocked the connection): send right here, with no job.
-                    Self.start(reply, direct.take(), ms, loop, router, continuation)
+                    Self.start(reply, direct.take(), ms, router, continuation)
                     return
                 }
                 // From another thread the message travels in a box, emptied once it is sent.
                 let outgoing = Outgoing(direct.take()!)
-                if !loop.submit({ Self.start(reply, outgoing.take(), ms, loop, router, continuation) }) {
+                if !loop.submit({ Self.start(reply, outgoing.take(), ms, router, continuation) }) {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                 }
             }
@@ -52,8 +52,8 @@ extension Connection {
     }
 
     /// Sends `message` for `reply` (owner thread).
-    private static func start(_ reply: PendingReply, _ message: Message?, _ ms: Int32, _ loop: ConnectionLoop,
-                              _ router: ConnectionRouter, _ continuation: UnsafeContinuation<Message, any Error>) {
+    private static func start(_ reply: PendingReply, _ message: Message?, _ ms: Int32, _ router: ConnectionRouter,
+                              _ continuation: UnsafeContinuation<Message, any Error>) {
         guard let conn = router.endpoint.connection, let message else {
             continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
             return

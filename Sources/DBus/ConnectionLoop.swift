@@ -204,7 +204,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     /// Dispatches the queued messages of every endpoint that has some (libdbus says so as they
-    /// arrive: ``LoopEndpoint/needsDispatch``).
+    /// arrive: ``LoopEndpoint/requestDispatch()``).
     private func dispatch() {
         var index = 0
         while index < endpoints.count {

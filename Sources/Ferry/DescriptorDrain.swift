@@ -67,12 +67,13 @@ enum DescriptorDrain {
         defer { chunk.deallocate() }
         while result.count < polledLimit {
             if Task.isCancelled || progress?.isCancelled == true { throw FerryError(.cancelled, "the read was cancelled") }
-            let n: Int
+            let n: Int, error: Int32
             do {
-                n = try fd.withRawValue { raw -> Int in
+                (n, error) = try fd.withRawValue { raw -> (Int, Int32) in
                     var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-                    guard poll(&entry, 1, 0) == 1 else { return -2 }
-                    return Glibc.read(raw, chunk.baseAddress, chunk.count)
+                    guard poll(&entry, 1, 0) == 1 else { return (-2, 0) }
+                    let n = Glibc.read(raw, chunk.baseAddress, chunk.count)
+                    return (n, n < 0 ? errno : 0)
                 }
             } catch {
                 throw FerryError(.io, "cannot read: the descriptor was closed")
@@ -89,8 +90,8 @@ enum DescriptorDrain {
                 continue
             }
             if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw FerryError(.io, "cannot read: \(String(cString: strerror(errno)))")
+                if error == EINTR || error == EAGAIN { continue }
+                throw FerryError(.io, "cannot read: \(String(cString: strerror(error)))")
             }
             if n == 0 { return true }
             guard result.count + n <= limit else { throw FerryError(.tooLarge, "more than \(limit) bytes") }
