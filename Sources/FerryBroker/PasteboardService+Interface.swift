@@ -7,6 +7,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import FerrySystem
 import Synchronization
 
 /// What a pasteboard holds at one moment: its change count and unexpired items.
@@ -28,7 +29,7 @@ extension PasteboardService {
             })
             Property("ChangeCount", "t", get: { call in
                 try await self.checkDragProperty(call, pasteboard: name)
-                return .uint64(try self.changeCount(of: name))
+                return .uint64(try await self.changeCount(of: name))
             })
             Method("SetItems", in: ["items": "aa{sv}", "options": "a{sv}"], out: ["change_count": "t", "item_ids": "as"]) { call in
                 try await self.setItems(call, pasteboard: name)
@@ -121,10 +122,13 @@ extension PasteboardService {
     }
 
     /// The pasteboard's change count (a transient pasteboard's from memory, another's from the
-    /// contents cache when it holds the pasteboard: a query waits behind the store's writes).
-    nonisolated func changeCount(of name: String) throws -> UInt64 {
+    /// contents cache when it holds the pasteboard; else queried on the blocking pool, since a
+    /// query waits behind the store's writes and must hold up neither the cooperative pool nor
+    /// a connection's thread).
+    nonisolated func changeCount(of name: String) async throws -> UInt64 {
         if isTransientPasteboard(name) { return try transientContent(name).changeCount }
-        return try contentsCache.changeCount(of: name) ?? store.changeCount(of: name)
+        if let cached = contentsCache.changeCount(of: name) { return cached }
+        return try await BlockingIO.run { [store] in try store.changeCount(of: name) }
     }
 
     /// A pasteboard's change count and items as the store holds them (a sensitive write's items
@@ -138,6 +142,16 @@ extension PasteboardService {
         return contents
     }
 
+    /// `storedContents(of:)` for a handler on a connection's thread: a cache miss reads the store
+    /// on the blocking pool (see `sourceWithoutBlocking(of:of:volatile:)`).
+    nonisolated func storedContentsWithoutBlocking(of name: String) async throws -> (changeCount: UInt64, items: [StoredItem]) {
+        let (cached, generation) = contentsCache.lookup(name, now: Date())
+        if let cached { return cached }
+        let contents = try await BlockingIO.run { [store] in try store.contents(of: name) }
+        contentsCache.store(name, contents, generation: generation)
+        return contents
+    }
+
     /// The pasteboard's change count and current items (in memory for a sensitive write or a
     /// transient pasteboard).
     nonisolated func snapshot(_ name: String) async throws -> PasteboardSnapshot {
@@ -145,7 +159,7 @@ extension PasteboardService {
             let content = try transientContent(name)
             return PasteboardSnapshot(changeCount: content.changeCount, items: content.items(at: Date()), volatile: content)
         }
-        let (count, items) = try storedContents(of: name)
+        let (count, items) = try await storedContentsWithoutBlocking(of: name)
         if hasVolatileContent.withLock({ $0.contains(name) }), let content = await volatileContent(name, changeCount: count) {
             return PasteboardSnapshot(changeCount: count, items: content.items(at: Date()), volatile: content)
         }

@@ -10,6 +10,7 @@ import BrokerCore
 import DBus
 import FerryBus
 import FerryModel
+import FerrySystem
 import Logging
 
 extension PasteboardService {
@@ -97,21 +98,37 @@ extension PasteboardService {
     /// Where a representation's bytes are now: in memory (a sensitive write) or in the store.
     nonisolated func source(of representation: StoredRepresentation, of item: StoredItem,
                             volatile: VolatileContent?) throws -> RepresentationData {
-        guard let volatile, volatile.items.contains(where: { $0.id == item.id }) else {
-            // A promise whose owner is still here is served by that owner: no need to ask the
-            // store. Once the owner is gone the store says where the bytes went (handed over).
-            if case .promised(let owner) = representation.storage, promiseOwnerIsHere(owner) {
-                return .promised(owner: owner)
+        try sourceInMemory(of: representation, of: item, volatile: volatile) ?? heldData(of: representation, of: item)
+    }
+
+    /// `source(of:of:volatile:)` for a handler on a connection's thread: when the store must be
+    /// asked (a contents-cache miss, a blob), it is asked on the blocking pool. The database
+    /// queue may be held by a durable write, and ferryd's direct connections share one thread: a
+    /// read waiting there would stall every one of them.
+    nonisolated func sourceWithoutBlocking(of representation: StoredRepresentation, of item: StoredItem,
+                                           volatile: VolatileContent?) async throws -> RepresentationData {
+        if let found = try sourceInMemory(of: representation, of: item, volatile: volatile) { return found }
+        return try await BlockingIO.run { [self] in try heldData(of: representation, of: item) }
+    }
+
+    /// Where a representation's bytes are when no store read is needed: in memory (a sensitive
+    /// write, the contents cache), or with the app that promised them while it is still here
+    /// (once it is gone the store says where they went: handed over); nil when the store must be
+    /// asked.
+    private nonisolated func sourceInMemory(of representation: StoredRepresentation, of item: StoredItem,
+                                            volatile: VolatileContent?) throws -> RepresentationData? {
+        if let volatile, volatile.items.contains(where: { $0.id == item.id }) {
+            switch representation.storage {
+            case .inline, .blob: return .bytes(volatile.bytes[item.id]?[representation.contentType] ?? Data())
+            case .promised(let owner): return .promised(owner: owner)
+            case .unavailable:
+                throw FerryModelError(.unavailable,
+                                      "the app that promised \(representation.contentType.identifier) is gone without handing it over")
             }
-            return try heldData(of: representation, of: item)
         }
-        switch representation.storage {
-        case .inline, .blob: return .bytes(volatile.bytes[item.id]?[representation.contentType] ?? Data())
-        case .promised(let owner): return .promised(owner: owner)
-        case .unavailable:
-            throw FerryModelError(.unavailable,
-                                  "the app that promised \(representation.contentType.identifier) is gone without handing it over")
-        }
+        if case .promised(let owner) = representation.storage, promiseOwnerIsHere(owner) { return .promised(owner: owner) }
+        guard representation.storage == .inline else { return nil }
+        return contentsCache.lookupBytes(item: item.id, type: representation.contentType.identifier).bytes.map { .bytes($0) }
     }
 
     /// A stored representation's bytes: small ones held in the database come from the contents
@@ -139,7 +156,7 @@ extension PasteboardService {
     nonisolated func deliver(_ representation: StoredRepresentation, of item: StoredItem, volatile: VolatileContent?,
                              preferFD: Bool, to caller: PasteboardCaller,
                              pasteboard name: String) async throws -> (DBusValue, Int64, String) {
-        switch try source(of: representation, of: item, volatile: volatile) {
+        switch try await sourceWithoutBlocking(of: representation, of: item, volatile: volatile) {
         case .bytes(let data):
             if data.count < Self.inlineReadLimit && !preferFD { return (.bytes([UInt8](data)), Int64(data.count), "") }
             let memfd = try FileDescriptor.memfd(name: "ferry-paste", contents: data, sealed: true)
@@ -185,7 +202,7 @@ extension PasteboardService {
             $0.contentType.conforms(to: .plainText) || $0.contentType.conforms(to: .url)
         }) else { return nil }
         let bytes: [UInt8]
-        switch try? source(of: representation, of: item, volatile: volatile) {
+        switch try? await sourceWithoutBlocking(of: representation, of: item, volatile: volatile) {
         case .bytes(let data)?:
             bytes = [UInt8](data.prefix(Self.detectionLimit))
         case .file(let raw, _)?:
