@@ -27,9 +27,9 @@ import Musl
 /// await bus.close()
 /// ```
 public final class Connection: Sendable {
-    let loop: ConnectionLoop
     /// This connection in its loop.
     let endpoint: LoopEndpoint
+    var loop: ConnectionLoop { endpoint.loop }
     let router: ConnectionRouter
     /// The objects exported on this connection itself.
     let ownObjects = ObjectRegistry()
@@ -81,7 +81,6 @@ public final class Connection: Sendable {
     }
 
     init(router: ConnectionRouter, lifecycle: Lifecycle, uniqueName: BusName, peerLink: PeerLink?) {
-        self.loop = router.endpoint.loop
         self.endpoint = router.endpoint
         self.router = router
         self.lifecycle = lifecycle

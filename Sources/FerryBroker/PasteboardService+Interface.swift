@@ -145,11 +145,8 @@ extension PasteboardService {
     /// `storedContents(of:)` for a handler on a connection's thread: a cache miss reads the store
     /// on the blocking pool (see `sourceWithoutBlocking(of:of:volatile:)`).
     nonisolated func storedContentsWithoutBlocking(of name: String) async throws -> (changeCount: UInt64, items: [StoredItem]) {
-        let (cached, generation) = contentsCache.lookup(name, now: Date())
-        if let cached { return cached }
-        let contents = try await BlockingIO.run { [store] in try store.contents(of: name) }
-        contentsCache.store(name, contents, generation: generation)
-        return contents
+        if let cached = contentsCache.lookup(name, now: Date()).contents { return cached }
+        return try await BlockingIO.run { [self] in try storedContents(of: name) }
     }
 
     /// The pasteboard's change count and current items (in memory for a sensitive write or a
