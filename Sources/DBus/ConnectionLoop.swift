@@ -10,7 +10,8 @@ import Musl
 /// connections it accepted): each is a ``LoopEndpoint``.
 ///
 /// Every libdbus call on its endpoints happens on this thread: other threads hand it closures
-/// through `submit(_:)` (a mutex-protected queue plus an eventfd write). The thread polls the
+/// through `submit(_:)` (a mutex-protected queue plus an eventfd write, which another loop's
+/// thread makes when its round ends: ``wakeDeferred()``). The thread polls the
 /// endpoints' watches (read and write, so big messages drain), their timeouts, the descriptors
 /// tasks wait for (``DescriptorWait``) and the eventfd. This avoids the libdbus traps measured in
 /// `reference/libdbus-from-swift.md`: a thread blocked in `read_write_dispatch` hanging another
@@ -44,6 +45,21 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Tasks waiting for a descriptor, polled beside the endpoints' (``DescriptorWait``).
     /// Owner thread only.
     var descriptorWaits: [DescriptorWait] = []
+    /// Other loops this thread queued work for while they slept, woken when the round ends
+    /// (``wakeDeferred()``). Owner thread only.
+    private var deferredWakes: [ConnectionLoop] = []
+
+    /// The loop whose owner thread this is (set as its thread starts).
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The loop whose owner thread is calling, if any.
+    private static var current: ConnectionLoop? {
+        pthread_getspecific(currentKey).map { Unmanaged<ConnectionLoop>.fromOpaque($0).takeUnretainedValue() }
+    }
 
     init() throws(DBusError) {
         let fd = cdbus_eventfd()
@@ -72,7 +88,15 @@ final class ConnectionLoop: @unchecked Sendable {
         // Only a loop asleep in `poll` needs the eventfd: one that is running looks at the queue
         // before it polls again (so the owner thread never wakes itself, and a busy loop costs
         // its submitters no syscall), and the first submitter's wake-up serves the others.
-        if asleep { wake() }
+        guard asleep else { return accepted }
+        if let current = Self.current {
+            // Another loop's thread (ferryd's direct connections handing a signal to the bus
+            // connection, say): wake this one when that thread's round ends, after the replies
+            // the round sends, not before them.
+            current.deferWake(of: self)
+        } else {
+            wake()
+        }
         return accepted
     }
 
@@ -106,6 +130,18 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     // MARK: Owner thread
+
+    /// Remembers to wake `loop` when this round ends. Owner thread.
+    private func deferWake(of loop: ConnectionLoop) {
+        if !deferredWakes.contains(where: { $0 === loop }) { deferredWakes.append(loop) }
+    }
+
+    /// Wakes the loops this round queued work for. Owner thread; never polls with some left.
+    private func wakeDeferred() {
+        guard !deferredWakes.isEmpty else { return }
+        for loop in deferredWakes { loop.wake() }
+        deferredWakes.removeAll(keepingCapacity: true)
+    }
 
     /// Starts serving `endpoint` (it is not open yet). Owner thread.
     func add(_ endpoint: LoopEndpoint) {
@@ -159,11 +195,14 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func run() {
         ownerThread.store(UInt(pthread_self()), ordering: .relaxed)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.currentKey, nil) }
         var rounds = 0
         while running {
             runJobs()
             guard running else { break }
             dispatch()
+            wakeDeferred()
             guard running else { break }
             // Dispatching a reply usually resumes a task on this executor, which queues a job
             // here: run it (it typically sends the next call) without a poll first, but poll
@@ -178,6 +217,7 @@ final class ConnectionLoop: @unchecked Sendable {
         // Refuse new jobs, then let the queued ones see the closed connection and fail.
         queue.withLock { $0.accepting = false; $0.sleeping = false }
         runJobs()
+        wakeDeferred()
         for wait in descriptorWaits { wait.finish(.failure(DBusError(.disconnected, "the connection is closed"))) }
         descriptorWaits = []
         watches = []
