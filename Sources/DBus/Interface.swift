@@ -182,6 +182,10 @@ public struct Method: Sendable {
 }
 
 /// A property of an exported interface, served through `org.freedesktop.DBus.Properties`.
+///
+/// A `Get` runs its getter on the connection's thread, as a method declared
+/// `execution: .connectionThread` runs (a getter reads state it keeps: it must be short and must
+/// not block; one that has to wait awaits). `GetAll` and `Set` run on the global pool.
 public struct Property: Sendable {
     /// Who may read and write a property.
     public enum Access: String, Sendable {

@@ -34,8 +34,12 @@ enum StandardInterfaces {
     }
 
     /// `org.freedesktop.DBus.Properties`: Get, GetAll, Set and the PropertiesChanged signal.
+    /// `Get` runs on the connection's thread: a getter reads what its object keeps (a change
+    /// count, a state), and a hop to the pool and back cost more than the read, the most on a
+    /// thread that serves many connections.
     static let properties = Interface(propertiesName) {
-        Method("Get", in: ["interface_name": "s", "property_name": "s"], out: ["value": "v"]) { call in
+        Method("Get", in: ["interface_name": "s", "property_name": "s"], out: ["value": "v"],
+               execution: .connectionThread) { call in
             try await checkAccess(call)
             let (target, property) = try lookup(call)
             return [.variant(try await read(property, target, call))]
