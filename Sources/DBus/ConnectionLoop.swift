@@ -90,10 +90,11 @@ final class ConnectionLoop: @unchecked Sendable {
         // its submitters no syscall), and the first submitter's wake-up serves the others.
         guard asleep else { return accepted }
         if let current = Self.current {
-            // Another loop's thread (ferryd's direct connections handing a signal to the bus
-            // connection, say): wake this one when that thread's round ends, after the replies
-            // the round sends, not before them.
-            current.deferWake(of: self)
+            // The owner thread itself, between its poll and its next round, needs no wake-up: it
+            // runs its queue before it polls again. Another loop's thread (ferryd's direct
+            // connections handing a signal to the bus connection, say) wakes this one when its
+            // round ends, after the replies the round sends, not before them.
+            if current !== self { current.deferWake(of: self) }
         } else {
             wake()
         }
