@@ -26,6 +26,21 @@ public struct PortalServices: Sendable {
     /// The portal's `XDG_RUNTIME_DIR` (its FUSE mount is `doc` inside).
     public let runtime: URL
 
+    /// Whether the portal refuses `retrieve` within `timeout`: asked until it throws an error
+    /// `isRefusal` accepts. An autostop transfer ends with its first retrieval, but on a loaded
+    /// machine the real portal has answered a second one before it stopped the transfer.
+    public static func refuses(within timeout: Duration = .seconds(5), _ retrieve: () async throws -> Void,
+                               isRefusal: (any Error) -> Bool) async -> Bool {
+        await eventually(timeout) {
+            do {
+                try await retrieve()
+                return false
+            } catch {
+                return isRefusal(error)
+            }
+        }
+    }
+
     /// Runs `body` with the portal services; afterwards stops the bus and the portal processes it
     /// started (by pid), detaches the mount and removes the folders, also when `body` throws.
     public static func with(_ body: (PortalServices) async throws -> Void) async throws {
