@@ -127,15 +127,21 @@ extension PasteboardService {
             }
         }
         if case .promised(let owner) = representation.storage, promiseOwnerIsHere(owner) { return .promised(owner: owner) }
-        guard representation.storage == .inline else { return nil }
+        guard Self.isCacheable(representation) else { return nil }
         return contentsCache.lookupBytes(item: item.id, type: representation.contentType.identifier).bytes.map { .bytes($0) }
+    }
+
+    /// Whether the contents cache keeps a representation's bytes: small ones held in the database.
+    private static func isCacheable(_ representation: StoredRepresentation) -> Bool {
+        guard representation.storage == .inline, let size = representation.size else { return false }
+        return size < inlineReadLimit
     }
 
     /// A stored representation's bytes: small ones held in the database come from the contents
     /// cache after the first read (a query cost a Read a quarter of ferryd's CPU).
     package nonisolated func heldData(of representation: StoredRepresentation, of item: StoredItem) throws -> RepresentationData {
         let type = representation.contentType
-        guard representation.storage == .inline, let size = representation.size, size < Self.inlineReadLimit else {
+        guard Self.isCacheable(representation) else {
             do {
                 return try store.readData(item: item.id, representation: type)
             } catch let error as FerryModelError where error.code == .unavailable && representation.storage == .blob {
