@@ -55,14 +55,19 @@ final class ConnectionRouter: @unchecked Sendable {
         guard let conn = endpoint.connection else {
             throw DBusError(.disconnected, "the connection is closed")
         }
-        let raw = message.raw
-        // Only a message never sent may change: libdbus aborts on a locked one.
-        if message.markSent(), markingNoReply, dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_METHOD_CALL,
-           dbus_message_get_no_reply(raw) == 0 {
-            dbus_message_set_no_reply(raw, 1)
-        }
-        guard dbus_connection_send(conn, message.raw, nil) != 0 else {
-            throw DBusError(.noMemory, "out of memory sending a message")
+        do {
+            try message.withRaw { raw in
+                // Only a message never sent may change: libdbus aborts on a locked one.
+                if message.markSent(), markingNoReply, dbus_message_get_type(raw) == CDBUS_MESSAGE_TYPE_METHOD_CALL,
+                   dbus_message_get_no_reply(raw) == 0 {
+                    dbus_message_set_no_reply(raw, 1)
+                }
+                guard dbus_connection_send(conn, raw, nil) != 0 else {
+                    throw DBusError(.noMemory, "out of memory sending a message")
+                }
+            }
+        } catch {
+            throw DBusError(converting: error)
         }
     }
 }

@@ -30,10 +30,15 @@ extension Message {
         for type in repeat each types {
             if !(type is any WireCodable.Type) { allTyped = false }
         }
-        if allTyped, let typed = try withRaw({ raw in
-            try WireReader.withBody(of: raw) { reader in (repeat try Self.read(each types, from: &reader)) }
-        }) {
-            return typed
+        if allTyped {
+            if let wire {
+                return try wire.withBody { reader in (repeat try Self.read(each types, from: &reader)) }
+            }
+            if let typed = try withRaw({ raw in
+                try WireReader.withBody(of: raw) { reader in (repeat try Self.read(each types, from: &reader)) }
+            }) {
+                return typed
+            }
         }
         let values = try body
         var index = 0
@@ -107,14 +112,12 @@ extension Message {
             // Checks the length and nesting; the values' own checks are their `write`s.
             _ = try SignatureParser.parse(signature)
             do {
-                let raw = try WireWriter.withMessage(
+                return Message(try WireWriter.message(
                     header, signature: signature, capacity: headerLengthBound(header) + length,
                     bigEndian: marshaller == .swiftBigEndian,
                     body: { writer in
                         for value in repeat each values { try (value as! any WireCodable).write(to: &writer) }
-                    }, demarshal)
-                guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
-                return Message(taking: raw, built: true)
+                    }))
             } catch is WireWriter.NeedsLibdbus {
                 // A variant holding a unix fd: libdbus attaches it below.
             }

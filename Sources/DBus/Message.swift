@@ -10,15 +10,23 @@ import Musl
 /// A D-Bus message: a method call, a method return, an error or a signal.
 ///
 /// Build one with the factory functions (`methodCall`, `methodReturn`, `error`, `signal`), which
-/// validate the body before libdbus sees it; read headers through the properties and the body
-/// through `body`. A message is not changed after it is built.
+/// validate the body and marshal it; read headers through the properties and the body through
+/// `body`. A message is not changed after it is built.
+///
+/// A message is held in one of two forms: its wire bytes and unix fds (``WireMessage``: every
+/// message built here, and every message a ``WireTransport`` receives), or a libdbus message
+/// (received on a libdbus connection, or built by libdbus: large byte arrays). A libdbus
+/// connection that sends a message of the first form gets a libdbus copy, made once.
 public final class Message: @unchecked Sendable {
-    // Safe to share: libdbus locks a message once it has been sent, and this class exposes no
-    // mutation after construction (the factories append the body before returning it). Header
-    // getters fill libdbus's lazy field cache, so this class's own reads go through `access`.
-    let raw: OpaquePointer
+    // Safe to share: `wire` is immutable; the libdbus form is made and read under `access`
+    // (libdbus header reads update a cache), and libdbus locks a message once it has been sent.
+    /// The bytes and fds; nil for a message libdbus made.
+    let wire: WireMessage?
 
-    /// Serializes this class's reads of `raw` (libdbus header reads update a cache).
+    /// The libdbus form: given, or made from `wire` when a libdbus connection first needs it.
+    /// Read and set only under `access`.
+    private var raw: OpaquePointer?
+    /// Serializes this class's uses of `raw`.
     private let access = Mutex(())
 
     /// Built by this library's factories (not received or parsed); such a message may change
@@ -28,20 +36,87 @@ public final class Message: @unchecked Sendable {
 
     /// Takes ownership of one reference to `raw`.
     init(taking raw: OpaquePointer, built: Bool = false) {
+        wire = nil
         self.raw = raw
         self.built = built
     }
 
-    /// Notes a send; true the first time for a message built here, which libdbus then locks.
+    /// A message of wire bytes (built here, or received and parsed).
+    init(_ wire: WireMessage) {
+        self.wire = wire
+        raw = nil
+        built = wire.built
+    }
+
+    /// Notes a send; true the first time for a message built here, which may then still change
+    /// (libdbus locks its copy when it sends it).
     func markSent() -> Bool {
         built && !sent.exchange(true, ordering: .acquiringAndReleasing)
     }
 
-    deinit { dbus_message_unref(raw) }
+    deinit {
+        if let raw { dbus_message_unref(raw) }
+    }
 
-    /// Runs `body` with the libdbus message while holding this message's read lock.
-    func withRaw<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
-        try access.withLock { _ in try body(raw) }
+    /// Runs `body` with the libdbus form while holding this message's read lock, making that form
+    /// first if need be.
+    /// - Throws: `DBusError` when libdbus cannot hold it (out of memory), or what `body` throws.
+    func withRaw<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
+        try access.withLock { _ in
+            if raw == nil, let wire { raw = try Self.libdbusMessage(of: wire) }
+            guard let raw else { throw DBusError(.failed, "a message with neither form") }
+            return try body(raw)
+        }
+    }
+
+    /// Runs `body` with the libdbus form of a message that has one from the start (received from
+    /// libdbus); nil for one of wire bytes.
+    func withLibdbus<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R? {
+        guard wire == nil else { return nil }
+        return try access.withLock { _ -> R? in
+            guard let raw else { return nil }
+            return try body(raw)
+        }
+    }
+
+    /// libdbus's copy of `wire`: parsed from its bytes, or, for one with unix fds (which
+    /// libdbus parses only with the fds it received itself), appended value by value.
+    private static func libdbusMessage(of wire: WireMessage) throws -> OpaquePointer {
+        guard !wire.fds.isEmpty else {
+            let raw = try wire.bytes.withUnsafeBytes(demarshal)
+            guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
+            return raw
+        }
+        let header = wire.fields.header
+        guard let raw = dbus_message_new(header.kind.code) else {
+            throw DBusError(.noMemory, "libdbus could not allocate a message")
+        }
+        do {
+            let body = try wire.body()
+            var validator = BodyValidator()
+            let nodes = try validator.check(body: body, headerLength: 0)
+            try MessageWriter.append(body, nodes: nodes, to: raw)
+            try setHeader(header, of: raw)
+            return raw
+        } catch {
+            dbus_message_unref(raw)
+            throw error
+        }
+    }
+
+    /// Sets `header`'s fields on a libdbus message (after its body: libdbus rewrites the
+    /// signature field after each top-level value, walking every field before it).
+    private static func setHeader(_ header: WireWriter.Header, of raw: OpaquePointer) throws {
+        if header.flags & WireWriter.noReplyExpected != 0 { dbus_message_set_no_reply(raw, 1) }
+        var set = true
+        if let path = header.path { set = set && dbus_message_set_path(raw, path) != 0 }
+        if let interface = header.interface { set = set && dbus_message_set_interface(raw, interface) != 0 }
+        if let member = header.member { set = set && dbus_message_set_member(raw, member) != 0 }
+        if let name = header.errorName { set = set && dbus_message_set_error_name(raw, name) != 0 }
+        if let serial = header.replySerial { set = set && dbus_message_set_reply_serial(raw, serial) != 0 }
+        if let destination = header.destination { set = set && dbus_message_set_destination(raw, destination) != 0 }
+        guard set else { throw DBusError(.noMemory, "libdbus is out of memory") }
+        dbus_message_set_serial(raw, header.serial)
     }
 
     /// The four kinds of message.
@@ -132,13 +207,10 @@ extension Message {
 
     /// The serial and sender of a call, which a reply to it is addressed by.
     func replyAddress() throws -> (UInt32, String?) {
-        try withRaw { raw in
-            let serial = dbus_message_get_serial(raw)
-            guard serial != 0, !built else {
-                throw DBusError(.failed, "cannot reply to a message that was never received")
-            }
-            return (serial, dbus_message_get_sender(raw).map { String(cString: $0) })
+        guard serial != 0, !built else {
+            throw DBusError(.failed, "cannot reply to a message that was never received")
         }
+        return (serial, sender?.rawValue)
     }
 
     /// Parses a marshalled message (the D-Bus wire format), validating it fully.
@@ -162,7 +234,8 @@ extension Message {
 
     /// The message in the D-Bus wire format (without any unix fds).
     public func wireBytes() throws -> [UInt8] {
-        try withRaw { raw in
+        if let wire { return wire.bytes }
+        return try withRaw { raw in
             var pointer: UnsafeMutablePointer<CChar>? = nil
             var length: Int32 = 0
             guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else {
@@ -174,8 +247,8 @@ extension Message {
     }
 
     /// Builds a message: validates the body, then marshals it here (see `WireWriter`) unless it
-    /// carries unix fds, which only libdbus can attach, or byte arrays of more than
-    /// `wireWriterLimit` bytes in all.
+    /// carries byte arrays of more than `wireWriterLimit` bytes in all and no unix fds: libdbus
+    /// appends those.
     static func build(_ header: WireWriter.Header, body: [DBusValue],
                       marshaller: Marshaller = .automatic) throws -> Message {
         var header = header
@@ -183,31 +256,18 @@ extension Message {
         var validator = BodyValidator()
         let headerBound = headerLengthBound(header)
         let nodes = try validator.check(body: body, headerLength: headerBound)
+        header.unixFDs = validator.unixFDs
         let small = validator.byteArrayLength <= wireWriterLimit
-        if validator.unixFDs == 0, marshaller == .automatic ? small : marshaller != .libdbus {
-            let capacity = headerBound + validator.offset
-            let raw = try WireWriter.withMessage(header, body: body, nodes: nodes, capacity: capacity,
-                                                 bigEndian: marshaller == .swiftBigEndian, demarshal)
-            guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
-            return Message(taking: raw, built: true)
+        if validator.unixFDs > 0 || (marshaller == .automatic ? small : marshaller != .libdbus) {
+            return Message(try WireWriter.message(header, body: body, nodes: nodes, capacity: headerBound + validator.offset,
+                                                  bigEndian: marshaller == .swiftBigEndian))
         }
-        // libdbus: the body first, then the header fields: it rewrites the signature field after
-        // each top-level value, walking every field before it.
         guard let raw = dbus_message_new(header.kind.code) else {
             throw DBusError(.noMemory, "libdbus could not allocate a message")
         }
         let message = Message(taking: raw, built: true)
-        if header.flags & WireWriter.noReplyExpected != 0 { dbus_message_set_no_reply(raw, 1) }
         if !body.isEmpty { try MessageWriter.append(body, nodes: nodes, to: raw) }
-        var set = true
-        if let path = header.path { set = set && dbus_message_set_path(raw, path) != 0 }
-        if let interface = header.interface { set = set && dbus_message_set_interface(raw, interface) != 0 }
-        if let member = header.member { set = set && dbus_message_set_member(raw, member) != 0 }
-        if let name = header.errorName { set = set && dbus_message_set_error_name(raw, name) != 0 }
-        if let serial = header.replySerial { set = set && dbus_message_set_reply_serial(raw, serial) != 0 }
-        if let destination = header.destination { set = set && dbus_message_set_destination(raw, destination) != 0 }
-        guard set else { throw DBusError(.noMemory, "libdbus is out of memory") }
-        dbus_message_set_serial(raw, header.serial)
+        try setHeader(header, of: raw)
         return message
     }
 
@@ -249,70 +309,77 @@ extension Message {
 extension Message {
     /// The kind of message.
     public var kind: Kind {
-        switch withRaw({ dbus_message_get_type($0) }) {
-        case CDBUS_MESSAGE_TYPE_METHOD_CALL: return .methodCall
-        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: return .methodReturn
-        case CDBUS_MESSAGE_TYPE_ERROR: return .error
-        default: return .signal
-        }
+        if let wire { return wire.fields.header.kind }
+        return withLibdbus { Kind(code: dbus_message_get_type($0)) ?? .signal } ?? .signal
     }
 
     /// The object path: set on method calls and signals.
-    public var path: ObjectPath? { text(dbus_message_get_path).map(ObjectPath.init(unchecked:)) }
+    public var path: ObjectPath? {
+        (wire.map { $0.fields.header.path } ?? libdbusText(dbus_message_get_path)).map(ObjectPath.init(unchecked:))
+    }
 
     /// The interface: set on signals, optional on method calls.
     public var interface: InterfaceName? {
-        text(dbus_message_get_interface).map(InterfaceName.init(unchecked:))
+        (wire.map { $0.fields.header.interface } ?? libdbusText(dbus_message_get_interface)).map(InterfaceName.init(unchecked:))
     }
 
     /// The method or signal name.
     public var member: MemberName? {
-        text(dbus_message_get_member).map(MemberName.init(unchecked:))
+        (wire.map { $0.fields.header.member } ?? libdbusText(dbus_message_get_member)).map(MemberName.init(unchecked:))
     }
 
     /// The unique name of the sending connection (set by the bus).
     public var sender: BusName? {
-        text(dbus_message_get_sender).map(BusName.init(unchecked:))
+        (wire.map { $0.fields.sender } ?? libdbusText(dbus_message_get_sender)).map(BusName.init(unchecked:))
     }
 
     /// The bus name the message is addressed to, if any.
     public var destination: BusName? {
-        text(dbus_message_get_destination).map(BusName.init(unchecked:))
+        (wire.map { $0.fields.header.destination } ?? libdbusText(dbus_message_get_destination)).map(BusName.init(unchecked:))
     }
 
     /// The serial number: given when the message is built, or by the sender of one received.
-    public var serial: UInt32 { withRaw { dbus_message_get_serial($0) } }
+    public var serial: UInt32 {
+        wire?.fields.header.serial ?? withLibdbus { dbus_message_get_serial($0) } ?? 0
+    }
 
     /// For replies, the serial of the call they answer.
     public var replySerial: UInt32? {
-        let value = withRaw { dbus_message_get_reply_serial($0) }
+        if let wire { return wire.fields.header.replySerial }
+        let value = withLibdbus { dbus_message_get_reply_serial($0) } ?? 0
         return value == 0 ? nil : value
     }
 
     /// For error replies, the error name.
     public var errorName: ErrorName? {
-        text(dbus_message_get_error_name).map(ErrorName.init(unchecked:))
+        (wire.map { $0.fields.header.errorName } ?? libdbusText(dbus_message_get_error_name)).map(ErrorName.init(unchecked:))
     }
 
     /// The body's signature (empty when there is no body).
     public var signature: Signature {
-        text(dbus_message_get_signature).map(Signature.init(unchecked:)) ?? .empty
+        (wire?.fields.signature ?? libdbusText(dbus_message_get_signature)).map(Signature.init(unchecked:)) ?? .empty
     }
 
     /// True when the sender of a method call asked for no reply.
-    public var noReplyExpected: Bool { withRaw { dbus_message_get_no_reply($0) } != 0 }
+    public var noReplyExpected: Bool {
+        if let wire { return wire.fields.header.flags & WireWriter.noReplyExpected != 0 }
+        return withLibdbus { dbus_message_get_no_reply($0) != 0 } ?? false
+    }
 
     /// The body's values, in order. Each read of a `h` gives a new owned `FileDescriptor`.
     ///
     /// - Throws: `DBusError` when the body cannot be read (for example an `h` in a message
     ///   parsed from bytes, which carries no fds).
     public var body: [DBusValue] {
-        get throws { try withRaw { raw in try WireReader.readBody(of: raw) ?? MessageReader.readBody(of: raw) } }
+        get throws {
+            if let wire { return try wire.body() }
+            return try withRaw { raw in try WireReader.readBody(of: raw) ?? MessageReader.readBody(of: raw) }
+        }
     }
 
-    /// A header string read under the lock.
-    private func text(_ getter: (OpaquePointer?) -> UnsafePointer<CChar>?) -> String? {
-        withRaw { getter($0).map { String(cString: $0) } }
+    /// A header string of a message libdbus made, read under the lock.
+    private func libdbusText(_ getter: (OpaquePointer?) -> UnsafePointer<CChar>?) -> String? {
+        withLibdbus { getter($0).map { String(cString: $0) } } ?? nil
     }
 
     /// For an error reply, the error it carries: its name and first string argument.

@@ -20,7 +20,14 @@ final class PendingReply: @unchecked Sendable {
         }
         var call: OpaquePointer?
         _ = message.markSent()
-        guard dbus_connection_send_with_reply(conn, message.raw, &call, timeoutMs) != 0 else {
+        let queued: Bool
+        do {
+            queued = try message.withRaw { dbus_connection_send_with_reply(conn, $0, &call, timeoutMs) != 0 }
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        guard queued else {
             continuation.resume(throwing: DBusError(.noMemory, "out of memory sending a call"))
             return
         }

@@ -62,7 +62,7 @@ extension UInt: WireCodable {
 }
 
 extension Bool: WireCodable {
-    static func read(from reader: inout WireReader) throws -> Bool { try reader.fixed(UInt32.self) != 0 }
+    static func read(from reader: inout WireReader) throws -> Bool { try reader.boolean() }
     func write(to writer: inout WireWriter) { writer.fixed(UInt32(self ? 1 : 0)) }
     static var wireAlignment: Int { 4 }
 }
@@ -87,7 +87,7 @@ extension String: WireCodable {
 
 extension ObjectPath: WireCodable {
     static func read(from reader: inout WireReader) throws -> ObjectPath {
-        ObjectPath(unchecked: try reader.string())
+        try reader.objectPath()
     }
     /// An `ObjectPath` is checked when it is made.
     func write(to writer: inout WireWriter) { writer.string(rawValue) }

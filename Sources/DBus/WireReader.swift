@@ -13,11 +13,19 @@ struct WireReader {
     private var offset: Int
     /// The message's byte order is not this machine's.
     private let swapped: Bool
+    /// The unix fds that came with the message, which its `h` values index (each read gives a
+    /// duplicate). Empty for a message libdbus holds: libdbus hands out those.
+    private let fds: [FileDescriptor]
+    /// Bytes no library has checked (a message ``WireMessage`` parsed from a socket): every
+    /// string, path, signature and boolean is checked as it is read, as libdbus would.
+    private let strict: Bool
 
-    private init(bytes: UnsafeRawBufferPointer, offset: Int, swapped: Bool) {
+    init(bytes: UnsafeRawBufferPointer, offset: Int, swapped: Bool, fds: [FileDescriptor] = [], strict: Bool = false) {
         self.bytes = bytes
         self.offset = offset
         self.swapped = swapped
+        self.fds = fds
+        self.strict = strict
     }
 
     /// The body of `message`; nil when it carries unix fds (anywhere, variants included), which
@@ -131,12 +139,40 @@ struct WireReader {
 
     mutating func string() throws -> String {
         let count = Int(try fixed(UInt32.self))
-        return String(decoding: try text(count), as: UTF8.self)
+        let utf8 = try text(count)
+        guard strict else { return String(decoding: utf8, as: UTF8.self) }
+        guard !utf8.contains(0), let text = String(validating: utf8, as: UTF8.self) else {
+            throw Self.malformed("a string that is not UTF-8 without NUL")
+        }
+        return text
     }
 
     mutating func signature() throws -> String {
         let count = Int(try fixed(UInt8.self))
-        return String(decoding: try text(count), as: UTF8.self)
+        let text = String(decoding: try self.text(count), as: UTF8.self)
+        if strict { _ = try SignatureParser.parse(text) }
+        return text
+    }
+
+    mutating func objectPath() throws -> ObjectPath {
+        let text = try string()
+        return strict ? try ObjectPath(text) : ObjectPath(unchecked: text)
+    }
+
+    mutating func boolean() throws -> Bool {
+        let value = try fixed(UInt32.self)
+        guard !strict || value <= 1 else { throw Self.malformed("a boolean of \(value)") }
+        return value != 0
+    }
+
+    /// A `h`: a duplicate of the fd it indexes, owned by the caller.
+    mutating func unixFD() throws -> FileDescriptor {
+        let index = Int(try fixed(UInt32.self))
+        guard index < fds.count else {
+            throw Self.malformed(fds.isEmpty ? "a unix fd in a message that came without any"
+                                             : "unix fd \(index) of \(fds.count)")
+        }
+        return try fds[index].duplicate()
     }
 
     // MARK: Values
@@ -146,7 +182,7 @@ struct WireReader {
         case .basic(let code):
             switch code {
             case UInt8(ascii: "y"): return .byte(try fixed(UInt8.self))
-            case UInt8(ascii: "b"): return .boolean(try fixed(UInt32.self) != 0)
+            case UInt8(ascii: "b"): return .boolean(try boolean())
             case UInt8(ascii: "n"): return .int16(try fixed(Int16.self))
             case UInt8(ascii: "q"): return .uint16(try fixed(UInt16.self))
             case UInt8(ascii: "i"): return .int32(try fixed(Int32.self))
@@ -155,9 +191,10 @@ struct WireReader {
             case UInt8(ascii: "t"): return .uint64(try fixed(UInt64.self))
             case UInt8(ascii: "d"): return .double(Double(bitPattern: try fixed(UInt64.self)))
             case UInt8(ascii: "s"): return .string(try string())
-            case UInt8(ascii: "o"): return .objectPath(ObjectPath(unchecked: try string()))
+            case UInt8(ascii: "o"): return .objectPath(try objectPath())
             case UInt8(ascii: "g"): return .signature(Signature(unchecked: try signature()))
-            default: throw Self.malformed("type code \(code) in a message without fds")
+            case UInt8(ascii: "h"): return .unixFD(try unixFD())
+            default: throw Self.malformed("type code \(code)")
             }
         case .array(let element):
             let end = try arrayEnd(alignment: element.alignment)

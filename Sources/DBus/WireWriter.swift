@@ -1,7 +1,7 @@
 import CDBus
 
-/// Marshals a message without unix fds in the D-Bus wire format, in Swift, for libdbus to
-/// parse back (`dbus_message_demarshal`, which validates it fully).
+/// Marshals a message in the D-Bus wire format, in Swift: the bytes of a ``WireMessage``, which
+/// libdbus parses back only when a libdbus connection sends it (`dbus_message_demarshal`).
 ///
 /// Building a body through `DBusMessageIter` costs libdbus a header signature rewrite per
 /// top-level value and a type-writer walk per value: on ferryd's four-value `Read` reply that
@@ -20,6 +20,8 @@ struct WireWriter {
         var errorName: String? = nil
         var replySerial: UInt32? = nil
         var destination: String? = nil
+        /// How many unix fds travel with the message (its `h` values index them).
+        var unixFDs = 0
 
         /// The total UTF-8 length of its strings.
         var textLength: Int {
@@ -39,34 +41,42 @@ struct WireWriter {
     private var owned = false
     /// Big-endian instead of this machine's little-endian order (for tests of readers).
     private let bigEndian: Bool
+    /// The unix fds of the `h` values written, in index order (the caller's; not duplicated).
+    private(set) var unixFDs: [FileDescriptor] = []
 
-    /// Writes the whole message, the header (with the body's signature and length) then the
-    /// body, into a temporary buffer and hands it to `use`.
+    /// The whole message, the header (with the body's signature and length) then the body, with
+    /// duplicates of its unix fds for the message to own.
     ///
-    /// - Parameter capacity: at least the message's length: `Message` bounds the header's, and
-    ///   `BodyValidator` measured the body's exactly.
-    static func withMessage<R>(_ header: Header, body values: [DBusValue], nodes: [TypeNode], capacity: Int,
-                               bigEndian: Bool = false, _ use: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
-            var writer = WireWriter(base: buffer.baseAddress!, capacity: capacity, bigEndian: bigEndian)
-            defer { if writer.owned { writer.base.deallocate() } }
-            writer.write(header) { $0.signature(of: nodes) }
-            let bodyStart = writer.count
-            for (value, node) in zip(values, nodes) { writer.append(value, node) }
-            writer.patch(UInt32(writer.count - bodyStart), at: 4)
-            assert(!writer.owned, "the message outgrew its bound")
-            return try use(UnsafeRawBufferPointer(start: writer.base, count: writer.count))
-        }
+    /// - Parameters:
+    ///   - header: its `unixFDs` must count the body's `h` values (`BodyValidator` did).
+    ///   - capacity: at least the message's length: `Message` bounds the header's, and
+    ///     `BodyValidator` measured the body's exactly.
+    /// - Throws: `DBusError` when a unix fd cannot be duplicated.
+    static func message(_ header: Header, body values: [DBusValue], nodes: [TypeNode], capacity: Int,
+                        bigEndian: Bool = false) throws -> WireMessage {
+        var writer = WireWriter(base: .allocate(byteCount: capacity, alignment: 8), capacity: capacity,
+                                bigEndian: bigEndian)
+        writer.owned = true
+        defer { writer.base.deallocate() }
+        writer.write(header) { $0.signature(of: nodes) }
+        let bodyStart = writer.count
+        for (value, node) in zip(values, nodes) { writer.append(value, node) }
+        writer.patch(UInt32(writer.count - bodyStart), at: 4)
+        assert(capacity >= writer.count, "the message outgrew its bound")
+        var signature = ""
+        for node in nodes { node.append(to: &signature) }
+        return WireMessage(built: writer.bytes, fds: try writer.unixFDs.map { try $0.duplicate() },
+                           fields: WireMessage.Fields(header: header, signature: signature))
     }
 
-    /// Writes a message whose body `body` writes value by value for the signature `signature`
-    /// (typed values, see `WireCodable`), growing the buffer from `capacity` as needed, and
-    /// hands it to `use`.
+    /// A message whose body `body` writes value by value for the signature `signature` (typed
+    /// values, see `WireCodable`; none holds a unix fd), growing the buffer from `capacity` as
+    /// needed.
     ///
-    /// - Throws: what `body` throws (a value that fails validation), or what `use` throws.
-    static func withMessage<R>(_ header: Header, signature: String, capacity: Int, bigEndian: Bool = false,
-                               body: (inout WireWriter) throws -> Void,
-                               _ use: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+    /// - Throws: what `body` throws (a value that fails validation), `LimitsExceeded` for a
+    ///   message over the protocol's limit.
+    static func message(_ header: Header, signature: String, capacity: Int, bigEndian: Bool = false,
+                        body: (inout WireWriter) throws -> Void) throws -> WireMessage {
         let capacity = max(capacity, 64)
         var writer = WireWriter(base: .allocate(byteCount: capacity, alignment: 8), capacity: capacity,
                                 bigEndian: bigEndian)
@@ -79,8 +89,11 @@ struct WireWriter {
             throw DBusError.limitsExceeded("message of more than \(BodyValidator.maximumMessageLength) bytes")
         }
         writer.patch(UInt32(writer.count - bodyStart), at: 4)
-        return try use(UnsafeRawBufferPointer(start: writer.base, count: writer.count))
+        return WireMessage(built: writer.bytes, fds: [], fields: WireMessage.Fields(header: header, signature: signature))
     }
+
+    /// What was written so far.
+    private var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
 
     /// Values written by `body` on their own, as if at an 8-aligned place of a message, in this
     /// machine's byte order: bytes that fit as they are wherever such values start 8-aligned
@@ -138,6 +151,10 @@ struct WireWriter {
             uint32(replySerial)
         }
         if let destination = header.destination { field(6, "s", destination) }
+        if header.unixFDs > 0 {
+            fieldCode(9, "u")
+            uint32(UInt32(header.unixFDs))
+        }
         let fieldStart = count
         fieldCode(8, "g")
         let signatureStart = count
@@ -286,7 +303,9 @@ struct WireWriter {
         case .string(let v): string(v)
         case .objectPath(let v): string(v.rawValue)
         case .signature(let v): signature(v.rawValue)
-        case .unixFD: preconditionFailure("a message with unix fds is built by libdbus")
+        case .unixFD(let fd):
+            uint32(UInt32(unixFDs.count))
+            unixFDs.append(fd)
         case .bytes(let v):
             uint32(UInt32(v.count))
             v.withUnsafeBytes { raw($0) }
