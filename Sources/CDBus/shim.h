@@ -130,6 +130,69 @@ static inline int cdbus_peer_credentials(int fd, unsigned int *uid, int *pid) {
     return 0;
 }
 
+/* accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), which Swift's Glibc does not show. */
+static inline int cdbus_accept_nonblocking(int fd) {
+    return (int)syscall(SYS_accept4, fd, 0, 0, 02000000 /* SOCK_CLOEXEC */ | 04000 /* SOCK_NONBLOCK */);
+}
+/* Unix-socket I/O with fds (SCM_RIGHTS) for the peer-to-peer transport written in Swift. Linux's
+ * struct msghdr and cmsghdr (64-bit layout) are spelled out, and sendmsg and recvmsg made through
+ * syscall(), for the same reason as struct ucred above. */
+struct cdbus_iovec { void *base; unsigned long length; };
+struct cdbus_msghdr {
+    void *name; unsigned int name_length; struct cdbus_iovec *iov; unsigned long iov_count;
+    void *control; unsigned long control_length; int flags;
+};
+struct cdbus_cmsghdr { unsigned long length; int level; int type; };
+/* The kernel passes at most this many fds in one message (SCM_MAX_FD). */
+static const int CDBUS_MAXIMUM_PASSED_FDS = 253;
+/* Sends `length` bytes and, when `count` > 0, the `count` fds with them; never blocks and never
+ * raises SIGPIPE. Returns the bytes sent, or -1 and errno. */
+static inline long cdbus_send_with_fds(int fd, const void *data, unsigned long length, const int *fds, int count) {
+    struct cdbus_iovec iov = { (void *)data, length };
+    union { struct cdbus_cmsghdr header; unsigned char bytes[16 + 4 * 253 + 8]; } control;
+    struct cdbus_msghdr msg = { 0, 0, &iov, 1, 0, 0, 0 };
+    if (count > 0) {
+        if (count > CDBUS_MAXIMUM_PASSED_FDS) { errno = EINVAL; return -1; }
+        control.header.length = 16 + 4 * (unsigned long)count;
+        control.header.level = 1;  /* SOL_SOCKET */
+        control.header.type = 1;   /* SCM_RIGHTS */
+        for (int i = 0; i < count; i++) ((int *)(control.bytes + 16))[i] = fds[i];
+        msg.control = control.bytes;
+        msg.control_length = (control.header.length + 7) & ~7UL;
+    }
+    return syscall(SYS_sendmsg, fd, &msg, 0x40 /* MSG_DONTWAIT */ | 0x4000 /* MSG_NOSIGNAL */);
+}
+/* Receives up to `capacity` bytes without blocking, and the fds that came with them (made
+ * close-on-exec) into `fds` (room for CDBUS_MAXIMUM_PASSED_FDS), their number in *received.
+ * *truncated is set when the kernel had more fds than fit (they are closed, and lost). Returns
+ * the bytes read (0 at end of stream), or -1 and errno. */
+static inline long cdbus_receive_with_fds(int fd, void *data, unsigned long capacity, int *fds, int *received,
+                                          int *truncated) {
+    struct cdbus_iovec iov = { data, capacity };
+    union { struct cdbus_cmsghdr header; unsigned char bytes[16 + 4 * 253 + 8]; } control;
+    struct cdbus_msghdr msg = { 0, 0, &iov, 1, control.bytes, sizeof control.bytes, 0 };
+    *received = 0;
+    *truncated = 0;
+    long n = syscall(SYS_recvmsg, fd, &msg, 0x40 /* MSG_DONTWAIT */ | 0x40000000 /* MSG_CMSG_CLOEXEC */);
+    if (n < 0) return n;
+    if (msg.flags & 0x8 /* MSG_CTRUNC */) *truncated = 1;
+    unsigned long offset = 0;
+    while (offset + 16 <= msg.control_length) {
+        struct cdbus_cmsghdr *header = (struct cdbus_cmsghdr *)(control.bytes + offset);
+        if (header->length < 16 || offset + header->length > msg.control_length) break;
+        if (header->level == 1 && header->type == 1) {
+            int count = (int)((header->length - 16) / 4);
+            for (int i = 0; i < count; i++) {
+                int passed = ((int *)((unsigned char *)header + 16))[i];
+                if (*received < CDBUS_MAXIMUM_PASSED_FDS) fds[(*received)++] = passed;
+                else { close(passed); *truncated = 1; }
+            }
+        }
+        offset += (header->length + 7) & ~7UL;
+    }
+    return n;
+}
+
 /* Gives memory that malloc holds free back to the system (glibc keeps large freed buffers). */
 static inline int cdbus_malloc_trim(void) { return malloc_trim(0); }
 /* Makes every allocation of at least `bytes` a mapping of its own, returned to the system when

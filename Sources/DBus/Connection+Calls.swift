@@ -54,11 +54,15 @@ extension Connection {
     /// Sends `message` for `reply` (owner thread).
     private static func start(_ reply: PendingReply, _ message: Message?, _ ms: Int32, _ router: ConnectionRouter,
                               _ continuation: UnsafeContinuation<Message, any Error>) {
-        guard let conn = router.endpoint.connection, let message else {
+        guard let message, router.endpoint.isOpen else {
             continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
             return
         }
-        reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
+        if let conn = router.endpoint.connection {
+            reply.start(message, timeoutMs: ms, on: conn, continuation: continuation, router: router)
+        } else {
+            reply.start(message, timeoutMs: ms, onWire: router.endpoint, continuation: continuation, router: router)
+        }
     }
 
     /// A message on its way out, held once: `take` hands it over and forgets it.

@@ -27,7 +27,7 @@ extension Connection {
             }
         }
         continuation.onTermination = { _ in end() }
-        try await perform { _ in router.addRoute(route) }
+        try await perform { router.addRoute(route) }
         do {
             _ = try await busCall("AddMatch", [.string(rule.description)])
             if let ownerRule, let sender = rule.sender {

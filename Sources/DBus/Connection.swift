@@ -72,8 +72,13 @@ public final class Connection: Sendable {
     ///   authentication fails (a server of another user refuses it).
     public convenience init(peer address: String, speakingFor name: BusName, callsFrom server: BusName? = nil,
                             serving bus: Connection? = nil) async throws {
+        let wireAddress = PeerTransport.servesItself ? try PeerAddress(address) : nil
         let (router, lifecycle, _) = try await Self.open { endpoint in
-            try endpoint.openPeer(address)
+            if let wireAddress {
+                try endpoint.openWirePeer(wireAddress)
+            } else {
+                try endpoint.openPeer(address)
+            }
             return name.rawValue
         }
         let link = server.flatMap { server in bus.map { PeerLink(boundTo: server, serving: $0) } }
@@ -129,6 +134,21 @@ public final class Connection: Sendable {
     /// anything (export what it may call there).
     static func accepted(_ conn: OpaquePointer, on loop: ConnectionLoop, serving name: BusName, link: PeerLink,
                          prepare: (Connection) -> Void) throws -> Connection {
+        let handle = UInt(bitPattern: conn)
+        return try accepted(on: loop, serving: name, link: link, prepare: prepare) { endpoint in
+            endpoint.adopt(OpaquePointer(bitPattern: handle)!)
+        }
+    }
+
+    /// ``accepted(_:on:serving:link:prepare:)`` for a socket a ``WireTransport`` serves.
+    static func accepted(_ transport: WireTransport, on loop: ConnectionLoop, serving name: BusName, link: PeerLink,
+                         prepare: (Connection) -> Void) throws -> Connection {
+        try accepted(on: loop, serving: name, link: link, prepare: prepare) { $0.adopt(transport) }
+    }
+
+    private static func accepted(on loop: ConnectionLoop, serving name: BusName, link: PeerLink,
+                                 prepare: (Connection) -> Void,
+                                 adopt: @escaping @Sendable (LoopEndpoint) -> Void) throws -> Connection {
         let endpoint = LoopEndpoint(loop: loop)
         let router = ConnectionRouter(endpoint: endpoint)
         let lifecycle = Lifecycle()
@@ -138,8 +158,7 @@ public final class Connection: Sendable {
         prepare(connection)
         // Adopted only after the router knows its connection (queued before this job) and
         // `prepare` exported what it serves: no message can be dispatched before either.
-        let handle = UInt(bitPattern: conn)
-        guard loop.submit({ endpoint.adopt(OpaquePointer(bitPattern: handle)!) }) else {
+        guard loop.submit({ adopt(endpoint) }) else {
             endpoint.end(with: DBusError(.disconnected, "the server's thread stopped"))
             throw DBusError(.disconnected, "the server's thread stopped")
         }
@@ -199,17 +218,17 @@ public final class Connection: Sendable {
         loop.submit { [endpoint] in endpoint.end(with: DBusError(.disconnected, "the connection was released")) }
     }
 
-    /// Runs `body` on the owner thread with the open libdbus connection.
+    /// Runs `body` on the owner thread while the connection is open.
     ///
     /// - Throws: `org.freedesktop.DBus.Error.Disconnected` when the connection is closed.
-    func perform<R: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> R) async throws -> R {
+    func perform<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             let accepted = loop.submit { [endpoint] in
-                guard let conn = endpoint.connection else {
+                guard endpoint.isOpen else {
                     continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
                     return
                 }
-                continuation.resume(with: Result { try body(conn) })
+                continuation.resume(with: Result { try body() })
             }
             if !accepted {
                 continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))

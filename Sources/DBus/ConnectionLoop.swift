@@ -48,6 +48,12 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Other loops this thread queued work for while they slept, woken when the round ends
     /// (``wakeDeferred()``). Owner thread only.
     private var deferredWakes: [ConnectionLoop] = []
+    /// The endpoints polled through their own socket (``LoopEndpoint/pollEntry``) in the last
+    /// poll, in the order of their entries. Owner thread only.
+    private var polledEndpoints: [LoopEndpoint] = []
+    /// Deadlines this library keeps itself (calls waiting on a ``WireTransport``), in monotonic
+    /// nanoseconds, each with what to do when it passes. Few at a time: a plain array. Owner thread.
+    private var timers: [(owner: ObjectIdentifier, deadline: Int64, fire: () -> Void)] = []
 
     /// The loop whose owner thread this is (set as its thread starts).
     private static let currentKey: pthread_key_t = {
@@ -149,6 +155,19 @@ final class ConnectionLoop: @unchecked Sendable {
         endpoints.append(endpoint)
     }
 
+    /// Calls `fire` once `milliseconds` have passed, unless ``removeTimer(of:)`` comes first.
+    /// `owner` has one timer at most. Owner thread.
+    func addTimer(of owner: AnyObject, milliseconds: Int32, _ fire: @escaping () -> Void) {
+        removeTimer(of: owner)
+        timers.append((ObjectIdentifier(owner), Self.monotonicNow() + Int64(milliseconds) * 1_000_000, fire))
+    }
+
+    /// Cancels `owner`'s timer, if it has one. Owner thread.
+    func removeTimer(of owner: AnyObject) {
+        let id = ObjectIdentifier(owner)
+        if let index = timers.firstIndex(where: { $0.owner == id }) { timers.remove(at: index) }
+    }
+
     /// Forgets an endpoint that ended; the loop stops with its last one. Owner thread.
     func removeEndpoint(_ endpoint: LoopEndpoint) {
         endpoints.removeAll { $0 === endpoint }
@@ -223,6 +242,7 @@ final class ConnectionLoop: @unchecked Sendable {
         descriptorWaits = []
         watches = []
         timeouts = []
+        timers = []
     }
 
     private func runJobs() {
@@ -280,16 +300,26 @@ final class ConnectionLoop: @unchecked Sendable {
             pollSet = fds
         }
         if watchesChanged.exchange(false, ordering: .acquiring) { rebuildWatchPoll() }
-        // The poll entries: the wake-up, the watches (`watchPollOwners` in order), the waits.
+        // The poll entries: the wake-up, the watches (`watchPollOwners` in order), the sockets
+        // of endpoints that poll their own (`polledEndpoints` in order), the waits.
         let owners = watchPollOwners
         fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
         fds.append(contentsOf: watchPoll)
+        let firstEndpoint = fds.count
+        polledEndpoints.removeAll(keepingCapacity: true)
+        for endpoint in endpoints {
+            guard let entry = endpoint.pollEntry else { continue }
+            fds.append(entry)
+            polledEndpoints.append(endpoint)
+        }
         let firstWait = fds.count
         for wait in descriptorWaits {
             fds.append(pollfd(fd: wait.descriptor, events: wait.events, revents: 0))
         }
         var wait: Int32 = -1
-        if let next = timeouts.lazy.map(\.deadline).min() {
+        let libdbusNext = timeouts.lazy.map(\.deadline).min()
+        let ownNext = timers.lazy.map(\.deadline).min()
+        if let next = [libdbusNext, ownNext].compactMap({ $0 }).min() {
             let ms = (next - Self.monotonicNow() + 999_999) / 1_000_000
             wait = Int32(max(0, min(ms, 60_000)))
         }
@@ -307,7 +337,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 var value: UInt64 = 0
                 _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, 8) }
             }
-            for i in 1..<firstWait where fds[i].revents != 0 {
+            for i in 1..<firstEndpoint where fds[i].revents != 0 {
                 // Handling one watch may remove another: only handle watches still registered.
                 let watch = owners[i - 1]
                 guard watches.contains(watch) else { continue }
@@ -319,8 +349,12 @@ final class ConnectionLoop: @unchecked Sendable {
                 if revents & Int32(POLLHUP) != 0 { condition |= CDBUS_WATCH_HANGUP }
                 _ = dbus_watch_handle(watch, condition)
             }
+            for i in firstEndpoint..<firstWait where fds[i].revents != 0 {
+                polledEndpoints[i - firstEndpoint].handle(fds[i].revents)
+            }
             if firstWait < fds.count { resumeReadyWaits(fds[firstWait...]) }
         }
+        if ownNext != nil { fireTimers() }
         guard !timeouts.isEmpty else { return }
         let later = Self.monotonicNow()
         for (timeout, deadline) in timeouts where deadline <= later {
@@ -334,6 +368,15 @@ final class ConnectionLoop: @unchecked Sendable {
                 for endpoint in endpoints { endpoint.requestDispatch() }
             }
         }
+    }
+
+    /// Fires the timers whose deadline has passed (each once: it is removed first).
+    private func fireTimers() {
+        let now = Self.monotonicNow()
+        let due = timers.filter { $0.deadline <= now }
+        guard !due.isEmpty else { return }
+        timers.removeAll { $0.deadline <= now }
+        for timer in due { timer.fire() }
     }
 
     /// When `timeout` next fires, in monotonic nanoseconds (an hour away when disabled).

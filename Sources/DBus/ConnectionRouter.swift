@@ -9,6 +9,9 @@ final class ConnectionRouter: @unchecked Sendable {
     let endpoint: LoopEndpoint
     var loop: ConnectionLoop { endpoint.loop }
     var replies: [ObjectIdentifier: PendingReply] = [:]
+    /// The calls sent on a ``WireTransport`` that wait for their reply, by serial (libdbus
+    /// matches the replies of its own connections).
+    var wireReplies: [UInt32: PendingReply] = [:]
     /// The public connection, for handlers' context; weak so that releasing it closes it.
     weak var connection: Connection?
     /// Signal subscriptions.
@@ -43,7 +46,14 @@ final class ConnectionRouter: @unchecked Sendable {
         case .signal:
             routeSignal(envelope)
             return true
-        default:
+        case .methodReturn, .error:
+            // Only a WireTransport's replies come here: libdbus completes its own pending calls.
+            guard let serial = message.replySerial, let reply = wireReplies.removeValue(forKey: serial) else {
+                return false // the call was cancelled, timed out, or never made
+            }
+            reply.replied(message)
+            return true
+        case nil:
             return false
         }
     }
@@ -52,6 +62,11 @@ final class ConnectionRouter: @unchecked Sendable {
     ///
     /// - Parameter markingNoReply: mark a method call NO_REPLY_EXPECTED first.
     func send(_ message: Message, markingNoReply: Bool = false) throws(DBusError) {
+        do {
+            if try endpoint.sendOnWire(message, markingNoReply: markingNoReply) { return }
+        } catch {
+            throw DBusError(converting: error)
+        }
         guard let conn = endpoint.connection else {
             throw DBusError(.disconnected, "the connection is closed")
         }

@@ -57,6 +57,14 @@ extension ErrorName {
     public static let disconnected = ErrorName(unchecked: "org.freedesktop.DBus.Error.Disconnected")
     /// `org.freedesktop.DBus.Error.NotSupported`.
     public static let notSupported = ErrorName(unchecked: "org.freedesktop.DBus.Error.NotSupported")
+    /// `org.freedesktop.DBus.Error.NoServer`: nobody listens at a peer-to-peer address.
+    public static let noServer = ErrorName(unchecked: "org.freedesktop.DBus.Error.NoServer")
+    /// `org.freedesktop.DBus.Error.AuthFailed`: the server or the client refused the other.
+    public static let authFailed = ErrorName(unchecked: "org.freedesktop.DBus.Error.AuthFailed")
+    /// `org.freedesktop.DBus.Error.AddressInUse`: something is already at a server's address.
+    public static let addressInUse = ErrorName(unchecked: "org.freedesktop.DBus.Error.AddressInUse")
+    /// `org.freedesktop.DBus.Error.BadAddress`: an address this library cannot use.
+    public static let badAddress = ErrorName(unchecked: "org.freedesktop.DBus.Error.BadAddress")
     /// `org.freedesktop.DBus.Error.NoMemory`.
     public static let noMemory = ErrorName(unchecked: "org.freedesktop.DBus.Error.NoMemory")
 

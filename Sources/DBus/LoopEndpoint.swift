@@ -6,8 +6,9 @@ import Glibc
 import Musl
 #endif
 
-/// One libdbus connection, or one listening server, served by a ``ConnectionLoop``: its
-/// messages, its end, and the callbacks the connection above it installs.
+/// One connection, or one listening server, served by a ``ConnectionLoop``: its messages, its
+/// end, and the callbacks the connection above it installs. A connection is libdbus's, or a
+/// peer-to-peer socket this library serves itself (``WireTransport``); a server likewise.
 ///
 /// A bus connection has a loop to itself. A ``PeerServer``'s loop also serves every connection
 /// it accepts: one thread for them all, so a call from one peer that calls another (the broker
@@ -20,6 +21,12 @@ final class LoopEndpoint: @unchecked Sendable {
     private(set) var connection: OpaquePointer?
     /// The listening server, when this endpoint is one instead of a connection.
     private var server: OpaquePointer?
+    /// The socket of a connection this library serves itself, instead of `connection`.
+    private(set) var wire: WireTransport?
+    /// Messages read from `wire` and not dispatched yet.
+    private var inbox: [WireMessage] = []
+    /// The listening socket of a server whose connections are ``WireTransport``s.
+    private var listener: WireListener?
     /// Set when the connection drops during dispatch; acted on once dispatch returns.
     private var lostWith: DBusError?
     /// Whether messages may be waiting for dispatch: set when libdbus reports them (its dispatch
@@ -32,6 +39,9 @@ final class LoopEndpoint: @unchecked Sendable {
     var teardown: ((DBusError) -> Void)?
     /// Called with each connection the server accepts (not yet referenced).
     var accepted: ((OpaquePointer) -> Void)?
+    /// Called with each connection a ``WireListener`` accepts (nothing read from it yet) and the
+    /// kernel's credentials of its peer; a connection not kept is closed.
+    var acceptedWire: ((WireTransport, PeerProcess?) -> Void)?
     /// Called once when the endpoint has ended.
     var finished: (@Sendable () -> Void)?
 
@@ -40,7 +50,7 @@ final class LoopEndpoint: @unchecked Sendable {
     }
 
     /// Whether the endpoint still serves a connection or a server.
-    var isOpen: Bool { connection != nil || server != nil }
+    var isOpen: Bool { connection != nil || server != nil || wire != nil || listener != nil }
 
     /// Connects to `address`, adopts the connection and registers with the bus (`Hello`).
     ///
@@ -64,6 +74,61 @@ final class LoopEndpoint: @unchecked Sendable {
         let conn = try DBusError.check { dbus_connection_open_private(address, $0) }
         guard let conn else { throw DBusError(.failed, "cannot connect to \(address)") }
         adopt(conn)
+    }
+
+    /// Connects to the peer at `address` through a ``WireTransport`` (authenticating before it
+    /// returns) and serves it.
+    func openWirePeer(_ address: PeerAddress) throws {
+        adopt(try WireTransport.connect(to: address))
+    }
+
+    /// Serves `transport` (a connection accepted, or one just connected).
+    func adopt(_ transport: WireTransport) {
+        wire = transport
+    }
+
+    /// Listens on `address` for peer-to-peer connections served by ``WireTransport`` and hands
+    /// each new one to ``acceptedWire``.
+    /// - Returns: the address clients connect to (with the server's guid).
+    func listenWire(_ address: PeerAddress) throws -> String {
+        let listener = try WireListener(address)
+        self.listener = listener
+        return listener.address
+    }
+
+    /// The descriptor the loop polls for this endpoint's own socket, and for what; nil for
+    /// libdbus's (polled through its watches).
+    var pollEntry: pollfd? {
+        if let wire {
+            return pollfd(fd: wire.fd, events: Int16(POLLIN) | (wire.wantsToWrite ? Int16(POLLOUT) : 0), revents: 0)
+        }
+        if let listener { return pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0) }
+        return nil
+    }
+
+    /// Handles what `poll` found on ``pollEntry``: accepts, writes, reads. A failure ends the
+    /// connection once the messages read before it are dispatched.
+    func handle(_ revents: Int16) {
+        if let listener {
+            for (fd, process) in listener.acceptAll() {
+                // EXTERNAL accepts only the uid the kernel gives (none when it gives none).
+                let transport = WireTransport.accepted(fd, uid: process?.uid ?? UInt32.max, guid: listener.guid)
+                acceptedWire?(transport, process)
+            }
+            return
+        }
+        guard let wire, lostWith == nil else { return }
+        do {
+            if revents & Int16(POLLOUT) != 0 { try wire.writable() }
+            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                let (messages, failure) = wire.readable()
+                inbox.append(contentsOf: messages)
+                if let failure { throw failure }
+            }
+        } catch {
+            lostWith = DBusError(converting: error)
+        }
+        if !inbox.isEmpty || lostWith != nil { requestDispatch() }
     }
 
     /// Takes ownership of an opened connection (referenced for this endpoint: one a
@@ -126,6 +191,22 @@ final class LoopEndpoint: @unchecked Sendable {
         return String(cString: text)
     }
 
+    /// Sends `message` on the connection's ``WireTransport``; false when it has none.
+    /// - Throws: `DBusError` when the socket failed or the message cannot go (unix fds the peer
+    ///   did not agree to).
+    func sendOnWire(_ message: Message, markingNoReply: Bool = false) throws -> Bool {
+        guard let wire else { return false }
+        do {
+            try wire.send(try message.wireForm(), markingNoReply: markingNoReply)
+        } catch let error as DBusError where error.name == .disconnected {
+            // Ends the connection once what was read before is dispatched.
+            if lostWith == nil { lostWith = error }
+            requestDispatch()
+            throw error
+        }
+        return true
+    }
+
     private func receive(_ raw: OpaquePointer) -> Bool {
         let message = Message(taking: dbus_message_ref(raw))
         // The type first: it spares every method call and reply the two string comparisons.
@@ -149,9 +230,29 @@ final class LoopEndpoint: @unchecked Sendable {
 
     /// Dispatches the connection's queued messages; ends the endpoint if it was lost meanwhile.
     func dispatch() {
+        if wire != nil {
+            dispatchInbox()
+            return
+        }
         guard let conn = connection else { return }
         while lostWith == nil, dbus_connection_dispatch(conn).rawValue == UInt32(CDBUS_DISPATCH_DATA_REMAINS) {}
         if let error = lostWith {
+            lostWith = nil
+            end(with: error)
+        }
+    }
+
+    /// Hands the messages read from `wire` to ``incoming``, in order; then ends the connection if
+    /// it failed meanwhile.
+    private func dispatchInbox() {
+        var index = 0
+        while index < inbox.count, wire != nil {
+            let message = Message(inbox[index])
+            index += 1
+            _ = incoming?(message)
+        }
+        inbox.removeFirst(min(index, inbox.count))
+        if wire != nil, let error = lostWith {
             lostWith = nil
             end(with: error)
         }
@@ -170,6 +271,21 @@ final class LoopEndpoint: @unchecked Sendable {
             dbus_connection_close(conn)
             dbus_connection_unref(conn)
             connection = nil
+        }
+        if let wire {
+            let handler = teardown
+            teardown = nil
+            incoming = nil
+            handler?(error)
+            // Replies and signals already queued go out before a local close.
+            if error == DBusError.closedLocally { wire.flush(timeoutMs: 1000) }
+            self.wire = nil
+            inbox = []
+        }
+        if let listener {
+            acceptedWire = nil
+            listener.close()
+            self.listener = nil
         }
         if let server {
             accepted = nil

@@ -79,6 +79,41 @@ public final class Message: @unchecked Sendable {
         }
     }
 
+    /// The message as wire bytes and fds, for a ``WireTransport``: its own, or made from the
+    /// libdbus form (marshalled; read and written again when it holds unix fds, which libdbus
+    /// does not marshal).
+    func wireForm() throws -> WireMessage {
+        if let wire { return wire }
+        return try withRaw { raw in
+            guard dbus_message_contains_unix_fds(raw) != 0 else {
+                var pointer: UnsafeMutablePointer<CChar>? = nil
+                var length: Int32 = 0
+                guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else {
+                    throw DBusError(.noMemory, "out of memory")
+                }
+                defer { dbus_free(pointer) }
+                return try WireMessage(parsing: Array(UnsafeRawBufferPointer(start: pointer, count: Int(length))), fds: [])
+            }
+            let body = try MessageReader.readBody(of: raw)
+            func text(_ getter: (OpaquePointer?) -> UnsafePointer<CChar>?) -> String? {
+                getter(raw).map { String(cString: $0) }
+            }
+            let replySerial = dbus_message_get_reply_serial(raw)
+            var header = WireWriter.Header(
+                kind: Kind(code: dbus_message_get_type(raw)) ?? .signal,
+                flags: dbus_message_get_no_reply(raw) != 0 ? WireWriter.noReplyExpected : 0,
+                serial: dbus_message_get_serial(raw), path: text(dbus_message_get_path),
+                interface: text(dbus_message_get_interface), member: text(dbus_message_get_member),
+                errorName: text(dbus_message_get_error_name), replySerial: replySerial == 0 ? nil : replySerial,
+                destination: text(dbus_message_get_destination))
+            var validator = BodyValidator()
+            let bound = Self.headerLengthBound(header)
+            let nodes = try validator.check(body: body, headerLength: bound)
+            header.unixFDs = validator.unixFDs
+            return try WireWriter.message(header, body: body, nodes: nodes, capacity: bound + validator.offset)
+        }
+    }
+
     /// libdbus's copy of `wire`: parsed from its bytes, or, for one with unix fds (which
     /// libdbus parses only with the fds it received itself), appended value by value.
     private static func libdbusMessage(of wire: WireMessage) throws -> OpaquePointer {

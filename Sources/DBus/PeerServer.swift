@@ -23,6 +23,8 @@ public final class PeerServer: Sendable {
 
     /// The address clients connect to (`unix:path=…,guid=…`).
     public let address: String
+    /// Whether this library serves the connections itself (``WireTransport``), not libdbus.
+    let servesItself: Bool
 
     /// Listens on `address`.
     ///
@@ -42,12 +44,21 @@ public final class PeerServer: Sendable {
         let endpoint = LoopEndpoint(loop: loop)
         let lifecycle = Lifecycle()
         let ownUID = UInt32(geteuid())
+        let wireAddress = PeerTransport.servesItself ? try PeerAddress(address) : nil
         let listening: String = try await withCheckedThrowingContinuation { continuation in
             do {
                 try loop.start(open: {
                     do {
                         loop.add(endpoint)
                         endpoint.finished = { lifecycle.markEnded() }
+                        endpoint.acceptedWire = { transport, process in
+                            guard let process, process.uid == ownUID else {
+                                refused(process)
+                                return
+                            }
+                            _ = try? Connection.accepted(transport, on: loop, serving: name,
+                                                         link: PeerLink(process: process), prepare: accepted)
+                        }
                         endpoint.accepted = { conn in
                             let process = PeerProcess(socketOf: conn)
                             guard let process, process.uid == ownUID else {
@@ -64,7 +75,11 @@ public final class PeerServer: Sendable {
                                 dbus_connection_unref(conn)
                             }
                         }
-                        continuation.resume(returning: try endpoint.listen(address))
+                        if let wireAddress {
+                            continuation.resume(returning: try endpoint.listenWire(wireAddress))
+                        } else {
+                            continuation.resume(returning: try endpoint.listen(address))
+                        }
                     } catch {
                         endpoint.end(with: DBusError(.disconnected, "listen failed"))
                         continuation.resume(throwing: error)
@@ -77,6 +92,7 @@ public final class PeerServer: Sendable {
         self.endpoint = endpoint
         self.lifecycle = lifecycle
         self.address = listening
+        servesItself = wireAddress != nil
     }
 
     /// Stops listening and waits until it has (connections already accepted stay open, served
@@ -105,9 +121,14 @@ public struct PeerProcess: Sendable, Hashable {
     /// does not say.
     init?(socketOf conn: OpaquePointer) {
         var fd: Int32 = -1
+        guard dbus_connection_get_socket(conn, &fd) != 0, fd >= 0 else { return nil }
+        self.init(socket: fd)
+    }
+
+    /// The credentials of the peer of the unix socket `fd`.
+    init?(socket fd: Int32) {
         var uid: UInt32 = 0, pid: Int32 = 0
-        guard dbus_connection_get_socket(conn, &fd) != 0, fd >= 0,
-              cdbus_peer_credentials(fd, &uid, &pid) == 0, pid > 0 else { return nil }
+        guard cdbus_peer_credentials(fd, &uid, &pid) == 0, pid > 0 else { return nil }
         self.uid = uid
         self.pid = UInt32(pid)
     }

@@ -8,6 +8,8 @@ final class PendingReply: @unchecked Sendable {
     // Thread safety: every mutable property is used only on the connection's owner thread.
     var continuation: UnsafeContinuation<Message, any Error>?
     var pending: OpaquePointer?
+    /// The call's serial, for one sent on a ``WireTransport``.
+    var serial: UInt32?
     var cancelled = false
     weak var router: ConnectionRouter?
 
@@ -58,6 +60,48 @@ final class PendingReply: @unchecked Sendable {
         }
     }
 
+    /// Starts the call on a connection this library serves itself: sends `message` on
+    /// `endpoint`'s ``WireTransport``, files the call under its serial for the reply, and sets
+    /// its timer.
+    func start(_ message: Message, timeoutMs: Int32, onWire endpoint: LoopEndpoint,
+               continuation: UnsafeContinuation<Message, any Error>, router: ConnectionRouter) {
+        if cancelled {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        _ = message.markSent()
+        do {
+            guard try endpoint.sendOnWire(message) else {
+                throw DBusError(.disconnected, "the connection is closed")
+            }
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        self.continuation = continuation
+        self.router = router
+        serial = message.serial
+        router.replies[ObjectIdentifier(self)] = self
+        router.wireReplies[message.serial] = self
+        guard timeoutMs != Int32(CDBUS_TIMEOUT_INFINITE) else { return }
+        let ms = timeoutMs == Int32(CDBUS_TIMEOUT_USE_DEFAULT) ? Self.defaultTimeoutMs : timeoutMs
+        router.loop.addTimer(of: self, milliseconds: ms) { [weak self] in
+            self?.fail(DBusError(.noReply, "no reply within \(ms) ms"))
+        }
+    }
+
+    /// How long a call waits by default, as libdbus's (25 s).
+    static let defaultTimeoutMs: Int32 = 25_000
+
+    /// The reply to a call made on a ``WireTransport``: resumes the caller with it.
+    func replied(_ reply: Message) {
+        if let error = reply.error {
+            finish(.failure(error))
+        } else {
+            finish(.success(reply))
+        }
+    }
+
     /// The notify callback: takes the reply and resumes the caller.
     private func replied() {
         guard let call = pending else { return }
@@ -82,13 +126,18 @@ final class PendingReply: @unchecked Sendable {
     /// Task cancellation: cancel now if sent, or refuse to send later.
     func cancel() {
         cancelled = true
-        if pending != nil { fail(CancellationError()) }
+        if pending != nil || serial != nil { fail(CancellationError()) }
     }
 
     private func finish(_ result: Result<Message, any Error>) {
         if let call = pending {
             pending = nil
             dbus_pending_call_unref(call)
+        }
+        if let serial {
+            self.serial = nil
+            router?.wireReplies[serial] = nil
+            router?.loop.removeTimer(of: self)
         }
         router?.replies[ObjectIdentifier(self)] = nil
         router = nil

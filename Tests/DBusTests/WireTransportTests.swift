@@ -1,0 +1,332 @@
+@testable import DBus
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Peer-to-peer connections this library serves itself (`WireTransport`): against independent
+/// implementations on the other side (libdbus through python-dbus, GDBus), and against what a
+/// broken or hostile peer sends.
+@Suite("Peer-to-peer connections without libdbus")
+struct WireTransportTests {
+    static let peerScript = TestPaths.packageRoot.appendingPathComponent("Tests/DBusTests/Peers/p2p_peer.py").path
+    static let path: ObjectPath = "/org/ferry/P2P"
+    static let interface: InterfaceName = "org.ferry.P2P1"
+    static let bytes = [UInt8]((0..<400).flatMap { _ in 0...255 })
+
+    /// org.ferry.P2P1, as `p2p_peer.py` documents it.
+    static let p2p = Interface(interface) {
+        Method("Echo", in: ["value": "v"], out: ["value": "v"]) { call in call.arguments }
+        Method("EchoBytes", in: ["data": "ay"], out: ["data": "ay"]) { call in call.arguments }
+        Method("Write", in: ["fd": "h", "text": "s"]) { call in
+            let (fd, text) = try call.arguments(FileDescriptor.self, String.self)
+            try fd.write(all: Array(text.utf8))
+            return []
+        }
+        Method("Open", in: ["text": "s"], out: ["fd": "h"]) { call in
+            let (read, write) = try FileDescriptor.pipe()
+            try write.write(all: Array(try call.argument(0, as: String.self).utf8))
+            return [.unixFD(read)]
+        }
+        Method("Sleep", in: ["ms": "u"]) { call in
+            try await Task.sleep(for: .milliseconds(Int(try call.argument(0, as: UInt32.self))))
+            return []
+        }
+    }
+
+    /// A directory for sockets, removed by `body`'s end.
+    static func withSocketDirectory<R>(_ body: (String) async throws -> R) async throws -> R {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(directory.path)
+    }
+
+    /// The connections a server accepted.
+    final class Accepted: Sendable {
+        private let connections = Mutex<[Connection]>([])
+        var all: [Connection] { connections.withLock { $0 } }
+        func add(_ connection: Connection) { connections.withLock { $0.append(connection) } }
+    }
+
+    /// A server exporting org.ferry.P2P1 on every connection it accepts (kept until it closes).
+    static func server(in directory: String) async throws -> (PeerServer, Accepted) {
+        let accepted = Accepted()
+        let server = try await PeerServer(listeningOn: "unix:path=\(directory)/socket", name: BusName(":0.0"),
+                                          accepted: { connection in
+                                              try? connection.export(p2p, at: path)
+                                              accepted.add(connection)
+                                          }, refused: { _ in })
+        return (server, accepted)
+    }
+
+    static func call(_ connection: Connection, _ member: MemberName, _ body: [DBusValue]) async throws -> [DBusValue] {
+        try await connection.call(destination: nil, path: path, interface: interface, member: member, body: body)
+    }
+
+    // MARK: Against other implementations
+
+    @Test("libdbus and GDBus clients (GDBus in both byte orders) call a Swift server: values, 100 KiB, fds both ways",
+          arguments: [["libdbus"], ["gdbus"], ["gdbus", "big-endian"]])
+    func independentClients(_ client: [String]) async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, accepted) = try await Self.server(in: directory)
+            let result = try await ChildProcess.run("/usr/bin/python3",
+                                                    [Self.peerScript, "call", client[0], server.address] + client.dropFirst())
+            #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+            #expect(result.stdout == "OK 4\n")
+            #expect(!accepted.all.isEmpty)
+            #expect(server.servesItself, "served without libdbus")
+            await server.close()
+        }
+    }
+
+    @Test("a Swift client calls libdbus and GDBus servers: values, 100 KiB, fds both ways",
+          arguments: ["libdbus", "gdbus"])
+    func independentServers(_ implementation: String) async throws {
+        try await Self.withSocketDirectory { directory in
+            let peer = try await ServiceProcess("/usr/bin/python3",
+                                                [Self.peerScript, "serve", implementation, "unix:path=\(directory)/socket"],
+                                                environment: ProcessInfo.processInfo.environment)
+            let line = peer.standardOutput.split(separator: "\n").first { $0.hasPrefix("READY ") }
+            let address = try #require(line.map { String($0.dropFirst(6)) })
+            let client = try await Connection(peer: address, speakingFor: BusName(":1.1"))
+            #expect(client.endpoint.wire != nil, "connected without libdbus")
+
+            #expect(try await Self.call(client, "EchoBytes", [.bytes(Self.bytes)]) == [.bytes(Self.bytes)])
+            let nested = DBusValue.dictionary(key: "s", value: "v", entries: [
+                DBusDictionaryEntry(key: .string("name"), value: .variant(.string("grüße"))),
+                DBusDictionaryEntry(key: .string("sizes"), value: .variant(.array(element: "t", elements: [.uint64(1), .uint64(3 << 40)]))),
+            ])
+            #expect(try await Self.call(client, "Echo", [.variant(nested)]) == [.variant(nested)])
+
+            let (read, write) = try FileDescriptor.pipe()
+            _ = try await Self.call(client, "Write", [.unixFD(write), .string("written by the server")])
+            write.close()
+            // Exactly that many bytes: GDBus keeps its copy of the write end (in the call's message)
+            // open for a while after replying.
+            var written = [UInt8](repeating: 0, count: 21)
+            let count = try read.withRawValue { fd in written.withUnsafeMutableBytes { recvAll(fd, $0) } }
+            #expect(String(decoding: written[..<count], as: UTF8.self) == "written by the server")
+            let opened = try await Self.call(client, "Open", [.string("opened by the server")])
+            guard case .unixFD(let fd)? = opened.first else {
+                Issue.record("Open returned \(opened)")
+                return
+            }
+            #expect(String(decoding: try fd.readAll(), as: UTF8.self) == "opened by the server")
+            await client.close()
+            peer.stop()
+        }
+    }
+
+    // MARK: Swift on both sides
+
+    @Test("8 MiB each way, calls in flight answered in any order, a timeout, a cancellation")
+    func callsBetweenSwiftPeers() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let client = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
+            var big = [UInt8](repeating: 0x5A, count: 8 << 20)
+            big.withUnsafeMutableBytes { bytes in
+                for index in stride(from: 0, to: bytes.count, by: 4093) { bytes[index] = UInt8(truncatingIfNeeded: index >> 12) }
+            }
+            #expect(try await Self.call(client, "EchoBytes", [.bytes(big)]) == [.bytes(big)])
+
+            // A slow call does not hold up the quick ones sent after it.
+            async let slow = Self.call(client, "Sleep", [.uint32(300)])
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await Self.call(client, "Echo", [.variant(.uint32(7))]) == [.variant(.uint32(7))])
+            #expect(try await slow == [])
+
+            let late = try Message.methodCall(destination: nil, path: Self.path, interface: Self.interface,
+                                              member: "Sleep", body: [.uint32(400)])
+            await #expect { _ = try await client.call(late, timeout: .milliseconds(100)) } throws: { error in
+                (error as? DBusError)?.name == .noReply
+            }
+            let cancelled = Task { try await Self.call(client, "Sleep", [.uint32(2_000)]) }
+            try await Task.sleep(for: .milliseconds(50))
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
+            // The replies that come after the caller gave up are dropped; the connection goes on.
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await Self.call(client, "Echo", [.variant(.string("still"))]) == [.variant(.string("still"))])
+            await client.close()
+            await server.close()
+        }
+    }
+
+    @Test("the server closing fails the client's calls in flight with Disconnected")
+    func serverGoesAway() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, accepted) = try await Self.server(in: directory)
+            let client = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
+            _ = try await Self.call(client, "Echo", [.variant(.byte(1))])
+            let inFlight = Task { try await Self.call(client, "Sleep", [.uint32(5_000)]) }
+            try await Task.sleep(for: .milliseconds(50))
+            for connection in accepted.all { await connection.close(gracePeriod: .zero) }
+            await #expect { _ = try await inFlight.value } throws: { error in
+                (error as? DBusError)?.name == .disconnected
+            }
+            #expect(await eventually { !client.isConnected })
+            await server.close()
+        }
+    }
+
+    // MARK: What a broken peer sends
+
+    /// A raw socket connected to `server`, authenticated by hand.
+    static func rawClient(_ server: PeerServer) throws -> FileDescriptor {
+        let address = try #require(try PeerAddress(server.address))
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let socketFD = FileDescriptor(taking: fd)
+        try address.withSocketAddress { pointer, length in
+            guard connect(fd, pointer, length) == 0 else { throw DBusError.system("connect", errno: errno) }
+        }
+        return socketFD
+    }
+
+    static func exchange(_ fd: FileDescriptor, _ text: String) throws -> String {
+        try fd.write(all: Array(text.utf8))
+        var reply = [UInt8](repeating: 0, count: 512)
+        let n = try fd.withRawValue { raw in reply.withUnsafeMutableBytes { recv(raw, $0.baseAddress, $0.count, 0) } }
+        return n > 0 ? String(decoding: reply[..<n], as: UTF8.self) : ""
+    }
+
+    @Test("the handshake: EXTERNAL as this uid only, with or without an initial response; BEGIN too early closes")
+    func handshake() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
+            let other = String(geteuid() + 1).utf8.map { String($0, radix: 16) }.joined()
+
+            let first = try Self.rawClient(server)
+            #expect(try Self.exchange(first, "\0AUTH\r\n") == "REJECTED EXTERNAL\r\n")
+            #expect(try Self.exchange(first, "AUTH EXTERNAL \(other)\r\n") == "REJECTED EXTERNAL\r\n")
+            #expect(try Self.exchange(first, "AUTH ANONYMOUS\r\n") == "REJECTED EXTERNAL\r\n")
+            #expect(try Self.exchange(first, "AUTH EXTERNAL \(own)\r\n").hasPrefix("OK "))
+            #expect(try Self.exchange(first, "NEGOTIATE_UNIX_FD\r\n") == "AGREE_UNIX_FD\r\n")
+
+            let second = try Self.rawClient(server)
+            #expect(try Self.exchange(second, "\0AUTH EXTERNAL\r\n") == "DATA\r\n")
+            #expect(try Self.exchange(second, "DATA\r\n").hasPrefix("OK "), "no identity: the socket's")
+
+            let early = try Self.rawClient(server)
+            #expect(try Self.exchange(early, "\0BEGIN\r\n") == "", "closed")
+            await server.close()
+        }
+    }
+
+    @Test("a malformed message ends its sender's connection, and only that one")
+    func malformedMessage() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let good = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
+            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
+            let bad = try Self.rawClient(server)
+            #expect(try Self.exchange(bad, "\0AUTH EXTERNAL \(own)\r\n").hasPrefix("OK "))
+            var message = try Message.methodCall(destination: nil, path: Self.path, interface: Self.interface,
+                                                 member: "Echo", body: [.variant(.string("x"))]).wireBytes()
+            message[3] = 2 // protocol version 2
+            try bad.write(all: Array("BEGIN\r\n".utf8) + message)
+            var byte: UInt8 = 0
+            let n = try bad.withRawValue { raw in recv(raw, &byte, 1, 0) }
+            #expect(n == 0, "the server closed it")
+            #expect(try await Self.call(good, "Echo", [.variant(.byte(2))]) == [.variant(.byte(2))])
+            await good.close()
+            await server.close()
+        }
+    }
+
+    // MARK: Parsing
+
+    @Test("a message parses back to what was built, in either byte order and from libdbus's bytes",
+          arguments: [Message.Marshaller.swift, .swiftBigEndian, .libdbus])
+    func parsesWhatWasBuilt(_ marshaller: Message.Marshaller) throws {
+        let body: [DBusValue] = [.string("grüße"), .objectPath("/a/b"), .signature("a{sv}"), .boolean(true),
+                                 .double(-0.5), .bytes([1, 2, 3]),
+                                 .dictionary(key: "s", value: "v", entries: [DBusDictionaryEntry(key: .string("k"), value: .variant(.int64(-9)))]),
+                                 .structure([.uint16(7), .array(element: "s", elements: [.string("x")])])]
+        let header = WireWriter.Header(kind: .methodCall, path: "/org/ferry/P2P", interface: "org.ferry.P2P1",
+                                       member: "Echo", destination: ":1.9")
+        let bytes = try Message.build(header, body: body, marshaller: marshaller).wireBytes()
+        let parsed = try WireMessage(parsing: bytes, fds: [])
+        #expect(parsed.fields.header.path == "/org/ferry/P2P")
+        #expect(parsed.fields.header.interface == "org.ferry.P2P1")
+        #expect(parsed.fields.header.member == "Echo")
+        #expect(parsed.fields.header.destination == ":1.9")
+        #expect(parsed.fields.signature == "sogbdaya{sv}(qas)")
+        #expect(try parsed.body() == body)
+        // The typed reader reads the same bytes straight into Swift values.
+        let typed = try Message.build(header, body: [.string("grüße"), .uint32(7), .bytes([9, 8])], marshaller: marshaller)
+        let (text, number, data) = try Message(try WireMessage(parsing: try typed.wireBytes(), fds: []))
+            .arguments(as: String.self, UInt32.self, [UInt8].self)
+        #expect(text == "grüße" && number == 7 && data == [9, 8])
+    }
+
+    /// Bytes of a valid call, patched by `change`, must be refused with a named error.
+    static func refused(_ why: Comment, _ change: (inout [UInt8]) -> Void, body: [DBusValue] = [.string("x")]) throws {
+        var bytes = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: body).wireBytes()
+        change(&bytes)
+        #expect(throws: DBusError.self, why) {
+            let message = try WireMessage(parsing: bytes, fds: [])
+            _ = try message.body()
+        }
+    }
+
+    @Test("malformed headers and bodies are refused with a named error")
+    func malformed() throws {
+        try Self.refused("byte order") { $0[0] = UInt8(ascii: "x") }
+        try Self.refused("version") { $0[3] = 2 }
+        try Self.refused("serial 0") { $0.replaceSubrange(8..<12, with: [0, 0, 0, 0]) }
+        try Self.refused("body length") { $0[4] &+= 1 }
+        try Self.refused("truncated") { $0.removeLast() }
+        try Self.refused("message type 0 with the fields of a call") { $0[1] = 0 }
+        try Self.refused("the path field's type") { bytes in
+            // The first field is the path: code 1, signature "o" at offset 17..19.
+            bytes[18] = UInt8(ascii: "s")
+        }
+        try Self.refused("a string that is not UTF-8") { bytes in
+            bytes[bytes.count - 2] = 0xFF
+        }
+        try Self.refused("a NUL inside a string") { bytes in
+            bytes[bytes.count - 2] = 0
+        }
+        try Self.refused("a boolean of 2", { bytes in bytes[bytes.count - 4] = 2 }, body: [.boolean(true)])
+        try Self.refused("declares a unix fd that did not come", { _ in }, body: [.unixFD(try FileDescriptor.pipe().read)])
+    }
+
+    @Test("random corruption of a message is refused or parsed, never a crash")
+    func corruption() throws {
+        let bytes = try Message.methodCall(destination: ":1.2", path: "/org/ferry/P2P", interface: "org.ferry.P2P1",
+                                           member: "Echo", body: [.variant(.dictionary(key: "s", value: "v", entries: [
+                                               DBusDictionaryEntry(key: .string("k"), value: .variant(.array(element: "(ys)", elements: [.structure([.byte(1), .string("v")])])))
+                                           ]))]).wireBytes()
+        var random = SplitMix64(seed: 20)
+        var refused = 0
+        for _ in 0..<2_000 {
+            var corrupt = bytes
+            for _ in 0..<(1 + random.next(upTo: 3)) {
+                corrupt[random.next(upTo: corrupt.count)] = UInt8(truncatingIfNeeded: random.next())
+            }
+            do {
+                _ = try WireMessage(parsing: corrupt, fds: []).body()
+            } catch is DBusError {
+                refused += 1
+            }
+        }
+        #expect(refused > 1_000)
+    }
+}
+
+/// Reads until `buffer` is full or the stream ends; returns how many bytes came.
+private func recvAll(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    var count = 0
+    while count < buffer.count {
+        let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { break }
+        count += n
+    }
+    return count
+}
