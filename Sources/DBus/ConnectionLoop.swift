@@ -6,14 +6,15 @@ import Glibc
 import Musl
 #endif
 
-/// The one thread that owns one or more libdbus connections (or a listening server and the
-/// connections it accepted): each is a ``LoopEndpoint``.
+/// The one thread that owns one or more connections (or a listening server and the connections
+/// it accepted): each is a ``LoopEndpoint``, libdbus's or a socket this library serves itself
+/// (``WireTransport``).
 ///
-/// Every libdbus call on its endpoints happens on this thread: other threads hand it closures
-/// through `submit(_:)` (a mutex-protected queue plus an eventfd write, which another loop's
-/// thread makes when its round ends: ``wakeDeferred()``). The thread polls the
-/// endpoints' watches (read and write, so big messages drain), their timeouts, the descriptors
-/// tasks wait for (``DescriptorWait``) and the eventfd. This avoids the libdbus traps measured in
+/// Every libdbus call, and every read and write of its own sockets, happens on this thread:
+/// other threads hand it closures through `submit(_:)` (a mutex-protected queue plus an eventfd
+/// write, which another loop's thread makes when its round ends: ``wakeDeferred()``). The thread
+/// polls the endpoints' watches and sockets (read and write, so big messages drain), their
+/// timeouts and timers, the descriptors tasks wait for (``DescriptorWait``) and the eventfd. This avoids the libdbus traps measured in
 /// `reference/libdbus-from-swift.md`: a thread blocked in `read_write_dispatch` hanging another
 /// thread's call, and `set_notify` racing a reply. The thread stops when its last endpoint ends.
 final class ConnectionLoop: @unchecked Sendable {
@@ -317,9 +318,8 @@ final class ConnectionLoop: @unchecked Sendable {
             fds.append(pollfd(fd: wait.descriptor, events: wait.events, revents: 0))
         }
         var wait: Int32 = -1
-        let libdbusNext = timeouts.lazy.map(\.deadline).min()
         let ownNext = timers.lazy.map(\.deadline).min()
-        if let next = [libdbusNext, ownNext].compactMap({ $0 }).min() {
+        if let next = timeouts.lazy.map(\.deadline).min().map({ min($0, ownNext ?? $0) }) ?? ownNext {
             let ms = (next - Self.monotonicNow() + 999_999) / 1_000_000
             wait = Int32(max(0, min(ms, 60_000)))
         }

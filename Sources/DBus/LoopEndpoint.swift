@@ -261,25 +261,23 @@ final class LoopEndpoint: @unchecked Sendable {
     /// Closes the connection (if open), fails everything pending, stops listening, and leaves
     /// the loop (which stops with its last endpoint). Safe to call again: it then does nothing.
     func end(with error: DBusError) {
-        if let conn = connection {
+        if connection != nil || wire != nil {
             let handler = teardown
             teardown = nil
             incoming = nil
             handler?(error)
-            // Replies and signals already queued go out before a local close.
-            if error == DBusError.closedLocally { dbus_connection_flush(conn) }
+        }
+        // Replies and signals already queued go out before a local close.
+        let flush = error == DBusError.closedLocally
+        if let conn = connection {
+            if flush { dbus_connection_flush(conn) }
             dbus_connection_close(conn)
             dbus_connection_unref(conn)
             connection = nil
         }
         if let wire {
-            let handler = teardown
-            teardown = nil
-            incoming = nil
-            handler?(error)
-            // Replies and signals already queued go out before a local close.
-            if error == DBusError.closedLocally { wire.flush(timeoutMs: 1000) }
-            self.wire = nil
+            if flush { wire.flush(timeoutMs: 1000) }
+            self.wire = nil // closes the socket
             inbox = []
         }
         if let listener {

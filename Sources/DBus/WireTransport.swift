@@ -51,8 +51,9 @@ final class WireTransport: @unchecked Sendable {
         var sent = 0
     }
 
-    /// The bytes read at once when the buffer has room (grown for a larger message).
-    private static let readChunk = 64 * 1024
+    /// The buffer's size while messages are small (it grows for a larger one), and the least room
+    /// a read is given.
+    private static let readChunk = 16 * 1024
 
     private init(fd: Int32, handshake: ServerHandshake?, passesFDs: Bool) {
         self.fd = fd
@@ -134,13 +135,15 @@ final class WireTransport: @unchecked Sendable {
     /// One `recvmsg` into the buffer; 0 when nothing is there now.
     private func receive() throws -> Int {
         if inputEnd == input.count { makeRoom(for: Self.readChunk) }
-        var fds = [Int32](repeating: -1, count: Int(CDBUS_MAXIMUM_PASSED_FDS))
         var received: Int32 = 0, truncated: Int32 = 0
-        let n = input.withUnsafeMutableBytes { buffer in
-            cdbus_receive_with_fds(fd, buffer.baseAddress! + inputEnd, UInt(buffer.count - inputEnd), &fds,
-                                   &received, &truncated)
+        let n = withUnsafeTemporaryAllocation(of: Int32.self, capacity: Int(CDBUS_MAXIMUM_PASSED_FDS)) { fds in
+            let n = input.withUnsafeMutableBytes { buffer in
+                cdbus_receive_with_fds(fd, buffer.baseAddress! + inputEnd, UInt(buffer.count - inputEnd), fds.baseAddress!,
+                                       &received, &truncated)
+            }
+            for index in 0..<Int(received) { inputFDs.append(FileDescriptor(taking: fds[index])) }
+            return n
         }
-        for index in 0..<Int(received) { inputFDs.append(FileDescriptor(taking: fds[index])) }
         if n < 0 {
             let code = errno
             if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return 0 }
@@ -197,7 +200,12 @@ final class WireTransport: @unchecked Sendable {
             }
             let bytes = Array(input[inputStart..<(inputStart + total)])
             inputStart += total
-            if inputStart == inputEnd { inputStart = 0; inputEnd = 0 }
+            if inputStart == inputEnd {
+                inputStart = 0
+                inputEnd = 0
+                // A buffer a large message grew is not kept for the small ones after it.
+                if input.count > 4 * Self.readChunk { input = [UInt8](repeating: 0, count: Self.readChunk) }
+            }
             if let message = try WireMessage(received: bytes, takingFDsFrom: &inputFDs) { messages.append(message) }
         }
     }
