@@ -175,7 +175,12 @@ final class ConnectionLoop: @unchecked Sendable {
         let failed = descriptorWaits.filter { $0.endpoint === endpoint }
         descriptorWaits.removeAll { $0.endpoint === endpoint }
         for wait in failed { wait.finish(.failure(DBusError(.disconnected, "the connection is closed"))) }
-        if endpoints.isEmpty { running = false }
+        if endpoints.isEmpty {
+            running = false
+            // Refused from now on, not once the thread has wound down: whoever learns of the end
+            // (a `close()` returning) finds the queue closed.
+            queue.withLock { $0.accepting = false }
+        }
     }
 
     // The watch and timeout callbacks, shared by connections and servers (`data` is the loop).
