@@ -108,17 +108,11 @@ struct WireMessage: Sendable {
     }
 
     private static func parse(_ bytes: [UInt8]) throws -> Parsed {
-        do {
-            return try bytes.withUnsafeBytes { buffer in
-                guard try Self.length(ofMessageStartingWith: buffer) == buffer.count else {
-                    throw Self.malformed("a message of \(buffer.count) bytes whose header says otherwise")
-                }
-                return try Self.parseHeader(buffer)
+        try bytes.withUnsafeBytes { buffer in
+            guard try Self.length(ofMessageStartingWith: buffer) == buffer.count else {
+                throw Self.malformed("a message of \(buffer.count) bytes whose header says otherwise")
             }
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw DBusError(converting: error)
+            return try Self.parseHeader(buffer)
         }
     }
 
