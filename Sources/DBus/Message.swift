@@ -84,34 +84,19 @@ public final class Message: @unchecked Sendable {
     /// does not marshal).
     func wireForm() throws -> WireMessage {
         if let wire { return wire }
-        return try withRaw { raw in
-            guard dbus_message_contains_unix_fds(raw) != 0 else {
-                var pointer: UnsafeMutablePointer<CChar>? = nil
-                var length: Int32 = 0
-                guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else {
-                    throw DBusError(.noMemory, "out of memory")
-                }
-                defer { dbus_free(pointer) }
-                return try WireMessage(parsing: Array(UnsafeRawBufferPointer(start: pointer, count: Int(length))), fds: [])
-            }
-            let body = try MessageReader.readBody(of: raw)
-            func text(_ getter: (OpaquePointer?) -> UnsafePointer<CChar>?) -> String? {
-                getter(raw).map { String(cString: $0) }
-            }
-            let replySerial = dbus_message_get_reply_serial(raw)
-            var header = WireWriter.Header(
-                kind: Kind(code: dbus_message_get_type(raw)) ?? .signal,
-                flags: dbus_message_get_no_reply(raw) != 0 ? WireWriter.noReplyExpected : 0,
-                serial: dbus_message_get_serial(raw), path: text(dbus_message_get_path),
-                interface: text(dbus_message_get_interface), member: text(dbus_message_get_member),
-                errorName: text(dbus_message_get_error_name), replySerial: replySerial == 0 ? nil : replySerial,
-                destination: text(dbus_message_get_destination))
-            var validator = BodyValidator()
-            let bound = Self.headerLengthBound(header)
-            let nodes = try validator.check(body: body, headerLength: bound)
-            header.unixFDs = validator.unixFDs
-            return try WireWriter.message(header, body: body, nodes: nodes, capacity: bound + validator.offset)
+        guard try withRaw({ dbus_message_contains_unix_fds($0) != 0 }) else {
+            return try WireMessage(parsing: try wireBytes(), fds: [])
         }
+        var header = WireWriter.Header(
+            kind: kind, flags: noReplyExpected ? WireWriter.noReplyExpected : 0, serial: serial,
+            path: path?.rawValue, interface: interface?.rawValue, member: member?.rawValue,
+            errorName: errorName?.rawValue, replySerial: replySerial, destination: destination?.rawValue)
+        let body = try self.body
+        var validator = BodyValidator()
+        let bound = Self.headerLengthBound(header)
+        let nodes = try validator.check(body: body, headerLength: bound)
+        header.unixFDs = validator.unixFDs
+        return try WireWriter.message(header, body: body, nodes: nodes, capacity: bound + validator.offset)
     }
 
     /// libdbus's copy of `wire`: parsed from its bytes, or, for one with unix fds (which
@@ -122,15 +107,20 @@ public final class Message: @unchecked Sendable {
             guard let raw else { throw DBusError(.failed, "libdbus rejected a message this library marshalled") }
             return raw
         }
-        let header = wire.fields.header
+        let body = try wire.body()
+        var validator = BodyValidator()
+        return try appended(wire.fields.header, body: body, nodes: try validator.check(body: body, headerLength: 0))
+    }
+
+    /// A libdbus message of `header` and `body` (validated: `nodes` are its types), appended
+    /// through libdbus's iterators: the body first, then the header fields.
+    private static func appended(_ header: WireWriter.Header, body: [DBusValue], nodes: [TypeNode]) throws
+        -> OpaquePointer {
         guard let raw = dbus_message_new(header.kind.code) else {
             throw DBusError(.noMemory, "libdbus could not allocate a message")
         }
         do {
-            let body = try wire.body()
-            var validator = BodyValidator()
-            let nodes = try validator.check(body: body, headerLength: 0)
-            try MessageWriter.append(body, nodes: nodes, to: raw)
+            if !body.isEmpty { try MessageWriter.append(body, nodes: nodes, to: raw) }
             try setHeader(header, of: raw)
             return raw
         } catch {
@@ -297,13 +287,7 @@ extension Message {
             return Message(try WireWriter.message(header, body: body, nodes: nodes, capacity: headerBound + validator.offset,
                                                   bigEndian: marshaller == .swiftBigEndian))
         }
-        guard let raw = dbus_message_new(header.kind.code) else {
-            throw DBusError(.noMemory, "libdbus could not allocate a message")
-        }
-        let message = Message(taking: raw, built: true)
-        if !body.isEmpty { try MessageWriter.append(body, nodes: nodes, to: raw) }
-        try setHeader(header, of: raw)
-        return message
+        return Message(taking: try appended(header, body: body, nodes: nodes), built: true)
     }
 
     /// Who marshals a message's body; tests pin one to compare them (and the readers, on a

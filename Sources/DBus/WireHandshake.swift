@@ -119,6 +119,16 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
+/// Where the first line from `start` in `bytes` ends: the index of its CR LF; nil while none came.
+private func lineEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    var index = start
+    while index + 1 < bytes.count {
+        if bytes[index] == 13, bytes[index + 1] == 10 { return index }
+        index += 1
+    }
+    return nil
+}
+
 /// The identity EXTERNAL authenticates as: the uid in decimal, hex-encoded.
 private func externalIdentity(_ uid: UInt32) -> String {
     String(uid).utf8.map { byte in
@@ -184,7 +194,7 @@ struct ClientHandshake {
     /// The next line the server sends, without its CR LF.
     private mutating func line() throws -> String {
         while true {
-            if let end = received.indices.dropLast().first(where: { received[$0] == 13 && received[$0 + 1] == 10 }) {
+            if let end = received.withUnsafeBytes({ lineEnd(in: $0, from: 0) }) {
                 let text = String(decoding: received[..<end], as: UTF8.self)
                 received.removeFirst(end + 2)
                 return text
@@ -250,7 +260,7 @@ struct ServerHandshake {
             state = .waitingForAuth
             consumed = 1
         }
-        while let end = Self.lineEnd(in: bytes, from: consumed) {
+        while let end = lineEnd(in: bytes, from: consumed) {
             let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[consumed..<end]), as: UTF8.self)
             consumed = end + 2
             if try answer(line, into: &reply) { return (consumed, reply, true) }
@@ -259,15 +269,6 @@ struct ServerHandshake {
             throw DBusError(.authFailed, "the client sent more than \(Self.lineLimit) bytes without ending its line")
         }
         return (consumed, reply, false)
-    }
-
-    private static func lineEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var index = start
-        while index + 1 < bytes.count {
-            if bytes[index] == 13, bytes[index + 1] == 10 { return index }
-            index += 1
-        }
-        return nil
     }
 
     /// Answers one command; true for the BEGIN that ends the handshake.
