@@ -120,11 +120,14 @@ final class WireTransport: @unchecked Sendable {
         var readThisRound = 0
         do {
             while readThisRound < 1 << 20 {
-                let n = try receive()
+                let (n, filled) = try receive()
                 if n == 0 { break }
                 readThisRound += n
                 if handshake != nil { try continueHandshake() }
                 if handshake == nil { try takeMessages(into: &messages) }
+                // Less than there was room for: the socket is most likely empty, and asking again
+                // would cost a recvmsg that fails. Whatever is left, poll reports at once.
+                if !filled { break }
             }
         } catch {
             return (messages, DBusError(converting: error))
@@ -132,9 +135,11 @@ final class WireTransport: @unchecked Sendable {
         return (messages, nil)
     }
 
-    /// One `recvmsg` into the buffer; 0 when nothing is there now.
-    private func receive() throws -> Int {
+    /// One `recvmsg` into the buffer: how many bytes (0 when nothing is there now), and whether
+    /// they filled the room there was.
+    private func receive() throws -> (count: Int, filled: Bool) {
         if inputEnd == input.count { makeRoom(for: Self.readChunk) }
+        let room = input.count - inputEnd
         var received: Int32 = 0, truncated: Int32 = 0
         let n = withUnsafeTemporaryAllocation(of: Int32.self, capacity: Int(CDBUS_MAXIMUM_PASSED_FDS)) { fds in
             let n = input.withUnsafeMutableBytes { buffer in
@@ -146,13 +151,13 @@ final class WireTransport: @unchecked Sendable {
         }
         if n < 0 {
             let code = errno
-            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return 0 }
+            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return (0, false) }
             throw DBusError(.disconnected, "the peer's socket failed: \(String(cString: strerror(code)))")
         }
         guard n > 0 else { throw DBusError(.disconnected, "the peer closed the connection") }
         guard truncated == 0 else { throw WireMessage.malformed("more unix fds than a message may carry") }
         inputEnd += n
-        return n
+        return (n, n == room)
     }
 
     /// Moves what is unread to the front, and grows the buffer until `count` more bytes fit.
