@@ -36,6 +36,9 @@ enum ClientObject {
                 let (itemText, type, fd, options) = try call.arguments(String.self, String.self, FileDescriptor.self,
                                                                        VariantDictionary.self)
                 defer { fd.close() }
+                // `fd` is the only copy left: the reader sees end of file as soon as it is closed,
+                // not once the reply has gone and the call is let go.
+                call.closeFileDescriptors()
                 guard let id = UUID(uuidString: itemText),
                       let representation = client.promises.representation(item: id, type: type) else {
                     throw DBusError(notFound, "no promised \(type) for item \(itemText)")

@@ -29,6 +29,15 @@ struct WireTransportTests {
             try write.write(all: Array(try call.argument(0, as: String.self).utf8))
             return [.unixFD(read)]
         }
+        // Writes into the pipe whose write end came, closes every copy at once, and replies 1.5 s later.
+        Method("WriteThenLinger", in: ["fd": "h", "text": "s"]) { call in
+            let (fd, text) = try call.arguments(FileDescriptor.self, String.self)
+            call.closeFileDescriptors()
+            try fd.write(all: Array(text.utf8))
+            fd.close()
+            try await Task.sleep(for: .milliseconds(1_500))
+            return []
+        }
         Method("Sleep", in: ["ms": "u"]) { call in
             try await Task.sleep(for: .milliseconds(Int(try call.argument(0, as: UInt32.self))))
             return []
@@ -153,6 +162,43 @@ struct WireTransportTests {
             #expect(try await Self.call(client, "Echo", [.variant(.string("still"))]) == [.variant(.string("still"))])
             await client.close()
             await server.close()
+        }
+    }
+
+    @Test("a handler that closes the call's fds is the last holder: the reader sees end of file before the reply")
+    func closingTheCallsFileDescriptors() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let client = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
+            let (read, write) = try FileDescriptor.pipe()
+            let call = Task { try await Self.call(client, "WriteThenLinger", [.unixFD(write), .string("early")]) }
+            // The message took its own copy when it was built; ours goes once it is sent.
+            try await Task.sleep(for: .milliseconds(100))
+            write.close()
+            let bytes = try Self.readToEnd(read, within: .seconds(1))
+            #expect(bytes.map { String(decoding: $0, as: UTF8.self) } == "early", "no end of file until the reply")
+            #expect(try await call.value == [])
+            await client.close()
+            await server.close()
+        }
+    }
+
+    /// Everything `fd` gives until end of file, or nil when that takes longer than `limit`.
+    static func readToEnd(_ fd: FileDescriptor, within limit: Duration) throws -> [UInt8]? {
+        let deadline = ContinuousClock.now + limit
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            let ready = try fd.withRawValue { raw -> Int32 in
+                var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+                return poll(&entry, 1, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            }
+            guard ready > 0 else { continue }
+            let n = try fd.withRawValue { raw in buffer.withUnsafeMutableBytes { read(raw, $0.baseAddress, $0.count) } }
+            if n <= 0 { return bytes }
+            bytes += buffer[0..<n]
         }
     }
 
