@@ -28,8 +28,8 @@ extension PasteboardService {
 
     /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves.
     /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
-    nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, reader: PasteboardCaller,
-                                       pasteboard: String) async throws -> (FileDescriptor, String) {
+    nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, estimatedSize: Int64?,
+                                       reader: PasteboardCaller, pasteboard: String) async throws -> (FileDescriptor, String) {
         if let remote = continuity.withLock({ $0 }), remote.serves(owner: owner) {
             // A remote item (continuity): its source device streams the bytes into the pipe.
             let (descriptor, task) = try remote.startRemoteRead(owner: owner, item: item, type: type)
@@ -40,7 +40,8 @@ extension PasteboardService {
         }
         let readerName = try BusName(reader.uniqueName)
         let (descriptor, transfer) = try await relay.start(owner: name, clientPath: path, itemID: item, type: type,
-                                                           reader: readerName, pasteboard: pasteboard)
+                                                           estimatedSize: estimatedSize, reader: readerName,
+                                                           pasteboard: pasteboard)
         return (descriptor, transfer)
     }
 

@@ -175,7 +175,8 @@ extension PasteboardService {
             return (.unixFD(descriptor), size, "")
         case .promised(let owner):
             let (descriptor, transfer) = try await startPromisedRead(owner: owner, item: item.id,
-                                                                     type: representation.contentType, reader: caller,
+                                                                     type: representation.contentType,
+                                                                     estimatedSize: representation.size, reader: caller,
                                                                      pasteboard: name)
             return (.unixFD(descriptor), representation.size ?? -1, transfer)
         }

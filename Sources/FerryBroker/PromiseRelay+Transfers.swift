@@ -25,14 +25,15 @@ extension PromiseRelay {
     /// `paste` says whether the bytes go to someone (a reader, a share's delivery): the call's
     /// option `paste`, which a source that serves its data once (`ferry copy --paste-once`) counts
     /// by. The broker's own reads (pattern detection) pass false.
-    func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, timeout: Duration,
-              paste: Bool, ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
+    func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64? = nil,
+              timeout: Duration, paste: Bool, ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
         throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
     {
         let message: Message
         let read: FileDescriptor
         do {
-            let pipe = try FileDescriptor.pipe(bufferSize: Self.pipeBufferSize)
+            let fits = estimatedSize.map { (0...Int64(Self.defaultPipeSize)).contains($0) } ?? false
+            let pipe = try FileDescriptor.pipe(bufferSize: fits ? nil : Self.pipeBufferSize)
             read = pipe.read
             // Appending the write end duplicates it into the message; ours goes right away, so
             // the only copies left are the message's (freed once it is sent) and the source's.

@@ -27,6 +27,9 @@ import Synchronization
 package final class PromiseRelay: Sendable {
     /// The pipe capacity asked for (1 MiB; the kernel may cap it, see `/proc/sys/fs/pipe-max-size`).
     package static let pipeBufferSize = 1 << 20
+    /// The capacity a new pipe has (16 pages): a promise estimated to fit keeps it, saving the
+    /// resize (`F_SETPIPE_SZ` allocates the larger ring) on every small paste.
+    package static let defaultPipeSize = 64 * 1024
 
     /// D-Bus: the interface sources export.
     static let clientInterface: InterfaceName = "org.ferry.Client1"
@@ -109,7 +112,7 @@ package final class PromiseRelay: Sendable {
         self.retention = retention
     }
 
-    /// Starts a transfer: makes a pipe (1 MiB buffer), calls `ProvideRepresentation` on `owner`
+    /// Starts a transfer: makes a pipe (1 MiB buffer, unless `estimatedSize` fits a pipe as made), calls `ProvideRepresentation` on `owner`
     /// at `clientPath` with the write end, without waiting for the reply, and returns the read end
     /// for the reader plus a transfer id that `finish` resolves.
     ///
@@ -121,15 +124,16 @@ package final class PromiseRelay: Sendable {
     ///   - clientPath: its `org.ferry.Client1` object.
     ///   - itemID: the item's id, as the broker gave it in `SetItems`.
     ///   - type: the promised type.
+    ///   - estimatedSize: the size the promise announced, when it did.
     ///   - reader: the unique name of the reader; only it may `finish` the transfer.
     ///   - pasteboard: the pasteboard read from, so that its transfers can be cancelled when it goes.
     /// - Returns: the pipe's read end and the transfer id.
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
-    package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+    package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64? = nil,
                       reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let id = nextID()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    timeout: timeout, paste: true, ended: { [weak self] outcome in self?.ended(id, outcome) })
+                                    estimatedSize: estimatedSize, timeout: timeout, paste: true, ended: { [weak self] outcome in self?.ended(id, outcome) })
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task))

@@ -169,8 +169,11 @@ struct PromiseRelayTests {
         source.promise(item, .bytes(text))
 
         let (fd, transfer) = try await relay.start(owner: source.connection.uniqueName, clientPath: Source.path,
-                                                   itemID: item, type: .utf8PlainText, reader: reader)
+                                                   itemID: item, type: .utf8PlainText,
+                                                   estimatedSize: Int64(text.count), reader: reader)
         #expect(!transfer.isEmpty)
+        // Estimated to fit a pipe as made: not resized.
+        #expect((fd.pipeCapacity ?? 0) <= PromiseRelay.defaultPipeSize)
         let received = try await drain(fd, keep: true)
         #expect(received.bytes == text)
         #expect(try await relay.finish(transfer, caller: reader) == UInt64(text.count))
@@ -190,6 +193,8 @@ struct PromiseRelayTests {
         let started = clock.now
         let (fd, transfer) = try await relay.start(owner: source.connection.uniqueName, clientPath: Source.path,
                                                    itemID: item, type: .data, reader: reader)
+        // No estimate: the larger pipe (as large as /proc/sys/fs/pipe-max-size allows).
+        #expect((fd.pipeCapacity ?? 0) > PromiseRelay.defaultPipeSize)
         let received = try await drain(fd)
         let elapsed = clock.now - started
         #expect(received.count == size)
