@@ -140,10 +140,13 @@ public final class Connection: Sendable {
         }
     }
 
-    /// ``accepted(_:on:serving:link:prepare:)`` for a socket a ``WireTransport`` serves.
+    /// ``accepted(_:on:serving:link:prepare:)`` for a socket a ``WireTransport`` serves, closed
+    /// when its peer has not authenticated within `authenticationTimeout`.
     static func accepted(_ transport: WireTransport, on loop: ConnectionLoop, serving name: BusName, link: PeerLink,
-                         prepare: (Connection) -> Void) throws -> Connection {
-        try accepted(on: loop, serving: name, link: link, prepare: prepare) { $0.adopt(transport) }
+                         authenticationTimeout: Duration, prepare: (Connection) -> Void) throws -> Connection {
+        try accepted(on: loop, serving: name, link: link, prepare: prepare) {
+            $0.adopt(transport, authenticationTimeout: authenticationTimeout)
+        }
     }
 
     private static func accepted(on loop: ConnectionLoop, serving name: BusName, link: PeerLink,

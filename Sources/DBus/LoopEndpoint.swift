@@ -82,9 +82,18 @@ final class LoopEndpoint: @unchecked Sendable {
         adopt(try WireTransport.connect(to: address))
     }
 
-    /// Serves `transport` (a connection accepted, or one just connected).
-    func adopt(_ transport: WireTransport) {
+    /// Serves `transport` (a connection accepted, or one just connected). One accepted whose peer
+    /// has not authenticated within `authenticationTimeout` is closed (`AuthFailed`).
+    func adopt(_ transport: WireTransport, authenticationTimeout: Duration? = nil) {
         wire = transport
+        guard let authenticationTimeout, !transport.isAuthenticated else { return }
+        let ms = Connection.milliseconds(authenticationTimeout)
+        guard ms > 0 else { return }  // longer than a timer holds: no deadline
+        loop.addTimer(of: self, milliseconds: ms) { [weak self] in
+            guard let self, let wire = self.wire, !wire.isAuthenticated, self.lostWith == nil else { return }
+            self.lostWith = DBusError(.authFailed, "the peer did not authenticate within \(authenticationTimeout)")
+            self.requestDispatch()
+        }
     }
 
     /// Listens on `address` for peer-to-peer connections served by ``WireTransport`` and hands
@@ -276,6 +285,7 @@ final class LoopEndpoint: @unchecked Sendable {
             connection = nil
         }
         if let wire {
+            loop.removeTimer(of: self)
             if flush { wire.flush(timeoutMs: 1000) }
             self.wire = nil // closes the socket
             inbox = []

@@ -36,10 +36,13 @@ public final class PeerServer: Sendable {
     ///     closed).
     ///   - refused: called with the credentials of a process of another user (nil when the kernel
     ///     could not tell) whose connection was closed.
+    ///   - authenticationTimeout: how long a client has to authenticate before its connection is
+    ///     closed (as dbus-daemon's `auth_timeout`); with this library's transport only.
     /// - Throws: `DBusError` when the address is invalid or cannot be listened on (a socket file
     ///   already there, say).
     public init(listeningOn address: String, name: BusName, accepted: @escaping @Sendable (Connection) -> Void,
-                refused: @escaping @Sendable (PeerProcess?) -> Void) async throws {
+                refused: @escaping @Sendable (PeerProcess?) -> Void,
+                authenticationTimeout: Duration = .seconds(30)) async throws {
         let loop = try ConnectionLoop()
         let endpoint = LoopEndpoint(loop: loop)
         let lifecycle = Lifecycle()
@@ -57,7 +60,8 @@ public final class PeerServer: Sendable {
                                 return
                             }
                             _ = try? Connection.accepted(transport, on: loop, serving: name,
-                                                         link: PeerLink(process: process), prepare: accepted)
+                                                         link: PeerLink(process: process),
+                                                         authenticationTimeout: authenticationTimeout, prepare: accepted)
                         }
                         endpoint.accepted = { conn in
                             let process = PeerProcess(socketOf: conn)

@@ -60,13 +60,14 @@ struct WireTransportTests {
     }
 
     /// A server exporting org.ferry.P2P1 on every connection it accepts (kept until it closes).
-    static func server(in directory: String) async throws -> (PeerServer, Accepted) {
+    static func server(in directory: String, authenticationTimeout: Duration = .seconds(30)) async throws
+        -> (PeerServer, Accepted) {
         let accepted = Accepted()
         let server = try await PeerServer(listeningOn: "unix:path=\(directory)/socket", name: BusName(":0.0"),
                                           accepted: { connection in
                                               try? connection.export(p2p, at: path)
                                               accepted.add(connection)
-                                          }, refused: { _ in })
+                                          }, refused: { _ in }, authenticationTimeout: authenticationTimeout)
         return (server, accepted)
     }
 
@@ -259,6 +260,29 @@ struct WireTransportTests {
 
             let early = try Self.rawClient(server)
             #expect(try Self.exchange(early, "\0BEGIN\r\n") == "", "closed")
+            await server.close()
+        }
+    }
+
+    @Test("a client that has not authenticated in time is closed; one that has stays")
+    func authenticationTimeout() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory, authenticationTimeout: .milliseconds(300))
+            let silent = try Self.rawClient(server)
+            let halfway = try Self.rawClient(server)
+            #expect(try Self.exchange(halfway, "\0AUTH EXTERNAL\r\n") == "DATA\r\n")
+            let client = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
+            for socket in [silent, halfway] {
+                // End of file: the server closed it (an answer would be bytes; a wait, a timeout).
+                let ready = try socket.withRawValue { raw -> Int32 in
+                    var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+                    return poll(&entry, 1, 5_000)
+                }
+                try #require(ready == 1, "still open after 5 s")
+                #expect(try Self.exchange(socket, "") == "", "closed by the server")
+            }
+            #expect(try await Self.call(client, "Echo", [.variant(.string("later"))]) == [.variant(.string("later"))])
+            await client.close()
             await server.close()
         }
     }
