@@ -112,9 +112,10 @@ package final class PromiseRelay: Sendable {
         self.retention = retention
     }
 
-    /// Starts a transfer: makes a pipe (1 MiB buffer, unless `estimatedSize` fits a pipe as made), calls `ProvideRepresentation` on `owner`
-    /// at `clientPath` with the write end, without waiting for the reply, and returns the read end
-    /// for the reader plus a transfer id that `finish` resolves.
+    /// Starts a transfer: makes a pipe (1 MiB buffer, unless `estimatedSize` fits a pipe as made),
+    /// calls `ProvideRepresentation` on `owner` at `clientPath` with the write end, without
+    /// waiting for the reply, and returns the read end for the reader plus a transfer id that
+    /// `finish` resolves.
     ///
     /// The broker must answer the reader's `Read` with `fd` right away (and then drop its copy:
     /// appending it to the reply duplicates it); the transfer id goes in the reply's `transfer`.
@@ -129,11 +130,13 @@ package final class PromiseRelay: Sendable {
     ///   - pasteboard: the pasteboard read from, so that its transfers can be cancelled when it goes.
     /// - Returns: the pipe's read end and the transfer id.
     /// - Throws: `FerryModelError` `.unavailable` when the pipe or the call cannot be made.
-    package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64? = nil,
-                      reader: BusName, pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
+    package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+                      estimatedSize: Int64? = nil, reader: BusName,
+                      pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
         let id = nextID()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    estimatedSize: estimatedSize, timeout: timeout, paste: true, ended: { [weak self] outcome in self?.ended(id, outcome) })
+                                    estimatedSize: estimatedSize, timeout: timeout, paste: true,
+                                    ended: { [weak self] outcome in self?.ended(id, outcome) })
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task))
