@@ -171,7 +171,9 @@ final class WireTransport: @unchecked Sendable {
             inputStart = 0
         }
         if input.count - inputEnd < count {
-            input.append(contentsOf: repeatElement(0, count: count - (input.count - inputEnd)))
+            // An array, not `repeatElement`: appended as one block, not byte by byte (unoptimized
+            // builds, the tests', took seconds to grow for a few large messages).
+            input.append(contentsOf: [UInt8](repeating: 0, count: count - (input.count - inputEnd)))
         }
     }
 
