@@ -109,7 +109,8 @@ final class LoopEndpoint: @unchecked Sendable {
     /// libdbus's (polled through its watches).
     var pollEntry: pollfd? {
         if let wire {
-            return pollfd(fd: wire.fd, events: Int16(POLLIN) | (wire.wantsToWrite ? Int16(POLLOUT) : 0), revents: 0)
+            let events = (wire.pausesReading ? 0 : Int16(POLLIN)) | (wire.wantsToWrite ? Int16(POLLOUT) : 0)
+            return pollfd(fd: wire.fd, events: events, revents: 0)
         }
         if let listener { return pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0) }
         return nil

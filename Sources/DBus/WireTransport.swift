@@ -43,6 +43,16 @@ final class WireTransport: @unchecked Sendable {
     /// What waits to be written, the first maybe in part.
     private var output: [Outgoing] = []
     private var outputHead = 0
+    /// The bytes of `output` not written yet.
+    private(set) var queuedBytes = 0
+    /// Whether this is the server's side of a connection: its peer's messages are not read while
+    /// more than ``backlogLimit`` waits to be written to it.
+    private let limitsBacklog: Bool
+
+    /// How much may wait to be written to a server's client before the server stops reading what
+    /// the client sends: a client that sends calls and never reads their replies is no longer
+    /// served, instead of filling the server's memory. It is read again once it has read.
+    static let backlogLimit = 64 << 20
 
     private struct Outgoing {
         var bytes: [UInt8]
@@ -55,10 +65,11 @@ final class WireTransport: @unchecked Sendable {
     /// a read is given.
     private static let readChunk = 16 * 1024
 
-    private init(fd: Int32, handshake: ServerHandshake?, passesFDs: Bool) {
+    private init(fd: Int32, handshake: ServerHandshake?, passesFDs: Bool, limitsBacklog: Bool) {
         self.fd = fd
         self.handshake = handshake
         self.passesFDs = passesFDs
+        self.limitsBacklog = limitsBacklog
         input = [UInt8](repeating: 0, count: Self.readChunk)
     }
 
@@ -69,6 +80,10 @@ final class WireTransport: @unchecked Sendable {
 
     /// Whether something waits for the socket to take it.
     var wantsToWrite: Bool { outputHead < output.count }
+
+    /// Whether the peer's messages wait unread (``backlogLimit``). Only the server's side pauses:
+    /// were both to, two peers each sending more than they read would wait on each other.
+    var pausesReading: Bool { limitsBacklog && queuedBytes >= Self.backlogLimit }
 
     // MARK: Connecting (client)
 
@@ -94,7 +109,7 @@ final class WireTransport: @unchecked Sendable {
             guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
                 throw DBusError.system("fcntl", errno: errno)
             }
-            return WireTransport(fd: fd, handshake: nil, passesFDs: passesFDs)
+            return WireTransport(fd: fd, handshake: nil, passesFDs: passesFDs, limitsBacklog: false)
         } catch {
             close(fd)
             throw error
@@ -105,7 +120,7 @@ final class WireTransport: @unchecked Sendable {
     /// client's bytes arrive.
     /// - Parameter uid: the peer's uid from the kernel, the only one EXTERNAL accepts.
     static func accepted(_ fd: Int32, uid: UInt32, guid: String) -> WireTransport {
-        WireTransport(fd: fd, handshake: ServerHandshake(uid: uid, guid: guid), passesFDs: false)
+        WireTransport(fd: fd, handshake: ServerHandshake(uid: uid, guid: guid), passesFDs: false, limitsBacklog: true)
     }
 
     // MARK: Reading
@@ -237,6 +252,7 @@ final class WireTransport: @unchecked Sendable {
 
     private func queue(_ bytes: [UInt8], fds: [FileDescriptor]) throws {
         output.append(Outgoing(bytes: bytes, fds: fds))
+        queuedBytes += bytes.count
         if output.count - outputHead == 1 { try writable() }
     }
 
@@ -246,6 +262,7 @@ final class WireTransport: @unchecked Sendable {
         while outputHead < output.count {
             let n = try write(&output[outputHead])
             if n == 0 { return }
+            queuedBytes -= n
             if output[outputHead].sent == output[outputHead].bytes.count {
                 output[outputHead] = Outgoing(bytes: [], fds: [])
                 outputHead += 1

@@ -287,6 +287,75 @@ struct WireTransportTests {
         }
     }
 
+    @Test("a client that sends and does not read is no longer read past the backlog limit; once it reads, every reply comes")
+    func backlogLimit() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
+            let client = try Self.rawClient(server)
+            #expect(try Self.exchange(client, "\0AUTH EXTERNAL \(own)\r\n").hasPrefix("OK "))
+            try client.write(all: Array("BEGIN\r\n".utf8))
+            let raw = try #require(client.rawValue)
+            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
+
+            // Calls of 1 MiB each, whose replies are as large: twice the limit's worth.
+            let calls = 2 * WireTransport.backlogLimit >> 20
+            let payload = [UInt8](repeating: 0xA5, count: 1 << 20)
+            var pending: [UInt8] = [], sent = 0, serials: [UInt32] = [], written = 0
+            /// Writes what the socket takes now; false once it takes nothing more.
+            func writeSome() throws -> Bool {
+                if sent == pending.count, serials.count < calls {
+                    let message = try Message.methodCall(destination: nil, path: Self.path, interface: Self.interface,
+                                                         member: "EchoBytes", body: [.bytes(payload)])
+                    serials.append(message.serial)
+                    pending = try message.wireBytes()
+                    sent = 0
+                }
+                guard sent < pending.count else { return false }
+                let n = pending.withUnsafeBytes { send(raw, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+                guard n > 0 else { return false }
+                sent += n
+                written += n
+                return true
+            }
+
+            // Without reading: the server reads until its replies reach the limit, then stops.
+            var stalledSince = ContinuousClock.now
+            while ContinuousClock.now - stalledSince < .milliseconds(500) {
+                if try writeSome() { stalledSince = .now } else { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(written < calls << 20, "the server kept reading: \(written) bytes taken")
+            #expect(written > WireTransport.backlogLimit / 2, "it stopped early: \(written) bytes taken")
+
+            // Reading now: every call is answered, in order, in full.
+            var input = [UInt8](repeating: 0, count: 4 << 20), start = 0, end = 0, replies: [UInt32] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while replies.count < calls, ContinuousClock.now < deadline {
+                _ = try writeSome()
+                if end == input.count {
+                    input.withUnsafeMutableBytes { _ = memmove($0.baseAddress!, $0.baseAddress! + start, end - start) }
+                    (start, end) = (0, end - start)
+                }
+                let n = input.withUnsafeMutableBytes { recv(raw, $0.baseAddress! + end, $0.count - end, 0) }
+                if n > 0 { end += n } else { try await Task.sleep(for: .milliseconds(1)) }
+                while let length = try input.withUnsafeBytes({
+                    try WireMessage.length(ofMessageStartingWith: UnsafeRawBufferPointer(rebasing: $0[start..<end]))
+                }), length <= end - start {
+                    let reply = try WireMessage(parsing: Array(input[start..<(start + length)]), fds: [])
+                    start += length
+                    guard case .bytes(let echoed)? = try reply.body().first else {
+                        Issue.record("a reply that is not the bytes")
+                        continue
+                    }
+                    #expect(echoed.count == payload.count && memcmp(echoed, payload, payload.count) == 0)
+                    replies.append(reply.fields.header.replySerial ?? 0)
+                }
+            }
+            #expect(replies == serials)
+            await server.close()
+        }
+    }
+
     @Test("a malformed message ends its sender's connection, and only that one")
     func malformedMessage() async throws {
         try await Self.withSocketDirectory { directory in
