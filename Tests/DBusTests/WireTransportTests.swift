@@ -321,13 +321,13 @@ struct WireTransportTests {
 
             // Without reading: the server reads until its replies reach the limit, then stops.
             var stalledSince = ContinuousClock.now
-            while ContinuousClock.now - stalledSince < .milliseconds(500) {
+            while ContinuousClock.now - stalledSince < .seconds(1) {
                 if try writeSome() { stalledSince = .now } else { try await Task.sleep(for: .milliseconds(10)) }
             }
             #expect(written < calls << 20, "the server kept reading: \(written) bytes taken")
             #expect(written > WireTransport.backlogLimit / 2, "it stopped early: \(written) bytes taken")
 
-            // Reading now: every call is answered, in order, in full.
+            // Reading now: every call is answered, in full (in any order: each runs as a task).
             var input = [UInt8](repeating: 0, count: 4 << 20), start = 0, end = 0, replies: [UInt32] = []
             let deadline = ContinuousClock.now + .seconds(60)
             while replies.count < calls, ContinuousClock.now < deadline {
@@ -351,7 +351,7 @@ struct WireTransportTests {
                     replies.append(reply.fields.header.replySerial ?? 0)
                 }
             }
-            #expect(replies == serials)
+            #expect(replies.sorted() == serials.sorted())
             await server.close()
         }
     }
