@@ -50,12 +50,12 @@ struct PeerServerThreadTests {
         #expect(try await Self.add(clients[0], 5, 6) == [.int32(11)], "still served after the server stopped listening")
 
         await clients[0].close()
-        try await eventually { !served[0].isConnected }
+        #expect(await eventually { !served[0].isConnected })
         #expect(try await Self.add(clients[1], 7, 8) == [.int32(15)], "the other connection is untouched")
         await clients[1].close()
-        try await eventually { !served[1].isConnected }
+        #expect(await eventually { !served[1].isConnected })
         // The last connection gone, the thread stops: its queue refuses work.
-        try await eventually { !served[1].loop.submit {} }
+        #expect(await eventually { !served[1].loop.submit {} })
         await served[1].close()
         await served[0].close()
     }
