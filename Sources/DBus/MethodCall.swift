@@ -28,9 +28,10 @@ public struct MethodCall: Sendable {
         return try arguments[index].get(T.self)
     }
 
-    /// Closes the unix fds the call carried, as this message and ``arguments`` hold them, for a
-    /// handler that has taken its own copy and must be the last holder (the write end of a pipe:
-    /// its reader sees end of file once every copy is closed). Copies taken before stay open.
+    /// Closes the unix fds the call carried, as this message and the top-level ``arguments`` hold
+    /// them, for a handler that has taken its own copy and must be the last holder (the write end
+    /// of a pipe: its reader sees end of file once every copy is closed). Copies taken before stay
+    /// open.
     /// A call received through libdbus keeps libdbus's copy until the message is let go.
     public func closeFileDescriptors() {
         message.wire?.fds.forEach { $0.close() }

@@ -165,14 +165,20 @@ final class WireTransport: @unchecked Sendable {
             return n
         }
         if n < 0 {
-            let code = errno
-            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return (0, false) }
-            throw DBusError(.disconnected, "the peer's socket failed: \(String(cString: strerror(code)))")
+            if let failure = Self.failure(errno) { throw failure }
+            return (0, false)
         }
         guard n > 0 else { throw DBusError(.disconnected, "the peer closed the connection") }
         guard truncated == 0 else { throw WireMessage.malformed("more unix fds than a message may carry") }
         inputEnd += n
         return (n, n == room)
+    }
+
+    /// The error that ends the connection after a failed `recvmsg` or `sendmsg`; nil for an errno
+    /// that means "not now" (the socket would block, or a signal came).
+    private static func failure(_ code: Int32) -> DBusError? {
+        guard code != EAGAIN, code != EWOULDBLOCK, code != EINTR else { return nil }
+        return DBusError(.disconnected, "the peer's socket failed: \(String(cString: strerror(code)))")
     }
 
     /// Moves what is unread to the front, and grows the buffer until `count` more bytes fit.
@@ -288,9 +294,8 @@ final class WireTransport: @unchecked Sendable {
             cdbus_send_with_fds(fd, buffer.baseAddress! + item.sent, UInt(buffer.count - item.sent), raw, Int32(raw.count))
         }
         if n < 0 {
-            let code = errno
-            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return 0 }
-            throw DBusError(.disconnected, "the peer's socket failed: \(String(cString: strerror(code)))")
+            if let failure = Self.failure(errno) { throw failure }
+            return 0
         }
         item.sent += n
         if item.sent == item.bytes.count { item.fds = [] }

@@ -189,17 +189,20 @@ struct WireTransportTests {
         let deadline = ContinuousClock.now + limit
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { return nil }
-            let ready = try fd.withRawValue { raw -> Int32 in
-                var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-                return poll(&entry, 1, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            }
-            guard ready > 0 else { continue }
+        while ContinuousClock.now < deadline {
+            guard try readable(fd, before: deadline) else { continue }
             let n = try fd.withRawValue { raw in buffer.withUnsafeMutableBytes { read(raw, $0.baseAddress, $0.count) } }
             if n <= 0 { return bytes }
             bytes += buffer[0..<n]
+        }
+        return nil
+    }
+
+    /// Whether `fd` has something to read (bytes, or end of file) before `deadline`.
+    static func readable(_ fd: FileDescriptor, before deadline: ContinuousClock.Instant) throws -> Bool {
+        try fd.withRawValue { raw in
+            var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, Connection.milliseconds(deadline - .now)) > 0
         }
     }
 
@@ -233,6 +236,16 @@ struct WireTransportTests {
         return socketFD
     }
 
+    /// A uid as EXTERNAL sends it: its decimal digits, each as two hex digits.
+    static func hex(_ uid: UInt32) -> String { String(uid).utf8.map { String($0, radix: 16) }.joined() }
+
+    /// ``rawClient(_:)`` that has authenticated as this user (BEGIN still to send).
+    static func authenticatedRawClient(_ server: PeerServer) throws -> FileDescriptor {
+        let socket = try rawClient(server)
+        #expect(try exchange(socket, "\0AUTH EXTERNAL \(hex(geteuid()))\r\n").hasPrefix("OK "))
+        return socket
+    }
+
     static func exchange(_ fd: FileDescriptor, _ text: String) throws -> String {
         try fd.write(all: Array(text.utf8))
         var reply = [UInt8](repeating: 0, count: 512)
@@ -244,8 +257,7 @@ struct WireTransportTests {
     func handshake() async throws {
         try await Self.withSocketDirectory { directory in
             let (server, _) = try await Self.server(in: directory)
-            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
-            let other = String(geteuid() + 1).utf8.map { String($0, radix: 16) }.joined()
+            let own = Self.hex(geteuid()), other = Self.hex(geteuid() + 1)
 
             let first = try Self.rawClient(server)
             #expect(try Self.exchange(first, "\0AUTH\r\n") == "REJECTED EXTERNAL\r\n")
@@ -274,11 +286,7 @@ struct WireTransportTests {
             let client = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
             for socket in [silent, halfway] {
                 // End of file: the server closed it (an answer would be bytes; a wait, a timeout).
-                let ready = try socket.withRawValue { raw -> Int32 in
-                    var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-                    return poll(&entry, 1, 5_000)
-                }
-                try #require(ready == 1, "still open after 5 s")
+                try #require(try Self.readable(socket, before: .now + .seconds(5)), "still open after 5 s")
                 #expect(try Self.exchange(socket, "") == "", "closed by the server")
             }
             #expect(try await Self.call(client, "Echo", [.variant(.string("later"))]) == [.variant(.string("later"))])
@@ -291,9 +299,7 @@ struct WireTransportTests {
     func backlogLimit() async throws {
         try await Self.withSocketDirectory { directory in
             let (server, _) = try await Self.server(in: directory)
-            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
-            let client = try Self.rawClient(server)
-            #expect(try Self.exchange(client, "\0AUTH EXTERNAL \(own)\r\n").hasPrefix("OK "))
+            let client = try Self.authenticatedRawClient(server)
             try client.write(all: Array("BEGIN\r\n".utf8))
             let raw = try #require(client.rawValue)
             _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
@@ -361,9 +367,7 @@ struct WireTransportTests {
         try await Self.withSocketDirectory { directory in
             let (server, _) = try await Self.server(in: directory)
             let good = try await Connection(peer: server.address, speakingFor: BusName(":1.1"))
-            let own = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
-            let bad = try Self.rawClient(server)
-            #expect(try Self.exchange(bad, "\0AUTH EXTERNAL \(own)\r\n").hasPrefix("OK "))
+            let bad = try Self.authenticatedRawClient(server)
             var message = try Message.methodCall(destination: nil, path: Self.path, interface: Self.interface,
                                                  member: "Echo", body: [.variant(.string("x"))]).wireBytes()
             message[3] = 2 // protocol version 2
