@@ -27,6 +27,11 @@ final class LoopEndpoint: @unchecked Sendable {
     private var inbox: [WireMessage] = []
     /// The listening socket of a server whose connections are ``WireTransport``s.
     private var listener: WireListener?
+    /// Set while `listener` is not polled: accepting failed for want of fds, and a client still
+    /// waiting would make every poll return at once.
+    private var listenerRests = false
+    /// How long the listener rests after accepting failed for want of fds.
+    static let listenerRestMs: Int32 = 100
     /// Set when the connection drops during dispatch; acted on once dispatch returns.
     private var lostWith: DBusError?
     /// Whether messages may be waiting for dispatch: set when libdbus reports them (its dispatch
@@ -112,7 +117,7 @@ final class LoopEndpoint: @unchecked Sendable {
             let events = (wire.pausesReading ? 0 : Int16(POLLIN)) | (wire.wantsToWrite ? Int16(POLLOUT) : 0)
             return pollfd(fd: wire.fd, events: events, revents: 0)
         }
-        if let listener { return pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0) }
+        if let listener, !listenerRests { return pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0) }
         return nil
     }
 
@@ -120,10 +125,15 @@ final class LoopEndpoint: @unchecked Sendable {
     /// connection once the messages read before it are dispatched.
     func handle(_ revents: Int16) {
         if let listener {
-            for (fd, process) in listener.acceptAll() {
+            let (sockets, exhausted) = listener.acceptAll()
+            for (fd, process) in sockets {
                 // EXTERNAL accepts only the uid the kernel gives (none when it gives none).
                 let transport = WireTransport.accepted(fd, uid: process?.uid ?? UInt32.max, guid: listener.guid)
                 acceptedWire?(transport, process)
+            }
+            if exhausted {
+                listenerRests = true
+                loop.addTimer(of: listener, milliseconds: Self.listenerRestMs) { [weak self] in self?.listenerRests = false }
             }
             return
         }
@@ -292,6 +302,7 @@ final class LoopEndpoint: @unchecked Sendable {
             inbox = []
         }
         if let listener {
+            loop.removeTimer(of: listener)
             acceptedWire = nil
             listener.close()
             self.listener = nil

@@ -361,14 +361,16 @@ final class WireListener {
     deinit { close() }
 
     /// Accepts every connection waiting, each with its peer's credentials from the kernel (taken
-    /// before anything is read from it).
-    func acceptAll() -> [(Int32, PeerProcess?)] {
+    /// before anything is read from it), and says whether it stopped for want of fds or memory
+    /// (the client then waits in the backlog, and the socket stays readable).
+    func acceptAll() -> (sockets: [(Int32, PeerProcess?)], exhausted: Bool) {
         var sockets: [(Int32, PeerProcess?)] = []
         while true {
             let socket = cdbus_accept_nonblocking(fd)
             if socket < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return sockets // EAGAIN, or out of fds (the client waits in the backlog)
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                return (sockets, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code))
             }
             sockets.append((socket, PeerProcess(socket: socket)))
         }

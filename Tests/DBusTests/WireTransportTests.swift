@@ -295,6 +295,52 @@ struct WireTransportTests {
         }
     }
 
+    @Test("out of fds, the server rests its listener instead of polling it in a loop, and accepts once fds are back")
+    func listenerOutOfFileDescriptors() async throws {
+        try await Self.withSocketDirectory { directory in
+            let (server, _) = try await Self.server(in: directory)
+            let address = try #require(try PeerAddress(server.address))
+            let socket = FileDescriptor(taking: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+            let raw = try #require(socket.rawValue)
+
+            // Every fd taken (under a lower limit, so that taking them is quick), then a client
+            // waits in the backlog: the server cannot accept it.
+            var saved = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved)
+            var lowered = saved
+            lowered.rlim_cur = min(saved.rlim_cur, 1024)
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered)
+            var taken: [Int32] = []
+            defer {
+                taken.forEach { _ = close($0) }
+                setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved)
+            }
+            while case let fd = dup(raw), fd >= 0 { taken.append(fd) }
+            try address.withSocketAddress { pointer, length in
+                guard connect(raw, pointer, length) == 0 else { throw DBusError.system("connect", errno: errno) }
+            }
+            let before = Self.processCPU()
+            usleep(500_000)  // not Task.sleep: libdispatch traps when it cannot get an fd
+            let spent = Self.processCPU() - before
+            #expect(spent < .milliseconds(150), "the server's thread kept polling: \(spent) of CPU in 500 ms")
+
+            taken.forEach { _ = close($0) }
+            taken = []
+            try socket.write(all: Array("\0AUTH EXTERNAL \(Self.hex(geteuid()))\r\n".utf8))
+            try #require(try Self.readable(socket, before: .now + .seconds(5)), "never accepted")
+            #expect(try Self.exchange(socket, "").hasPrefix("OK "))
+            await server.close()
+        }
+    }
+
+    /// The CPU time this process has used (user and system).
+    static func processCPU() -> Duration {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let total = { (time: timeval) in Duration.seconds(time.tv_sec) + .microseconds(time.tv_usec) }
+        return total(usage.ru_utime) + total(usage.ru_stime)
+    }
+
     @Test("a client that sends and does not read is no longer read past the backlog limit; once it reads, every reply comes")
     func backlogLimit() async throws {
         try await Self.withSocketDirectory { directory in
