@@ -39,7 +39,9 @@ public final class ServiceProcess: Sendable {
             }
         }
         let deadline = ContinuousClock.now + timeout
-        while !standardOutput.split(separator: "\n").contains(where: { $0.hasPrefix("READY") }) {
+        // A whole line: one the reader has only begun to see would lack what follows READY.
+        while !standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            .contains(where: { $0.hasPrefix("READY") }) {
             if let status = child.exitStatus {
                 throw failure("\(executable) exited with status \(status) before it was ready")
             }
