@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <errno.h>
 #include <malloc.h>
 
@@ -112,6 +113,8 @@ static inline int cdbus_pipe_cloexec(int fds[2]) { return (int)syscall(SYS_pipe2
 static inline int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 static inline int cdbus_set_pipe_size(int fd, int size) { return fcntl(fd, CDBUS_F_SETPIPE_SZ, size); }
 static inline int cdbus_get_pipe_size(int fd) { return fcntl(fd, CDBUS_F_GETPIPE_SZ); }
+/* ioctl(fd, FIONREAD): the bytes a pipe or socket holds unread; -1 on failure. ioctl is variadic. */
+static inline int cdbus_bytes_unread(int fd) { int n = 0; return ioctl(fd, FIONREAD, &n) == 0 ? n : -1; }
 /* fcntl(fd, F_DUPFD_CLOEXEC, 0): fcntl is variadic in Swift. */
 static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 static inline int cdbus_errno(void) { return errno; }

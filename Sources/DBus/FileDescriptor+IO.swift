@@ -70,6 +70,31 @@ extension FileDescriptor {
         return Int(value)
     }
 
+    /// The bytes a pipe holds that no one has read yet (`FIONREAD`): reading that many never
+    /// blocks. Nil when it cannot be asked (not a pipe or socket, or closed).
+    public var bytesUnread: Int? {
+        guard let value = try? withRawValue({ cdbus_bytes_unread($0) }), value >= 0 else { return nil }
+        return Int(value)
+    }
+
+    /// Exactly `count` bytes when that is what the pipe holds unread, read without blocking; nil
+    /// when it holds more or fewer (then nothing is read) or reading fails.
+    public func readUnread(exactly count: Int) -> [UInt8]? {
+        guard bytesUnread == count else { return nil }
+        guard count > 0 else { return [] }
+        return try? withRawValue { fd -> [UInt8]? in
+            var bytes = [UInt8](repeating: 0, count: count)
+            var filled = 0
+            while filled < count {
+                let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return nil }
+                filled += n
+            }
+            return bytes
+        }
+    }
+
     /// The seals set on a memfd (`F_GET_SEALS`), or nil when it is not sealable.
     public var seals: Int32? {
         guard let value = try? withRawValue({ cdbus_get_seals($0) }), value >= 0 else { return nil }

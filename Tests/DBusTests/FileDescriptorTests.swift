@@ -31,6 +31,22 @@ private let slack = 100
         #expect(try r2.readAll() == [1, 2, 3])
     }
 
+    @Test func readUnreadTakesExactlyWhatThePipeHoldsOrNothing() throws {
+        let (r, w) = try FileDescriptor.pipe()
+        #expect(r.bytesUnread == 0)
+        #expect(r.readUnread(exactly: 0) == [])
+        try w.write(all: Array("hello".utf8))
+        #expect(r.bytesUnread == 5)
+        #expect(r.readUnread(exactly: 4) == nil, "fewer than it holds")
+        #expect(r.readUnread(exactly: 6) == nil, "more than it holds: never waits for them")
+        #expect(r.bytesUnread == 5, "nothing was read")
+        #expect(r.readUnread(exactly: 5) == Array("hello".utf8))
+        #expect(r.bytesUnread == 0)
+        r.close()
+        #expect(r.bytesUnread == nil)
+        w.close()
+    }
+
     @Test func takeRelinquishesOwnership() throws {
         let (r, w) = try FileDescriptor.pipe()
         let raw = try #require(w.take())
