@@ -17,8 +17,9 @@ extension Pasteboard {
     ///   - changeCount: read only while the pasteboard's change count is still this.
     ///   - historyEntry: read from this entry of ``history()`` (0 the newest) instead of the
     ///     current items; the general pasteboard only. Still a paste (policy, log).
-    /// - Returns: the bytes inline (small held data) or a descriptor to read to end of file; for
-    ///   promised data a pipe from the source app, with a transfer to ``PasteboardRead/finish()``.
+    /// - Returns: the bytes inline (small held data, and a small promise its source answered
+    ///   within 50 ms) or a descriptor to read to end of file; for other promised data a pipe
+    ///   from the source app, with a transfer to ``PasteboardRead/finish()``.
     /// - Throws: `FerryError`: `.notFound` (no such item, nothing conforming, the pasteboard
     ///   changed, no such history entry), `.permissionDenied` (paste policy), `.unavailable`
     ///   (the source is gone), `.noBroker`.

@@ -26,23 +26,31 @@ extension PasteboardService {
         return registry.app(of: owner) != nil
     }
 
-    /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves.
-    /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app.
+    /// Starts a promised read: the pipe's read end and the transfer id `FinishTransfer` resolves;
+    /// or, given `window`, the bytes themselves when the source writes them all within it
+    /// (``PromiseRelay/read(owner:clientPath:itemID:type:estimatedSize:reader:pasteboard:waitingAtMost:)``).
+    /// - Throws: `FerryModelError` `.unavailable` when the owner is no longer a registered app, and
+    ///   what the source's failure within `window` is.
     nonisolated func startPromisedRead(owner: String, item: UUID, type: ContentType, estimatedSize: Int64?,
-                                       reader: PasteboardCaller, pasteboard: String) async throws -> (FileDescriptor, String) {
+                                       reader: PasteboardCaller, pasteboard: String,
+                                       inlineWithin window: Duration? = nil) async throws -> PromiseRelay.Delivery {
         if let remote = continuity.withLock({ $0 }), remote.serves(owner: owner) {
             // A remote item (continuity): its source device streams the bytes into the pipe.
             let (descriptor, task) = try remote.startRemoteRead(owner: owner, item: item, type: type)
-            return (descriptor, relay.adopt(task, reader: try BusName(reader.uniqueName), pasteboard: pasteboard))
+            return .stream(descriptor, transfer: relay.adopt(task, reader: try BusName(reader.uniqueName), pasteboard: pasteboard))
         }
         guard let (name, path) = await client(of: owner) else {
             throw FerryModelError(.unavailable, "the app that promised \(type.identifier) is gone without handing it over")
         }
         let readerName = try BusName(reader.uniqueName)
+        if let window {
+            return try await relay.read(owner: name, clientPath: path, itemID: item, type: type, estimatedSize: estimatedSize,
+                                        reader: readerName, pasteboard: pasteboard, waitingAtMost: window)
+        }
         let (descriptor, transfer) = try await relay.start(owner: name, clientPath: path, itemID: item, type: type,
                                                            estimatedSize: estimatedSize, reader: readerName,
                                                            pasteboard: pasteboard)
-        return (descriptor, transfer)
+        return .stream(descriptor, transfer: transfer)
     }
 
     /// At most `limit` bytes of a promised representation, for pattern detection (and the

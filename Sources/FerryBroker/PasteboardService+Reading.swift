@@ -174,11 +174,16 @@ extension PasteboardService {
             }
             return (.unixFD(descriptor), size, "")
         case .promised(let owner):
-            let (descriptor, transfer) = try await startPromisedRead(owner: owner, item: item.id,
-                                                                     type: representation.contentType,
-                                                                     estimatedSize: representation.size, reader: caller,
-                                                                     pasteboard: name)
-            return (.unixFD(descriptor), representation.size ?? -1, transfer)
+            // A small promise may come inline, when its source answers at once.
+            let small = !preferFD && (0..<Int64(Self.inlineReadLimit)).contains(representation.size ?? -1)
+            switch try await startPromisedRead(owner: owner, item: item.id, type: representation.contentType,
+                                               estimatedSize: representation.size, reader: caller, pasteboard: name,
+                                               inlineWithin: small ? Self.promiseInlineWindow : nil) {
+            case .bytes(let bytes):
+                return (.bytes(bytes), Int64(bytes.count), "")
+            case .stream(let descriptor, let transfer):
+                return (.unixFD(descriptor), representation.size ?? -1, transfer)
+            }
         }
     }
 

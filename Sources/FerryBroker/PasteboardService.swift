@@ -28,6 +28,9 @@ package actor PasteboardService {
     /// Held bytes below this size are read inline (`ay`), larger ones as an fd: the measured
     /// inline/fd crossover (16 KiB).
     package static let inlineReadLimit = 16 * 1024
+    /// How long `Read` waits for the source of a promise estimated below ``inlineReadLimit`` before
+    /// handing the reader the pipe instead of the bytes.
+    package static let promiseInlineWindow: Duration = .milliseconds(50)
 
     /// The connection the pasteboards are served on.
     package nonisolated let connection: Connection

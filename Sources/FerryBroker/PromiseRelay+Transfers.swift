@@ -46,8 +46,7 @@ extension PromiseRelay {
             throw FerryModelError(.unavailable, "cannot ask \(owner.rawValue) for \(type.identifier): \(error)")
         }
         let handOff = HandOff(message)
-        // Over the source's direct connection when it serves its callbacks there: no dbus-daemon hops.
-        let connection = direct?.callbackConnection(for: owner.rawValue) ?? self.connection
+        let connection = callConnection(for: owner)
         let task = Task<UInt64, any Error>(executorPreference: connection.taskExecutor) {
             let started = ContinuousClock.now
             let result: Result<UInt64, any Error>
@@ -69,6 +68,12 @@ extension PromiseRelay {
             return try result.get()
         }
         return (read, task)
+    }
+
+    /// The connection `owner` is called over: its direct connection when it serves its callbacks
+    /// there (no dbus-daemon hops), the bus otherwise.
+    func callConnection(for owner: BusName) -> Connection {
+        direct?.callbackConnection(for: owner.rawValue) ?? connection
     }
 
     /// The `FerryModelError` a failed `ProvideRepresentation` call stands for.
@@ -104,6 +109,16 @@ extension PromiseRelay {
     static func seconds(_ duration: Duration) -> String {
         let (s, attoseconds) = duration.components
         return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
+    }
+
+    /// Files a transfer for its reader to finish; `outcome` when its call has already ended and
+    /// nothing else will say so.
+    func file(_ id: String, _ transfer: Transfer, ended outcome: Result<UInt64, any Error>? = nil) {
+        book.withLock { book in
+            forgetExpired(&book)
+            book.transfers[id] = transfer
+        }
+        if let outcome { ended(id, outcome) }
     }
 
     /// Notes that a transfer's call has returned with `outcome`, which replaces the finished task.

@@ -15,7 +15,8 @@ import Synchronization
 /// A transfer is started by `start` (which does not wait for the source: the source replies only
 /// once it has written everything, and the reader can only drain the pipe once it has the read
 /// end) and resolved by `finish`, which the reader calls after reading to end of file
-/// (`org.ferry.Pasteboard1.FinishTransfer`). Ended transfers are forgotten `retention` after they
+/// (`org.ferry.Pasteboard1.FinishTransfer`). `read` waits a little for the source first, and
+/// hands a small promise's bytes over itself when the source has written them all by then. Ended transfers are forgotten `retention` after they
 /// end, lazily, on the next `start` or `finish`.
 ///
 /// The broker keeps no copy of the write end: its own is closed once the call message holds a
@@ -92,7 +93,7 @@ package final class PromiseRelay: Sendable {
     private let idCount = Atomic<UInt64>(0)
 
     /// A new transfer id.
-    private func nextID() -> String {
+    func nextID() -> String {
         "\(idPrefix)-\(idCount.wrappingAdd(1, ordering: .relaxed).newValue)"
     }
 
@@ -137,10 +138,7 @@ package final class PromiseRelay: Sendable {
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     estimatedSize: estimatedSize, timeout: timeout, paste: true,
                                     ended: { [weak self] outcome in self?.ended(id, outcome) })
-        book.withLock { book in
-            forgetExpired(&book)
-            book.transfers[id] = Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task))
-        }
+        file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)))
         return (read, id)
     }
 
@@ -150,10 +148,7 @@ package final class PromiseRelay: Sendable {
     /// - Returns: the transfer id for the reader's `Read` reply.
     package func adopt(_ task: Task<UInt64, any Error>, reader: BusName, pasteboard: String? = nil) -> String {
         let id = nextID()
-        book.withLock { book in
-            forgetExpired(&book)
-            book.transfers[id] = Transfer(reader: reader, owner: reader, pasteboard: pasteboard, state: .running(task))
-        }
+        file(id, Transfer(reader: reader, owner: reader, pasteboard: pasteboard, state: .running(task)))
         Task { [weak self] in self?.ended(id, await task.result) }
         return id
     }

@@ -21,6 +21,8 @@ private final class Source: Sendable {
         case quit(after: Int)
         /// Never writes, never replies (for a while).
         case hang
+        /// Writes these bytes, closes, and replies with a count that is not theirs.
+        case miscount([UInt8], says: UInt64)
         /// Writes `count` bytes, then holds the pipe open without writing for `seconds` before
         /// closing it and replying with the count.
         case stall(after: Int, seconds: Int)
@@ -68,6 +70,10 @@ private final class Source: Sendable {
             try await Self.offThread { try Self.writePattern(fd, count: count) }
             fd.close()
             return [.uint64(UInt64(count))]
+        case .miscount(let bytes, let said):
+            try await Self.offThread { try fd.write(all: bytes) }
+            fd.close()
+            return [.uint64(said)]
         case .fail(let message):
             throw DBusError("org.ferry.Error.NotFound", message)
         case .quit(let count):
@@ -178,6 +184,51 @@ struct PromiseRelayTests {
         #expect(received.bytes == text)
         #expect(try await relay.finish(transfer, caller: reader) == UInt64(text.count))
         #expect(source.requests.withLock { $0 } == ["\(item.uuidString) public.utf8-plain-text"])
+        await broker.close()
+        await source.connection.close()
+    }
+
+    @Test func aSmallPromiseTheSourceWritesAtOnceComesInlineOtherwiseThroughThePipe() async throws {
+        let source = try await Source(bus: bus)
+        let (relay, broker) = try await relay()
+        let owner = source.connection.uniqueName
+        func read(_ behaviour: Source.Behaviour, within window: Duration = .seconds(10)) async throws -> PromiseRelay.Delivery {
+            let item = UUID()
+            source.promise(item, behaviour)
+            return try await relay.read(owner: owner, clientPath: Source.path, itemID: item, type: .utf8PlainText,
+                                        estimatedSize: 24, reader: reader, waitingAtMost: window)
+        }
+        let text = Array("hello, promised world".utf8)
+        guard case .bytes(let bytes) = try await read(.bytes(text)) else {
+            Issue.record("a quick source's bytes did not come inline")
+            return
+        }
+        #expect(bytes == text)
+        #expect(await relay.count == 0, "nothing left to finish")
+
+        // A count that is not what the pipe holds: the reader gets the pipe, untouched, and the count.
+        guard case .stream(let miscounted, let transfer) = try await read(.miscount(text, says: 5)) else {
+            Issue.record("a miscounted promise came inline")
+            return
+        }
+        #expect(try await drain(miscounted, keep: true).bytes == text)
+        #expect(try await relay.finish(transfer, caller: reader) == 5)
+
+        // A source still writing when the wait ends: the pipe, and the transfer finishes later.
+        let started = ContinuousClock.now
+        guard case .stream(let slow, let slowTransfer) = try await read(.stall(after: 10, seconds: 1),
+                                                                          within: .milliseconds(100)) else {
+            Issue.record("a slow source's bytes came inline")
+            return
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(900), "the read did not wait for the source")
+        #expect(try await drain(slow).count == 10)
+        #expect(try await relay.finish(slowTransfer, caller: reader) == 10)
+        #expect(await relay.count == 2)
+
+        await expectError(.unavailable, containing: "the document was closed") {
+            _ = try await read(.fail("the document was closed"))
+        }
         await broker.close()
         await source.connection.close()
     }

@@ -19,7 +19,7 @@ struct PromiseTests {
         return provider
     }
 
-    @Test("a registered client's loader is promised and served on demand through a pipe")
+    @Test("a registered client's loader is promised and served on demand: a small one inline, a large one through a pipe")
     func promisedServedByWriter() async throws {
         try await ClientFixture.with { fixture in
             let writer = try await fixture.registeredClient(), reader = try await fixture.client()
@@ -31,11 +31,18 @@ struct PromiseTests {
             #expect(items.first?.sourceAppID == writer.appID)
 
             let read = try await reader.general.read(item: 0, type: .plainText)
-            #expect(read.transfer != nil)
+            #expect(read.transfer == nil, "the broker waited for the small promise and answered with its bytes")
             #expect(String(decoding: try await read.bytes(), as: UTF8.self) == "served lazily")
             #expect(counter.value == 1)
             #expect(try await reader.general.string == "served lazily")
             #expect(counter.value == 2)
+
+            let large = String(repeating: "served through a pipe ", count: 2000)
+            try await writer.general.setItemProviders([Self.lazyText(large, counter: counter)])
+            let streamed = try await reader.general.read(item: 0, type: .plainText)
+            #expect(streamed.transfer != nil)
+            #expect(String(decoding: try await streamed.bytes(), as: UTF8.self) == large)
+            #expect(counter.value == 3)
             await writer.close()
             await reader.close()
         }

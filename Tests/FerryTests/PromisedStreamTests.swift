@@ -44,9 +44,11 @@ struct PromisedStreamTests {
             ]
             for (written, reply) in cases {
                 let writer = try await Self.fakeSource(fixture, announced: announced, written: written, reply: reply)
-                let read = try await reader.general.read(item: 0, type: .data)
-                #expect(read.transfer != nil)
+                // A small promise's failure may fail the read itself (the broker waited for the
+                // source); a count that differs always comes as a stream, whose check fails.
                 let error = await #expect(throws: FerryError.self, "\(written) bytes, reply \(reply)") {
+                    let read = try await reader.general.read(item: 0, type: .data)
+                    if case .success = reply { #expect(read.transfer != nil) }
                     _ = try await read.bytes()
                 }
                 #expect(error?.code == .unavailable)

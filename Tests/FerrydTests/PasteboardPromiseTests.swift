@@ -36,7 +36,7 @@ struct PasteboardPromiseTests {
         return connection
     }
 
-    @Test("a promised read streams from the app through a pipe; FinishTransfer; Fulfill; the app vanishes → Unavailable")
+    @Test("a promised read streams from the app through a pipe (a small quick one comes inline); FinishTransfer; Fulfill; the app vanishes → Unavailable")
     func promisedRead() async throws {
         let fixture = try FerrydFixture()
         defer { fixture.cleanUp() }
@@ -57,7 +57,13 @@ struct PasteboardPromiseTests {
         #expect(try first[0].value(forKey: "promised", as: Bool.self))
         #expect(try first[1].value(forKey: "promised", as: Bool.self) == false)
 
-        let text = try await F.read(reader, 0, "public.text")
+        // Estimated below 16 KiB and written at once: the broker reads it and answers inline.
+        let inline = try await F.read(reader, 0, "public.text")
+        #expect(inline.deliveredType == "public.utf8-plain-text" && inline.size == 24 && inline.transfer.isEmpty)
+        #expect(inline.isInline)
+        #expect(try await inline.bytes() == Array("write to ada@example.org".utf8))
+        let fd: VariantDictionary = ["fd": .boolean(true)]
+        let text = try await F.read(reader, 0, "public.text", fd)
         #expect(text.deliveredType == "public.utf8-plain-text" && text.size == 24 && !text.transfer.isEmpty)
         #expect(try await text.bytes() == Array("write to ada@example.org".utf8))
         #expect(try await F.pasteboard(reader, "FinishTransfer", [.string(text.transfer)]) == [.uint64(24)])
@@ -72,7 +78,9 @@ struct PasteboardPromiseTests {
         let detected = try await F.pasteboard(reader, "DetectPatterns", [.array(element: .string, elements: ["emailAddress", "number"])])
         #expect(try detected[0].get([[String]].self) == [["emailAddress"], [], []], "the promised text is fetched, not exposed")
 
-        let failing = try await F.read(reader, 2, "public.image")
+        let failedAtOnce = await F.failure { _ = try await F.read(reader, 2, "public.image") }
+        #expect(failedAtOnce?.name == "org.ferry.Error.Unavailable", "a small promise's failure fails the read itself")
+        let failing = try await F.read(reader, 2, "public.image", fd)
         #expect(try await failing.bytes().count == 1000)
         let broken = await F.failure { _ = try await F.pasteboard(reader, "FinishTransfer", [.string(failing.transfer)]) }
         #expect(broken?.name == "org.ferry.Error.Unavailable", "the reader learns the source failed")

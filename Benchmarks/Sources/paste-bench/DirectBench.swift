@@ -90,8 +90,8 @@ struct DirectBench {
         }
 
         // P2: a promised 1 KiB from a second client registered as an app: over direct
-        // connections (Read, the broker's ProvideRepresentation to the source, FinishTransfer),
-        // and with both clients on the bus.
+        // connections (Read, the broker's ProvideRepresentation to the source, the bytes inline
+        // in Read's reply), and with both clients on the bus.
         let payload = bytes
         for (label, reader, viaDirect) in [("direct connections", direct, true), ("bus (FERRY_DIRECT=0)", bus, false)] {
             let source = try await Self.client(direct: viaDirect)
@@ -110,8 +110,8 @@ struct DirectBench {
                 report("P2 1 KiB promised paste, \(label)", "p50 vs p2p", value: p2.body.median, unit: "µs",
                        anchor: "C libdbus echo 1 KiB, peer-to-peer", anchorValue: p2.peer.median)
                 if let ferryd = Config.environment("FERRY_BENCH_FERRYD_PID").flatMap({ pid_t($0) }) {
-                    // Where it goes: ferryd's CPU and context switches per paste (Read, the call to
-                    // the source, FinishTransfer), and this process's (the reader and the source).
+                    // Where it goes: ferryd's CPU and context switches per paste (Read and the call
+                    // to the source), and this process's (the reader and the source).
                     let calls = rounds * perRound / 2
                     let cost = try await LatencyBench.perCall(of: ferryd, calls: calls) {
                         try await withTaskExecutorPreference(await reader.hotCallExecutor) {

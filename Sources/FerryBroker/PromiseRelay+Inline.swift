@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import FerryModel
+import Synchronization
+
+extension PromiseRelay {
+    /// What a promised read delivers: the bytes themselves, when the source wrote them all and
+    /// replied within the wait; otherwise the pipe's read end and a transfer, as ``start`` returns.
+    package enum Delivery: Sendable {
+        case bytes([UInt8])
+        case stream(FileDescriptor, transfer: String)
+    }
+
+    /// Starts a transfer as ``start`` does, then waits up to `window` for the source: when it has
+    /// replied by then and the pipe holds exactly the bytes it said it wrote, they are read here and
+    /// returned, and no transfer is left to finish. A small promise is then one round trip for the
+    /// reader instead of `Read`, the pipe and `FinishTransfer`. Otherwise (a slow source, one still
+    /// writing, one whose count does not match) the reader gets the pipe and a transfer, exactly as
+    /// from ``start``: nothing has been read from it.
+    ///
+    /// - Parameters: as ``start``; `window`: how long to wait for the source.
+    /// - Throws: as ``start``; and what ``finish`` would throw when the source failed within `window`.
+    package func read(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
+                      estimatedSize: Int64? = nil, reader: BusName, pasteboard: String? = nil,
+                      waitingAtMost window: Duration) async throws -> Delivery {
+        let id = nextID()
+        let wait = ShortWait()
+        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                    estimatedSize: estimatedSize, timeout: timeout, paste: true,
+                                    ended: { [weak self] outcome in
+                                        if !wait.end(outcome) { self?.ended(id, outcome) }
+                                    })
+        let outcome = await wait.outcome(within: window, timedOn: callConnection(for: owner))
+        switch outcome {
+        case .success(let count)?:
+            if count <= UInt64(Self.defaultPipeSize), let bytes = read.readUnread(exactly: Int(count)) {
+                read.close()
+                return .bytes(bytes)
+            }
+        case .failure(let error)?:
+            read.close()
+            throw error
+        case nil:
+            break
+        }
+        file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)), ended: outcome)
+        return .stream(read, transfer: id)
+    }
+}
+
+/// A short wait for a call's outcome: whichever comes first, the outcome or the end of the wait,
+/// decides. Once the wait has ended, ``end(_:)`` refuses the outcome (its caller records it elsewhere).
+final class ShortWait: Sendable {
+    typealias Outcome = Result<UInt64, any Error>
+
+    private enum State {
+        /// Not decided yet; the waiter's continuation once it waits.
+        case waiting(CheckedContinuation<Outcome?, Never>?)
+        case ended(Outcome)
+        case over
+    }
+
+    private let state = Mutex(State.waiting(nil))
+
+    /// Hands over the call's outcome: true when the waiter takes it, false when its wait is over.
+    func end(_ outcome: Outcome) -> Bool { settle(.ended(outcome), outcome) }
+
+    /// The outcome, when it comes within `window` (timed on `connection`'s thread); nil otherwise.
+    func outcome(within window: Duration, timedOn connection: Connection) async -> Outcome? {
+        let timer = connection.schedule(after: window) { [self] in _ = settle(.over, nil) }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let decided: Outcome?? = state.withLock { state in
+                switch state {
+                case .waiting: state = .waiting(continuation); return nil
+                case .ended(let outcome): return .some(outcome)
+                case .over: return .some(nil)
+                }
+            }
+            if let decided { continuation.resume(returning: decided) }
+        }
+    }
+
+    /// Decides (`new`) unless already decided, resuming a waiting waiter with `value`; whether it did.
+    private func settle(_ new: State, _ value: Outcome?) -> Bool {
+        let decided: CheckedContinuation<Outcome?, Never>?? = state.withLock { state in
+            guard case .waiting(let waiter) = state else { return nil }
+            state = new
+            return .some(waiter)
+        }
+        guard let decided else { return false }
+        decided?.resume(returning: value)
+        return true
+    }
+}
