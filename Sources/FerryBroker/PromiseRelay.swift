@@ -16,8 +16,9 @@ import Synchronization
 /// once it has written everything, and the reader can only drain the pipe once it has the read
 /// end) and resolved by `finish`, which the reader calls after reading to end of file
 /// (`org.ferry.Pasteboard1.FinishTransfer`). `read` waits a little for the source first, and
-/// hands a small promise's bytes over itself when the source has written them all by then. Ended transfers are forgotten `retention` after they
-/// end, lazily, on the next `start` or `finish`.
+/// hands a small promise's bytes over itself when the source has written them all by then.
+/// Ended transfers are forgotten `retention` after they end, lazily, on the next `start` or
+/// `finish`.
 ///
 /// The broker keeps no copy of the write end: its own is closed once the call message holds a
 /// duplicate, and the D-Bus layer lets go of the message as soon as it is sent. The reader sees
