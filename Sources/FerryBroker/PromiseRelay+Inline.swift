@@ -34,20 +34,24 @@ extension PromiseRelay {
                                     ended: { [weak self] outcome in
                                         if !wait.end(outcome) { self?.ended(id, outcome) }
                                     })
+        // Filed at once, so that the end of a drag cancels it while it is waited for too.
+        file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)))
         let outcome = await wait.outcome(within: window, timedOn: callConnection(for: owner))
         switch outcome {
         case .success(let count)?:
             if count <= UInt64(Self.defaultPipeSize), let bytes = read.readUnread(exactly: Int(count)) {
+                forget(id)
                 read.close()
                 return .bytes(bytes)
             }
+            ended(id, .success(count))
         case .failure(let error)?:
+            forget(id)
             read.close()
             throw error
         case nil:
             break
         }
-        file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)), ended: outcome)
         return .stream(read, transfer: id)
     }
 }

@@ -111,14 +111,17 @@ extension PromiseRelay {
         return attoseconds == 0 ? "\(s)" : "\(Double(s) + Double(attoseconds) / 1e18)"
     }
 
-    /// Files a transfer for its reader to finish; `outcome` when its call has already ended and
-    /// nothing else will say so.
-    func file(_ id: String, _ transfer: Transfer, ended outcome: Result<UInt64, any Error>? = nil) {
+    /// Files a transfer for its reader to finish.
+    func file(_ id: String, _ transfer: Transfer) {
         book.withLock { book in
             forgetExpired(&book)
             book.transfers[id] = transfer
         }
-        if let outcome { ended(id, outcome) }
+    }
+
+    /// Forgets a transfer no one will finish (its bytes went inline, or its failure to the reader).
+    func forget(_ id: String) {
+        _ = book.withLock { $0.transfers.removeValue(forKey: id) }
     }
 
     /// Notes that a transfer's call has returned with `outcome`, which replaces the finished task.

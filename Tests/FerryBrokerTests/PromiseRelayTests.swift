@@ -229,6 +229,20 @@ struct PromiseRelayTests {
         await expectError(.unavailable, containing: "the document was closed") {
             _ = try await read(.fail("the document was closed"))
         }
+
+        // A drag's pasteboard that goes while the read waits cancels it then and there.
+        let item = UUID()
+        source.promise(item, .hang)
+        let waiting = Task {
+            try await relay.read(owner: owner, clientPath: Source.path, itemID: item, type: .utf8PlainText,
+                                 estimatedSize: 24, reader: reader, pasteboard: "drag-1", waitingAtMost: .seconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        relay.cancelTransfers(ofPasteboard: "drag-1")
+        await expectError(.cancelled, containing: "cancelled") { _ = try await waiting.value }
+        #expect(ContinuousClock.now - cancelledAt < .seconds(1), "not once the source gave up (2 s)")
+        #expect(await relay.count == 2, "the cancelled read left nothing behind")
         await broker.close()
         await source.connection.close()
     }
