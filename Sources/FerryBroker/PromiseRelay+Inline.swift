@@ -27,15 +27,9 @@ extension PromiseRelay {
     package func read(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       estimatedSize: Int64? = nil, reader: BusName, pasteboard: String? = nil,
                       waitingAtMost window: Duration) async throws -> Delivery {
-        let id = nextID()
         let wait = ShortWait()
-        let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    estimatedSize: estimatedSize, timeout: timeout, paste: true,
-                                    ended: { [weak self] outcome in
-                                        if !wait.end(outcome) { self?.ended(id, outcome) }
-                                    })
-        // Filed at once, so that the end of a drag cancels it while it is waited for too.
-        file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)))
+        let (read, id) = try begin(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                   estimatedSize: estimatedSize, reader: reader, pasteboard: pasteboard, claim: wait.end)
         let outcome = await wait.outcome(within: window, timedOn: callConnection(for: owner))
         switch outcome {
         case .success(let count)?:

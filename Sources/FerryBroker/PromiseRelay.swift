@@ -94,7 +94,7 @@ package final class PromiseRelay: Sendable {
     private let idCount = Atomic<UInt64>(0)
 
     /// A new transfer id.
-    func nextID() -> String {
+    private func nextID() -> String {
         "\(idPrefix)-\(idCount.wrappingAdd(1, ordering: .relaxed).newValue)"
     }
 
@@ -135,10 +135,23 @@ package final class PromiseRelay: Sendable {
     package func start(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       estimatedSize: Int64? = nil, reader: BusName,
                       pasteboard: String? = nil) async throws -> (fd: FileDescriptor, transfer: String) {
+        try begin(owner: owner, clientPath: clientPath, itemID: itemID, type: type, estimatedSize: estimatedSize,
+                  reader: reader, pasteboard: pasteboard)
+    }
+
+    /// ``start``'s work, shared with ``read(owner:clientPath:itemID:type:estimatedSize:reader:pasteboard:waitingAtMost:)``:
+    /// the call, and its transfer filed at once (so that the end of a drag cancels it even while
+    /// `read` waits). `claim` sees the call's outcome first and takes it by returning true;
+    /// otherwise the book records it.
+    func begin(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64?,
+               reader: BusName, pasteboard: String?,
+               claim: @escaping @Sendable (Result<UInt64, any Error>) -> Bool = { _ in false }) throws
+        -> (fd: FileDescriptor, transfer: String)
+    {
         let id = nextID()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
                                     estimatedSize: estimatedSize, timeout: timeout, paste: true,
-                                    ended: { [weak self] outcome in self?.ended(id, outcome) })
+                                    ended: { [weak self] outcome in if !claim(outcome) { self?.ended(id, outcome) } })
         file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)))
         return (read, id)
     }
