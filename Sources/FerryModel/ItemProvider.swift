@@ -61,6 +61,11 @@ public struct ItemProvider: Sendable {
     }
 
     /// Registers bytes produced on demand (Apple's `registerDataRepresentation(for:visibility:loadHandler:)`).
+    ///
+    /// When the client library serves a paste, a loader whose estimated size is under 16 KiB
+    /// starts on the thread of the connection the request came in on, and leaves it at its first
+    /// suspension: keep its work before the first `await` short (a quick answer is what makes a
+    /// small promised paste fast). Any other loader runs on the global pool.
     /// - Parameters:
     ///   - estimatedSize: a size hint for readers, nil when unknown.
     ///   - loader: produces the bytes; reports progress and may poll cancellation through its argument.

@@ -3,6 +3,7 @@ import Ferry
 import FerryModel
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Promised representations: served by the registered writer through org.ferry.Client1, handed to
@@ -70,6 +71,72 @@ struct PromiseTests {
             #expect(held == "held")
             #expect(ContinuousClock.now - start < .milliseconds(600), "not held up by the loader")
             #expect(try await paste.value == "slow")
+            await writer.close()
+            await reader.close()
+        }
+    }
+
+    @Test("a small promise's loader starts on the connection's thread and leaves it at its first suspension",
+          arguments: [false, true])
+    func smallLoaderStartsOnConnectionThread(direct: Bool) async throws {
+        try await ClientFixture.with(directConnections: direct) { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            let other = try await writer.pasteboard(named: "small-loader-other")
+            _ = try await other.setString("held")
+            let connectionThread = await withTaskExecutorPreference(await writer.hotCallExecutor) { pthread_self() }
+            let threads = Mutex<[pthread_t]>([])
+            var small = ItemProvider()
+            small.registerDataRepresentation(for: .utf8PlainText, estimatedSize: 5) { _ in
+                threads.withLock { $0.append(pthread_self()) }
+                try await Task.sleep(for: .milliseconds(1))
+                threads.withLock { $0.append(pthread_self()) }
+                usleep(1_000_000)  // blocks whatever thread runs it now
+                return Data("small".utf8)
+            }
+            try await writer.general.setItemProviders([small])
+            let paste = Task { try await reader.general.string }
+            try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
+            let held = try await withTaskExecutorPreference(await writer.hotCallExecutor) { try await other.string }
+            #expect(held == "held")
+            #expect(ContinuousClock.now - start < .milliseconds(600), "not held up once the loader has suspended")
+            #expect(try await paste.value == "small")
+            let seen = threads.withLock { $0 }
+            #expect(seen.count == 2)
+            #expect(seen.first.map { pthread_equal($0, connectionThread) != 0 } == true, "started on the connection's thread")
+            #expect(seen.last.map { pthread_equal($0, connectionThread) == 0 } == true, "went on elsewhere")
+            await writer.close()
+            await reader.close()
+        }
+    }
+
+    @Test("a reader that gives up cancels a small promise's slow loader")
+    func cancellingReachesSmallLoader() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            let cancelled = Mutex(false)
+            var small = ItemProvider()
+            small.registerDataRepresentation(for: .utf8PlainText, estimatedSize: 5) { _ in
+                // Slow until cancelled once; quick afterwards (for the writer's flush as it closes).
+                if !cancelled.withLock({ $0 }) {
+                    do {
+                        try await Task.sleep(for: .seconds(10))
+                    } catch {
+                        cancelled.withLock { $0 = true }
+                        throw error
+                    }
+                }
+                return Data("small".utf8)
+            }
+            try await writer.general.setItemProviders([small])
+            let read = try await reader.general.read(item: 0, type: .plainText)
+            let reading = Task { try await read.bytes() }
+            try await Task.sleep(for: .milliseconds(200))
+            reading.cancel()
+            await #expect(throws: FerryError.self) { _ = try await reading.value }
+            let deadline = ContinuousClock.now + .seconds(2)
+            while !cancelled.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(cancelled.withLock { $0 }, "the loader's task was cancelled")
             await writer.close()
             await reader.close()
         }
