@@ -26,11 +26,7 @@ extension Message {
         guard actual.rawValue == expected else {
             throw DBusError.typeMismatch(expected: expected, actual: actual, context: "the arguments")
         }
-        var allTyped = true
-        for type in repeat each types {
-            if !(type is any WireCodable.Type) { allTyped = false }
-        }
-        if allTyped {
+        do {
             if let wire {
                 return try wire.withBody { reader in (repeat try Self.read(each types, from: &reader)) }
             }
@@ -39,6 +35,8 @@ extension Message {
             }) {
                 return typed
             }
+        } catch is NoWireForm {
+            // A type without a wire form of its own: all of them through `DBusValue` below.
         }
         let values = try body
         var index = 0
@@ -49,11 +47,21 @@ extension Message {
         return (repeat try next(each types))
     }
 
-    /// One value of a type the caller checked is `WireCodable`.
+    /// One value read by its type's wire form.
+    /// - Throws: `NoWireForm` when `U` has none (before reading anything), or what the read throws.
     private static func read<U: DBusRepresentable>(_ type: U.Type, from reader: inout WireReader) throws -> U {
-        let codable = U.self as! any WireCodable.Type
-        return try codable.read(from: &reader) as! U
+        guard let codable = U.self as? any WireCodable.Type else { throw NoWireForm() }
+        return try read(codable, as: U.self, from: &reader)
     }
+
+    /// `C.read`, its value given as `U`, the same type (one cast fewer than `as! U` from the
+    /// existential).
+    private static func read<C: WireCodable, U>(_ codable: C.Type, as type: U.Type, from reader: inout WireReader) throws -> U {
+        unsafeBitCast(try C.read(from: &reader), to: U.self)
+    }
+
+    /// A type without a wire form of its own was met: the body goes through `DBusValue`.
+    private struct NoWireForm: Error {}
 
     /// A method call whose arguments are marshalled straight from these Swift values for their
     /// types' signatures, with no `DBusValue` in between (see `arguments(as:)` for the types
@@ -97,10 +105,13 @@ extension Message {
                                                  marshaller: Marshaller = .automatic) throws -> Message {
         var signature = ""
         var typed = marshaller != .libdbus
+        // Cast once each: the writer takes them from here.
+        var codables: [any WireCodable] = []
         var length = 0
         for value in repeat each values {
             signature += type(of: value).dbusSignature.rawValue
-            if let codable = value as? any WireCodable, !Self.isLargeByteArray(value) {
+            if typed, let codable = value as? any WireCodable, !codable.isLargeByteArray {
+                codables.append(codable)
                 length += codable.wireLengthHint
             } else {
                 typed = false
@@ -109,14 +120,16 @@ extension Message {
         if typed {
             var header = header
             header.serial = nextSerial()
-            // Checks the length and nesting; the values' own checks are their `write`s.
-            _ = try SignatureParser.parse(signature)
+            // Checks the length and nesting; the values' own checks are their `write`s. Each
+            // value's signature is one complete type, so one of up to 32 characters is within
+            // both limits (nesting needs a character a level) and needs no parse.
+            if signature.utf8.count > 32 { _ = try SignatureParser.parse(signature) }
             do {
                 return Message(try WireWriter.message(
                     header, signature: signature, capacity: headerLengthBound(header) + length,
                     bigEndian: marshaller == .swiftBigEndian,
                     body: { writer in
-                        for value in repeat each values { try (value as! any WireCodable).write(to: &writer) }
+                        for codable in codables { try codable.write(to: &writer) }
                     }))
             } catch is WireWriter.NeedsLibdbus {
                 // A variant holding a unix fd: libdbus attaches it below.
@@ -125,12 +138,5 @@ extension Message {
         var body: [DBusValue] = []
         for value in repeat each values { body.append(value.dbusValue) }
         return try build(header, body: body, marshaller: marshaller == .swiftBigEndian ? .swift : marshaller)
-    }
-
-    /// A top-level `ay` over `wireWriterLimit`, which libdbus appends in fewer copies.
-    private static func isLargeByteArray(_ value: some DBusRepresentable) -> Bool {
-        if let bytes = value as? [UInt8] { return bytes.count > wireWriterLimit }
-        if let data = value as? Data { return data.count > wireWriterLimit }
-        return false
     }
 }

@@ -26,10 +26,14 @@ protocol WireCodable: DBusRepresentable {
     static var wireAlignment: Int { get }
     /// About how many bytes `write` takes, for the buffer's first size (it grows as needed).
     var wireLengthHint: Int { get }
+    /// Whether this is an `ay` over `Message.wireWriterLimit`, which libdbus appends in fewer
+    /// copies (as a top-level value).
+    var isLargeByteArray: Bool { get }
 }
 
 extension WireCodable {
     var wireLengthHint: Int { 8 }
+    var isLargeByteArray: Bool { false }
 }
 
 /// The fixed-width integers, written and read in the message's byte order as they are.
@@ -162,6 +166,8 @@ extension Array: WireCodable where Element: WireCodable {
         if Element.self == UInt8.self { return 4 + count }
         return reduce(8) { $0 + $1.wireLengthHint }
     }
+
+    var isLargeByteArray: Bool { Element.self == UInt8.self && count > Message.wireWriterLimit }
 }
 
 extension Data: WireCodable {
@@ -177,6 +183,8 @@ extension Data: WireCodable {
     }
 
     static var wireAlignment: Int { 4 }
+
+    var isLargeByteArray: Bool { count > Message.wireWriterLimit }
 }
 
 extension Dictionary: WireCodable where Key: WireCodable & DBusBasicRepresentable, Value: WireCodable {
@@ -212,6 +220,11 @@ extension Dictionary: WireCodable where Key: WireCodable & DBusBasicRepresentabl
 
     /// Writes an `a{kv}` with its entries sorted by key, as `dbusValue` orders them.
     func write(to writer: inout WireWriter) throws {
+        guard !isEmpty else {
+            // Nothing to sort (an empty `a{sv}` of options is common).
+            let array = writer.startArray(elementAlignment: 8)
+            return try writer.endCheckedArray(array)
+        }
         let ordered: [(key: Key, value: Value)]
         if Key.self == String.self {
             // Strings sort as themselves: no sort key to make.

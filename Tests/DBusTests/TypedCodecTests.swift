@@ -89,6 +89,16 @@ import Testing
         #expect(key?.name == .invalidValue)
     }
 
+    @Test("a typed signature is checked for depth: 32 nested arrays go, 33 are refused")
+    func nestingLimit() throws {
+        let deepest = try Message.build(Self.header, values: Nested32(), UInt8(1))
+        #expect(deepest.signature.rawValue == String(repeating: "a", count: 32) + "yy")
+        let parsed = try Message(wireBytes: try deepest.wireBytes())
+        #expect(try parsed.arguments(as: Nested32.self, UInt8.self).1 == 1)
+        let tooDeep = #expect(throws: DBusError.self) { _ = try Message.build(Self.header, values: Nested33()) }
+        #expect(tooDeep?.name == .invalidSignature)
+    }
+
     @Test func valuesTheSwiftMarshallerCannotWriteGoThroughLibdbus() throws {
         let (reader, writer) = try FileDescriptor.pipe()
         defer { withExtendedLifetime(writer) {} }
@@ -164,3 +174,38 @@ import Testing
         #expect(entry?.name == .invalidValue)
     }
 }
+
+/// Arrays nested 1 to 33 deep (D-Bus allows 32).
+private typealias Nested1 = [UInt8]
+private typealias Nested2 = [Nested1]
+private typealias Nested3 = [Nested2]
+private typealias Nested4 = [Nested3]
+private typealias Nested5 = [Nested4]
+private typealias Nested6 = [Nested5]
+private typealias Nested7 = [Nested6]
+private typealias Nested8 = [Nested7]
+private typealias Nested9 = [Nested8]
+private typealias Nested10 = [Nested9]
+private typealias Nested11 = [Nested10]
+private typealias Nested12 = [Nested11]
+private typealias Nested13 = [Nested12]
+private typealias Nested14 = [Nested13]
+private typealias Nested15 = [Nested14]
+private typealias Nested16 = [Nested15]
+private typealias Nested17 = [Nested16]
+private typealias Nested18 = [Nested17]
+private typealias Nested19 = [Nested18]
+private typealias Nested20 = [Nested19]
+private typealias Nested21 = [Nested20]
+private typealias Nested22 = [Nested21]
+private typealias Nested23 = [Nested22]
+private typealias Nested24 = [Nested23]
+private typealias Nested25 = [Nested24]
+private typealias Nested26 = [Nested25]
+private typealias Nested27 = [Nested26]
+private typealias Nested28 = [Nested27]
+private typealias Nested29 = [Nested28]
+private typealias Nested30 = [Nested29]
+private typealias Nested31 = [Nested30]
+private typealias Nested32 = [Nested31]
+private typealias Nested33 = [Nested32]
