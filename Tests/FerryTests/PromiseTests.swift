@@ -49,6 +49,21 @@ struct PromiseTests {
         }
     }
 
+    /// Writes `provider` (whose loader blocks its thread for a second) to the general pasteboard,
+    /// has `reader` paste it, and meanwhile reads `other` (holding "held") over the connection the
+    /// source's call came in on, from its own executor: that read must not wait for the loader.
+    static func expectPasteLeavesConnectionFree(_ provider: ItemProvider, _ text: String, writer: FerryClient,
+                                                other: Pasteboard, reader: FerryClient) async throws {
+        try await writer.general.setItemProviders([provider])
+        let paste = Task { try await reader.general.string }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        let held = try await withTaskExecutorPreference(await writer.hotCallExecutor) { try await other.string }
+        #expect(held == "held")
+        #expect(ContinuousClock.now - start < .milliseconds(600), "not held up by the loader")
+        #expect(try await paste.value == text)
+    }
+
     @Test("a loader that blocks its thread does not hold up the writer's connection: its own pastes go on meanwhile",
           arguments: [false, true])
     func blockingLoaderLeavesConnectionFree(direct: Bool) async throws {
@@ -62,15 +77,7 @@ struct PromiseTests {
                 usleep(1_000_000)  // blocks whatever thread runs it
                 return Data("slow".utf8)
             }
-            try await writer.general.setItemProviders([slow])
-            let paste = Task { try await reader.general.string }
-            try await Task.sleep(for: .milliseconds(200))
-            let start = ContinuousClock.now
-            // Over the connection ProvideRepresentation came in on, from its own executor.
-            let held = try await withTaskExecutorPreference(await writer.hotCallExecutor) { try await other.string }
-            #expect(held == "held")
-            #expect(ContinuousClock.now - start < .milliseconds(600), "not held up by the loader")
-            #expect(try await paste.value == "slow")
+            try await Self.expectPasteLeavesConnectionFree(slow, "slow", writer: writer, other: other, reader: reader)
             await writer.close()
             await reader.close()
         }
@@ -93,14 +100,7 @@ struct PromiseTests {
                 usleep(1_000_000)  // blocks whatever thread runs it now
                 return Data("small".utf8)
             }
-            try await writer.general.setItemProviders([small])
-            let paste = Task { try await reader.general.string }
-            try await Task.sleep(for: .milliseconds(200))
-            let start = ContinuousClock.now
-            let held = try await withTaskExecutorPreference(await writer.hotCallExecutor) { try await other.string }
-            #expect(held == "held")
-            #expect(ContinuousClock.now - start < .milliseconds(600), "not held up once the loader has suspended")
-            #expect(try await paste.value == "small")
+            try await Self.expectPasteLeavesConnectionFree(small, "small", writer: writer, other: other, reader: reader)
             let seen = threads.withLock { $0 }
             #expect(seen.count == 2)
             #expect(seen.first.map { pthread_equal($0, connectionThread) != 0 } == true, "started on the connection's thread")
