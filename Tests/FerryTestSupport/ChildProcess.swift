@@ -90,8 +90,18 @@ public enum ChildProcess {
     private static func collect(_ configuration: Configuration, input: Data?, child: Watched)
         async throws -> ExecutionResult<Void, DataOutput, DataOutput> {
         if let input {
+            // A pipe of our own, written here: swift-subprocess's own writer, when the child ends
+            // without reading (EPIPE), left a descriptor unclosed and stopped the test process
+            // ("FileDescriptor … was not closed", seen once in a parallel run).
             _ = sigpipeIgnored
-            return try await Subprocess.run(configuration, input: .data(input), output: .data(limit: .max),
+            let pipe = try FileDescriptor.pipe()
+            let writer = Thread {
+                defer { try? pipe.writeEnd.close() }
+                _ = try? pipe.writeEnd.writeAll(input)  // a child that stops reading is no failure here
+            }
+            writer.start()
+            return try await Subprocess.run(configuration, input: .fileDescriptor(pipe.readEnd, closeAfterSpawningProcess: true),
+                                            output: .data(limit: .max),
                                             error: .data(limit: .max)) { child.started($0.processIdentifier) }
         } else {
             return try await Subprocess.run(configuration, input: .none, output: .data(limit: .max),
