@@ -30,7 +30,12 @@ extension Message {
             if let wire {
                 return try wire.withBody { reader in (repeat try Self.read(each types, from: &reader)) }
             }
-            if let typed = try withRaw({ raw in
+            // libdbus's message is copied out first: not for types that would end in `DBusValue`.
+            var allTyped = true
+            for type in repeat each types {
+                if !(type is any WireCodable.Type) { allTyped = false }
+            }
+            if allTyped, let typed = try withRaw({ raw in
                 try WireReader.withBody(of: raw) { reader in (repeat try Self.read(each types, from: &reader)) }
             }) {
                 return typed
