@@ -74,8 +74,8 @@ enum ClientObject {
     }
 
     /// Serves `representation` into `fd`. Called on the connection's thread, which must not
-    /// block: the app's own code (a stream writer, a loader but a small one's start, see
-    /// ``load(_:)``) runs on the global pool, whatever it does, and a file is copied on a
+    /// block: the app's own code runs on the global pool, whatever it does (a stream writer, and
+    /// a loader once past a small one's quick start, ``load(_:)``), and a file is copied on a
     /// blocking-I/O thread.
     private static func serve(_ representation: ItemProvider.Representation, into fd: FileDescriptor) async throws -> UInt64 {
         switch representation.source {
