@@ -13,7 +13,7 @@ struct BrokerLink {
     private static let broker = "org.ferry.Broker"
 
     /// Connects to `address` and says Hello; nil when the bus cannot be reached.
-    init?(address: String) {
+    init?(address: UnsafePointer<CChar>) {
         var error = cdbus_error_init()
         defer { dbus_error_free(&error) }
         guard let connection = dbus_connection_open_private(address, &error) else { return nil }
@@ -36,12 +36,21 @@ struct BrokerLink {
     struct Read {
         /// Where the bytes are.
         enum Content {
-            /// The bytes themselves.
-            case bytes([UInt8])
+            /// The bytes themselves, inside the reply message (a reference the caller releases
+            /// with `dbus_message_unref`). Not copied into an array: the front's first array of
+            /// bytes costs it a metadata instantiation (tens of µs, BENCHMARKS.md P6).
+            case bytes(UnsafeRawBufferPointer, reply: OpaquePointer)
             /// A descriptor to read to end of file (owned).
             case stream(Int32)
+
+            /// Releases the reply or closes the descriptor.
+            func release() {
+                switch self {
+                case .bytes(_, let reply): dbus_message_unref(reply)
+                case .stream(let fd): _ = Glibc.close(fd)
+                }
+            }
         }
-        var deliveredType: String
         /// -1 when the source has not said.
         var size: Int64
         var content: Content
@@ -193,8 +202,12 @@ struct BrokerLink {
     private static func decodeRead(_ message: OpaquePointer) -> ReadResult {
         let unexpected = ReadResult.failed(FrontFailure(status: 1, message: "Pasteboard1.Read answered with an unexpected signature"))
         var iter = DBusMessageIter()
-        guard dbus_message_has_signature(message, "sxvs") != 0, dbus_message_iter_init(message, &iter) != 0,
-              let delivered = string(at: &iter), dbus_message_iter_next(&iter) != 0 else { return unexpected }
+        // The delivered type is only checked, never kept: no Swift string is made of it (the
+        // front's first native string freed costs a metadata instantiation too).
+        var delivered: UnsafePointer<CChar>?
+        guard dbus_message_has_signature(message, "sxvs") != 0, dbus_message_iter_init(message, &iter) != 0 else { return unexpected }
+        dbus_message_iter_get_basic(&iter, &delivered)
+        guard let delivered, dbus_message_iter_next(&iter) != 0 else { return unexpected }
         var size: Int64 = 0
         dbus_message_iter_get_basic(&iter, &size)
         guard dbus_message_iter_next(&iter) != 0 else { return unexpected }
@@ -208,7 +221,9 @@ struct BrokerLink {
             var bytes: UnsafePointer<UInt8>?
             var count: Int32 = 0
             dbus_message_iter_get_fixed_array(&array, &bytes, &count)
-            content = .bytes(count > 0 && bytes != nil ? Array(UnsafeBufferPointer(start: bytes, count: Int(count))) : [])
+            dbus_message_ref(message)
+            content = .bytes(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count > 0 && bytes != nil ? Int(count) : 0),
+                             reply: message)
         case CDBUS_TYPE_UNIX_FD:
             var fd: Int32 = -1
             dbus_message_iter_get_basic(&variant, &fd)
@@ -220,23 +235,23 @@ struct BrokerLink {
             return .failed(FrontFailure(status: 1, message: "Pasteboard1.Read answered neither bytes nor a descriptor"))
         }
         guard dbus_message_iter_next(&iter) != 0, let transfer = string(at: &iter) else {
-            if case .stream(let fd) = content { _ = Glibc.close(fd) }
+            content.release()
             return unexpected
         }
-        guard isValidTypeIdentifier(delivered) else {
-            if case .stream(let fd) = content { _ = Glibc.close(fd) }
-            return .failed(FrontFailure(status: 1, message: "Pasteboard1.Read delivered a malformed type \"\(delivered)\""))
+        guard isValidTypeIdentifier(UnsafeRawBufferPointer(start: delivered, count: strlen(delivered))) else {
+            content.release()
+            return .failed(FrontFailure(status: 1, message: "Pasteboard1.Read delivered a malformed type \"\(String(cString: delivered))\""))
         }
         if case .stream(let fd) = content, fd < 0 {
             return .failed(FrontFailure(status: 1, message: "the broker sent a closed descriptor"))
         }
-        return .delivered(Read(deliveredType: delivered, size: size, content: content, transfer: transfer))
+        return .delivered(Read(size: size, content: content, transfer: transfer))
     }
 
     /// `ContentType.isValidIdentifier`: 1–255 bytes of ASCII letters, digits, `.`, `-` and `_`.
-    static func isValidTypeIdentifier(_ identifier: String) -> Bool {
-        !identifier.isEmpty && identifier.utf8.count <= 255
-            && identifier.utf8.allSatisfy { c in
+    static func isValidTypeIdentifier(_ identifier: UnsafeRawBufferPointer) -> Bool {
+        !identifier.isEmpty && identifier.count <= 255
+            && identifier.allSatisfy { c in
                 (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x2D || c == 0x5F
             }
     }

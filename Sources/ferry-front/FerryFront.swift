@@ -16,19 +16,25 @@ import Glibc
 /// reports itself, with the full CLI's message and status (`FrontFailure`).
 ///
 /// Kept free of what makes a static Swift binary slow to start: no `print`, no dynamic casts, no
-/// `Set` or `Dictionary`, no existential errors; it only calls C and moves bytes.
+/// `Set` or `Dictionary`, no existential errors; it only calls C and moves bytes. On a plain
+/// paste it also never looks up a type's metadata by mangled name: the first such lookup in a
+/// process costs about 0.1 ms (it scans the executable's protocol conformances), the later ones
+/// tens of µs each, a seventh of the paste in all (BENCHMARKS.md, "The front's metadata
+/// lookups"). So a paste makes no array of its bytes (they are written from the reply), frees
+/// no native Swift string (the bus address stays a C string) and destroys no optional command
+/// (each branch of `main` ends the process).
 @main
 enum FerryFront {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
-        let outcome: PlainPaste.Outcome
-        if let paste = PlainPaste(arguments: arguments) {
-            outcome = paste.run()
-        } else if let copy = PlainCopy(arguments: arguments) {
-            outcome = copy.run()
-        } else {
-            FullCLI.exec()
-        }
+        // Each branch ends the process, so no optional command is ever destroyed: destroying one
+        // instantiates `Optional`'s metadata, a lookup by mangled name (tens of µs).
+        if let paste = PlainPaste(arguments: arguments) { finish(paste.run()) }
+        if let copy = PlainCopy(arguments: arguments) { finish(copy.run()) }
+        FullCLI.exec()
+    }
+
+    private static func finish(_ outcome: PlainPaste.Outcome) -> Never {
         switch outcome {
         case .handOver:
             FullCLI.exec()

@@ -95,7 +95,7 @@ struct PlainCopy {
         if source == .standardInput {
             guard Self.standardInputIsPlainPipe(), isatty(2) != 1 else { return .handOver }
         }
-        guard let address = bus ?? PlainPaste.sessionBusAddress(), let link = BrokerLink(address: address) else { return .handOver }
+        guard let link = PlainPaste.withBusAddress(bus, { BrokerLink(address: $0) }) else { return .handOver }
         defer { link.close() }
         switch source {
         case .text(let text):

@@ -1,3 +1,4 @@
+import CDBus
 import FerryTerminal
 #if canImport(Glibc)
 import Glibc
@@ -126,7 +127,7 @@ struct PlainPaste {
         // A terminal is no hot path, and what may be written to one (text, or anything with
         // --force) is the full CLI's decision: it looks at the types before reading.
         guard isatty(1) != 1 else { return .handOver }
-        guard let address = bus ?? Self.sessionBusAddress(), let link = BrokerLink(address: address) else { return .handOver }
+        guard let link = Self.withBusAddress(bus, { BrokerLink(address: $0) }) else { return .handOver }
         defer { link.close() }
         let path: String
         if pasteboard == "general" {
@@ -148,7 +149,8 @@ struct PlainPaste {
         }
         let output = StandardOutput()
         switch read.content {
-        case .bytes(let bytes):
+        case .bytes(let bytes, let reply):
+            defer { dbus_message_unref(reply) }
             if let failure = output.write(bytes) { return .finished(failure.report()) }
             return .finished(0)
         case .stream(let fd):
@@ -187,14 +189,21 @@ struct PlainPaste {
         fcntl(fd, F_GETFD) != -1 || errno != EBADF
     }
 
-    /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus` (as the DBus module's `Connection.session()`).
-    static func sessionBusAddress() -> String? {
-        if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty { return address }
-        if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty { return "unix:path=" + runtime + "/bus" }
-        return nil
-    }
-
-    private static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
+    /// Calls `body` with the bus address: `bus` (from `--bus`), else `DBUS_SESSION_BUS_ADDRESS`,
+    /// else `unix:path=$XDG_RUNTIME_DIR/bus` (as the DBus module's `Connection.session()`); nil
+    /// when there is none. A C string, never a Swift string made from the environment: the first
+    /// native Swift string the front frees costs it a metadata instantiation (see `FerryFront`).
+    static func withBusAddress<R>(_ bus: String?, _ body: (UnsafePointer<CChar>) -> R?) -> R? {
+        if let bus { return bus.withCString(body) }
+        if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address[0] != 0 { return body(address) }
+        guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime[0] != 0 else { return nil }
+        let prefix = "unix:path=", suffix = "/bus"
+        let length = prefix.utf8.count + strlen(runtime) + suffix.utf8.count + 1
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length) { buffer in
+            strcpy(buffer.baseAddress!, prefix)
+            strcat(buffer.baseAddress!, runtime)
+            strcat(buffer.baseAddress!, suffix)
+            return body(buffer.baseAddress!)
+        }
     }
 }

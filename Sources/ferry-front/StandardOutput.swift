@@ -20,7 +20,7 @@ struct StandardOutput {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    private func write(_ buffer: UnsafeRawBufferPointer) -> FrontFailure? {
+    func write(_ buffer: UnsafeRawBufferPointer) -> FrontFailure? {
         var offset = 0
         while offset < buffer.count {
             let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
