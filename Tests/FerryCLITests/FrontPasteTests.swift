@@ -221,6 +221,27 @@ struct FrontPasteTests {
         }
     }
 
+    @Test("without DBUS_SESSION_BUS_ADDRESS the front pastes over $XDG_RUNTIME_DIR/bus, by itself")
+    func runtimeDirectoryBus() async throws {
+        try await CLIBroker.with { broker in
+            #expect(try await broker.ferry("copy", "--text", "over the runtime folder's bus").succeeded)
+            // The private bus's socket, linked where a session's bus would be.
+            let address = broker.bus.address
+            let path = try #require(address.split(separator: ",").first.flatMap { entry in
+                entry.hasPrefix("unix:path=") ? String(entry.dropFirst("unix:path=".count)) : nil
+            }, "\(address)")
+            let runtime = broker.folder.appendingPathComponent("runtime")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: runtime.appendingPathComponent("bus").path, withDestinationPath: path)
+            var environment = broker.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            let pasted = try await runAlone(broker, "paste", environment: environment)
+            #expect(pasted.succeeded, "\(pasted.summary)")
+            #expect(pasted.stdout == "over the runtime folder's bus")
+        }
+    }
+
     @Test("a bus without ferryd (none running, none activatable): the front says what ferry-cli says, by itself")
     func noBroker() async throws {
         let bus = try PrivateBus()
