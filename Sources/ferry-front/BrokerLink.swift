@@ -36,8 +36,8 @@ struct BrokerLink {
     struct Read {
         /// Where the bytes are.
         enum Content {
-            /// The bytes themselves, inside the reply message (a reference the caller releases
-            /// with `dbus_message_unref`). Not copied into an array: the front's first array of
+            /// The bytes themselves, inside the reply message (a reference the caller gives back
+            /// with ``release()``). Not copied into an array: the front's first array of
             /// bytes costs it a metadata instantiation (tens of µs, BENCHMARKS.md P6).
             case bytes(UnsafeRawBufferPointer, reply: OpaquePointer)
             /// A descriptor to read to end of file (owned).
@@ -221,9 +221,9 @@ struct BrokerLink {
             var bytes: UnsafePointer<UInt8>?
             var count: Int32 = 0
             dbus_message_iter_get_fixed_array(&array, &bytes, &count)
+            let length = bytes == nil ? 0 : max(Int(count), 0)
             dbus_message_ref(message)
-            content = .bytes(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count > 0 && bytes != nil ? Int(count) : 0),
-                             reply: message)
+            content = .bytes(UnsafeRawBufferPointer(start: length > 0 ? bytes : nil, count: length), reply: message)
         case CDBUS_TYPE_UNIX_FD:
             var fd: Int32 = -1
             dbus_message_iter_get_basic(&variant, &fd)

@@ -1,4 +1,3 @@
-import CDBus
 import FerryTerminal
 #if canImport(Glibc)
 import Glibc
@@ -149,8 +148,8 @@ struct PlainPaste {
         }
         let output = StandardOutput()
         switch read.content {
-        case .bytes(let bytes, let reply):
-            defer { dbus_message_unref(reply) }
+        case .bytes(let bytes, _):
+            defer { read.content.release() }
             if let failure = output.write(bytes) { return .finished(failure.report()) }
             return .finished(0)
         case .stream(let fd):
