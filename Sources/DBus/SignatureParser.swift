@@ -1,4 +1,5 @@
 /// One complete type, parsed from a signature.
+@usableFromInline
 indirect enum TypeNode: Sendable, Hashable {
     /// A basic type: its type code (`y`, `b`, `n`, `q`, `i`, `u`, `x`, `t`, `d`, `s`, `o`, `g`, `h`).
     case basic(UInt8)
@@ -30,6 +31,7 @@ indirect enum TypeNode: Sendable, Hashable {
     }
 
     /// Wire alignment of the type.
+    @usableFromInline
     var alignment: Int {
         switch self {
         case .basic(let c): return SignatureParser.basicAlignment(c)

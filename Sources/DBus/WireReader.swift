@@ -8,6 +8,7 @@ import CDBus
 /// every message it hands over (received, or parsed from bytes), so the body matches its
 /// signature; this reader still checks every read against the buffer and throws instead of
 /// trusting that. Messages with unix fds are read through libdbus, which owns their fds.
+@usableFromInline
 struct WireReader {
     private let bytes: UnsafeRawBufferPointer
     private var offset: Int
@@ -105,6 +106,7 @@ struct WireReader {
 
     // MARK: Primitives
 
+    @usableFromInline
     mutating func align(_ n: Int) throws {
         let aligned = (offset + n - 1) & ~(n - 1)
         guard aligned <= bytes.count else { throw Self.malformed("padding past the end") }
@@ -129,14 +131,17 @@ struct WireReader {
     }
 
     /// The bytes from here to `end` (an `ay`'s content, `end` from `arrayEnd`), then skips them.
+    @usableFromInline
     mutating func rawBytes(to end: Int) -> UnsafeRawBufferPointer {
         defer { offset = end }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
     }
 
     /// Where the reader is: arrays read elements while it is before their end.
+    @usableFromInline
     var position: Int { offset }
 
+    @usableFromInline
     mutating func string() throws -> String {
         let count = Int(try fixed(UInt32.self))
         let utf8 = try text(count)
@@ -160,6 +165,7 @@ struct WireReader {
         return text
     }
 
+    @usableFromInline
     mutating func objectPath() throws -> ObjectPath {
         let text = try string()
         return strict ? try ObjectPath(text) : ObjectPath(unchecked: text)
@@ -183,6 +189,7 @@ struct WireReader {
 
     // MARK: Values
 
+    @usableFromInline
     mutating func value(_ node: TypeNode) throws -> DBusValue {
         switch node {
         case .basic(let code):
@@ -233,6 +240,7 @@ struct WireReader {
 
     /// The type of a variant's value, from its signature: one basic type code (most variants)
     /// read in place, anything else parsed.
+    @usableFromInline
     mutating func variantType() throws -> TypeNode {
         if offset + 2 < bytes.count, bytes[offset] == 1, bytes[offset + 2] == 0, SignatureParser.isBasic(bytes[offset + 1]) {
             defer { offset += 3 }
@@ -242,6 +250,7 @@ struct WireReader {
     }
 
     /// Reads an array's length and the padding to its first element; returns where it ends.
+    @usableFromInline
     mutating func arrayEnd(alignment: Int) throws -> Int {
         let length = Int(try fixed(UInt32.self))
         try align(alignment)
@@ -249,6 +258,7 @@ struct WireReader {
         return offset + length
     }
 
+    @usableFromInline
     func expectEnd(_ end: Int) throws {
         guard offset == end else { throw Self.malformed("an array whose elements overrun its length") }
     }

@@ -222,16 +222,13 @@ extension FerryClient {
     }
 
     /// The broker's `aa{sv}` reply, each element read by `read`: straight from the message's
-    /// bytes into dictionaries (no tree of values for the whole reply) when it has that
-    /// signature, else as a value, whose reader names what is wrong with it.
+    /// bytes into wire values (no tree of D-Bus values) when it holds only values with a wire
+    /// shape, else as a value, whose reader names what is wrong with it.
     static func readingEach<T>(_ reply: Message, path: String, _ read: (WireReader) throws -> T) throws(FerryError) -> [T] {
-        guard reply.signature == "aa{sv}" else {
+        guard let readers = try FerryError.bridgingSync({ try WireReader.readers(plainReply: reply, path: path) }) else {
             return try readingEach(try FerryError.bridgingSync { try reply.body }.first, path: path, read)
         }
-        let dictionaries = try FerryError.bridgingSync { try reply.arguments(as: [VariantDictionary].self) }
-        return try malformedReply {
-            try dictionaries.enumerated().map { index, entries in try read(WireReader(dbus: entries, path: "\(path)[\(index)]")) }
-        }
+        return try malformedReply { try readers.map(read) }
     }
 
     private static func malformedReply<T>(_ body: () throws -> T) throws(FerryError) -> T {

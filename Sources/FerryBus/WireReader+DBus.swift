@@ -37,6 +37,20 @@ extension WireReader {
         return readers
     }
 
+    /// Readers of an `aa{sv}` reply read straight from its bytes (no `DBusValue` between), each
+    /// naming `path[index]`; nil when `reply` is not an `aa{sv}` of values with a wire shape:
+    /// read its `body` with ``readers(dbus:path:)``, which names what is wrong.
+    /// - Throws: `DBusError` for a malformed body.
+    public static func readers(plainReply reply: Message, path: String) throws -> [WireReader]? {
+        guard let dictionaries = try reply.plainDictionaries(of: WireValue.self) else { return nil }
+        var readers: [WireReader] = []
+        readers.reserveCapacity(dictionaries.count)
+        for (index, entries) in dictionaries.enumerated() {
+            readers.append(WireReader(entries, path: "\(path)[\(index)]"))
+        }
+        return readers
+    }
+
     /// The elements of an `aa{sv}` (or `av` of `a{sv}`) value as D-Bus dictionaries, for a caller
     /// that needs what has no wire shape in them (fds).
     /// - Throws: `FerryModelError` `.invalidArgument` naming `path` or the element at fault.

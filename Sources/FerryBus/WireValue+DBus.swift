@@ -32,18 +32,12 @@ extension WireValue {
     /// - Throws: `FerryModelError` `.invalidArgument` at `keyPath` for what has no wire shape:
     ///   fds, structs, signatures, dictionaries whose keys are not strings.
     public init(dbusValue value: DBusValue, keyPath: String = "") throws(FerryModelError) {
-        switch value.unwrappingVariants {
-        case .boolean(let v): self = .bool(v)
-        case .byte(let v): self = .uint32(UInt32(v))
-        case .int16(let v): self = .int32(Int32(v))
-        case .uint16(let v): self = .uint32(UInt32(v))
-        case .int32(let v): self = .int32(v)
-        case .uint32(let v): self = .uint32(v)
-        case .int64(let v): self = .int64(v)
-        case .uint64(let v): self = .uint64(v)
-        case .double(let v): self = .double(v)
-        case .string(let v): self = .string(v)
-        case .objectPath(let v): self = .string(v.rawValue)
+        let value = value.unwrappingVariants
+        if let basic = WireValue(basic: value) {
+            self = basic
+            return
+        }
+        switch value {
         case .bytes(let v): self = .bytes(Data(v))
         case .array(let element, let elements) where element == .string || element == .objectPath:
             var strings: [String] = []
@@ -84,6 +78,38 @@ extension WireValue {
         FerryModelError(.invalidArgument, "expected \(expected), found '\(value.signature.rawValue)'",
                         keyPath: keyPath.isEmpty ? nil : keyPath)
     }
+}
+
+/// Wire values read straight from a reply's bytes (`Message.plainDictionaries(of:)`), each
+/// case as ``WireValue/init(dbusValue:keyPath:)`` reads the same D-Bus value.
+extension WireValue: DBusPlainValue {
+    /// A basic value: bytes, 16-bit integers and object paths widen to the nearest wire case;
+    /// nil for a signature or an fd, which have no wire shape, and for what is not basic.
+    public init?(basic value: DBusValue) {
+        switch value {
+        case .boolean(let v): self = .bool(v)
+        case .byte(let v): self = .uint32(UInt32(v))
+        case .int16(let v): self = .int32(Int32(v))
+        case .uint16(let v): self = .uint32(UInt32(v))
+        case .int32(let v): self = .int32(v)
+        case .uint32(let v): self = .uint32(v)
+        case .int64(let v): self = .int64(v)
+        case .uint64(let v): self = .uint64(v)
+        case .double(let v): self = .double(v)
+        case .string(let v): self = .string(v)
+        case .objectPath(let v): self = .string(v.rawValue)
+        default: return nil
+        }
+    }
+
+    /// An `ay`: `.bytes`.
+    public init(bytes: UnsafeRawBufferPointer) { self = .bytes(Data(bytes)) }
+    /// An `as` or `ao`: `.strings`.
+    public init(strings: [String]) { self = .strings(strings) }
+    /// Any other array: `.array`.
+    public init(elements: [WireValue]) { self = .array(elements) }
+    /// A dictionary with string keys: `.dictionary`.
+    public init(entries: [String: WireValue]) { self = .dictionary(entries) }
 }
 
 extension Dictionary where Key == String, Value == WireValue {

@@ -494,10 +494,7 @@ struct WireTransportTests {
         var random = SplitMix64(seed: 20)
         var refused = 0
         for _ in 0..<2_000 {
-            var corrupt = bytes
-            for _ in 0..<(1 + random.next(upTo: 3)) {
-                corrupt[random.next(upTo: corrupt.count)] = UInt8(truncatingIfNeeded: random.next())
-            }
+            let corrupt = random.corrupting(bytes)
             do {
                 _ = try WireMessage(parsing: corrupt, fds: []).body()
             } catch is DBusError {

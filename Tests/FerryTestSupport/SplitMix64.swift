@@ -17,4 +17,14 @@ public struct SplitMix64: RandomNumberGenerator {
 
     /// A number in `0..<bound`.
     public mutating func next(upTo bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
+    /// `bytes` with one to three of them set to random values (a corrupt message, for the
+    /// tests that bad bytes are refused and never crash a reader).
+    public mutating func corrupting(_ bytes: [UInt8]) -> [UInt8] {
+        var corrupt = bytes
+        for _ in 0..<(1 + next(upTo: 3)) {
+            corrupt[next(upTo: corrupt.count)] = UInt8(truncatingIfNeeded: next())
+        }
+        return corrupt
+    }
 }

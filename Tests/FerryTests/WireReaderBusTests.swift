@@ -52,4 +52,37 @@ struct WireReaderBusTests {
         #expect(try readers.count == 2 && readers[0].int64("a") == 1)
         #expect(failure { _ = try readers[0].string("a") }?.keyPath == "apps[0].a")
     }
+
+    /// A listing read straight from a message's bytes (`readers(plainReply:)`) holds what its
+    /// values read through `WireValue(dbusValue:)` hold, widened alike, from the message built
+    /// here and from libdbus's parse of its bytes.
+    @Test func aListingReadFromItsBytesIsWhatItsValuesRead() throws {
+        let narrow = DBusValue.variantDictionary([
+            "byte": .byte(200), "short": .int16(-2), "ushort": .uint16(7), "path": .objectPath("/org/ferry/Scenes1"),
+            "paths": .array(element: .objectPath, elements: [.objectPath("/a")]), "twice": .variant(.variant(.boolean(true))),
+            "ints": .array(element: .int32, elements: [.int32(3)]), "pairs": .dictionary(key: "s", value: "s", entries: []),
+        ])
+        let body: [DBusValue] = [.array(element: "a{sv}", elements: [FerryBusTests.everyCase.dbusValue, narrow, .variantDictionary([:])])]
+        let built = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: body)
+        for message in [built, try Message(wireBytes: try built.wireBytes())] {
+            let plain = try #require(try message.plainDictionaries(of: WireValue.self))
+            let values = try WireReader.variantDictionaries(body[0], path: "sessions").map { try [String: WireValue](dbusValue: $0.dbusValue) }
+            // Compared on the bus, where doubles compare by bit pattern (NaN, -0.0).
+            #expect(plain.map(\.dbusValue) == values.map(\.dbusValue))
+            let readers = try #require(try WireReader.readers(plainReply: message, path: "sessions"))
+            #expect(try readers.count == 3 && readers[1].int64("byte") == 200 && readers[1].strings("paths") == ["/a"])
+            #expect(failure { _ = try readers[1].string("byte") }?.keyPath == "sessions[1].byte")
+        }
+    }
+
+    /// A value without a wire shape anywhere in a listing leaves it to the value reader, which
+    /// reads the rest and names that key only when it is read.
+    @Test func aListingWithAStructIsLeftToTheValueReader() throws {
+        let body: [DBusValue] = [.array(element: "a{sv}", elements: [.variantDictionary(["app": .string("a"), "future": .structure([.int32(1)])])])]
+        let message = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: body)
+        #expect(try WireReader.readers(plainReply: message, path: "sessions") == nil)
+        let readers = try WireReader.readers(dbus: try message.body[0], path: "sessions")
+        #expect(try readers[0].string("app") == "a")
+        #expect(failure { _ = try readers[0].int32("future") }?.keyPath == "sessions[0].future")
+    }
 }
