@@ -74,6 +74,8 @@ extension WireReader {
             guard let value = Value(basic: try value(node)) else { throw NotPlain() }
             return value
         case .variant:
+            try enter()
+            defer { leave() }
             return try plainValue(try variantType())
         case .array(.basic(UInt8(ascii: "y"))):
             let end = try arrayEnd(alignment: 1)
@@ -86,6 +88,8 @@ extension WireReader {
             return Value(strings: strings)
         case .array(let element):
             let end = try arrayEnd(alignment: element.alignment)
+            try enter()
+            defer { leave() }
             var elements: [Value] = []
             while position < end { elements.append(try plainValue(element)) }
             try expectEnd(end)
@@ -101,6 +105,8 @@ extension WireReader {
     @inlinable
     mutating func plainEntries<Value: DBusPlainValue>(valueNode: TypeNode) throws -> [String: Value] {
         let end = try arrayEnd(alignment: 8)
+        try enter(2)
+        defer { leave(2) }
         var entries: [String: Value] = [:]
         while position < end {
             try align(8)

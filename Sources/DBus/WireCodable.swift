@@ -110,7 +110,9 @@ extension Signature: WireCodable {
 extension DBusValue: WireCodable {
     /// Reads a `v`: the value inside it (as `init(dbusValue:)` unwraps one variant).
     static func read(from reader: inout WireReader) throws -> DBusValue {
-        try reader.value(try reader.variantType())
+        try reader.enter()
+        defer { reader.leave() }
+        return try reader.value(try reader.variantType())
     }
 
     /// Writes `self` in a variant, after the checks `Message`'s value path makes.

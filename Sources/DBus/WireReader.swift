@@ -20,6 +20,8 @@ struct WireReader {
     /// Bytes no library has checked (a message ``WireMessage`` parsed from a socket): every
     /// string, path, signature and boolean is checked as it is read, as libdbus would.
     private let strict: Bool
+    /// The containers the reader is inside (see ``enter(_:)``).
+    private var depth = 0
 
     init(bytes: UnsafeRawBufferPointer, offset: Int, swapped: Bool, fds: [FileDescriptor] = [], strict: Bool = false) {
         self.bytes = bytes
@@ -189,6 +191,24 @@ struct WireReader {
 
     // MARK: Values
 
+    /// Steps into a container, `levels` deep (a dictionary is its array and its entries: 2).
+    /// A signature limits how deep arrays and structs go, but not variants, which each carry a
+    /// signature of their own: without this, bytes no library checked (a direct connection's)
+    /// could nest variants until the reader's recursion overflowed the stack. libdbus refuses
+    /// more than 64 levels in the messages it receives, and so does this reader.
+    /// - Throws: `DBusError` `.invalidArgs` past ``BodyValidator/maximumDepth``.
+    @usableFromInline
+    mutating func enter(_ levels: Int = 1) throws {
+        depth += levels
+        guard depth <= BodyValidator.maximumDepth else {
+            throw Self.malformed("containers nested deeper than \(BodyValidator.maximumDepth)")
+        }
+    }
+
+    /// Steps out of the container last entered with `levels`.
+    @usableFromInline
+    mutating func leave(_ levels: Int = 1) { depth -= levels }
+
     @usableFromInline
     mutating func value(_ node: TypeNode) throws -> DBusValue {
         switch node {
@@ -212,12 +232,16 @@ struct WireReader {
         case .array(let element):
             let end = try arrayEnd(alignment: element.alignment)
             if element == .basic(UInt8(ascii: "y")) { return .bytes(Array(rawBytes(to: end))) }
+            try enter()
+            defer { leave() }
             var elements: [DBusValue] = []
             while offset < end { elements.append(try value(element)) }
             try expectEnd(end)
             return .array(element: Signature(unchecked: element.text), elements: elements)
         case .dictionary(let key, let valueNode):
             let end = try arrayEnd(alignment: 8)
+            try enter(2)
+            defer { leave(2) }
             var entries: [DBusDictionaryEntry] = []
             while offset < end {
                 try align(8)
@@ -229,11 +253,15 @@ struct WireReader {
                                value: Signature(unchecked: valueNode.text), entries: entries)
         case .structure(let fields):
             try align(8)
+            try enter()
+            defer { leave() }
             var values: [DBusValue] = []
             values.reserveCapacity(fields.count)
             for field in fields { values.append(try value(field)) }
             return .structure(values)
         case .variant:
+            try enter()
+            defer { leave() }
             return .variant(try value(try variantType()))
         }
     }

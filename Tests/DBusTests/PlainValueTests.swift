@@ -157,6 +157,18 @@ import Testing
         }
     }
 
+    @Test func variantsNestedPast64LevelsAreRefusedNotRecursedInto() throws {
+        // The listing's array, a dictionary (2), then variants: 61 more reach 64 levels.
+        func listing(_ levels: Int) throws -> Message {
+            var value = DBusValue.int32(1)
+            for _ in 0..<levels { value = .variant(value) }
+            let bytes = try Message.build(Self.header, body: Self.listing([["k": value]]), marshaller: .swift).wireBytes()
+            return try Message(try WireMessage(parsing: bytes, fds: []))
+        }
+        #expect(try listing(60).plainDictionaries(of: Plain.self) == [["k": .basic(.int32(1))]])
+        #expect(throws: DBusError.self) { _ = try listing(61).plainDictionaries(of: Plain.self) }
+    }
+
     @Test("random corruption is refused, or read as the values read it; never a crash")
     func corruption() throws {
         let bytes = try Message.build(Self.header, body: Self.listing(Self.everyShape), marshaller: .swift).wireBytes()

@@ -485,6 +485,28 @@ struct WireTransportTests {
         try Self.refused("declares a unix fd that did not come", { _ in }, body: [.unixFD(try FileDescriptor.pipe().read)])
     }
 
+    @Test("variants nested past 64 levels are refused with a named error, not a stack overflow")
+    func nestedVariants() throws {
+        // 63 inside the argument's own variant: 64 levels, as deep as libdbus takes.
+        let call = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: [.variant(.int32(7))])
+        let deepest = try Message(try WireMessage(parsing: nestingVariants(in: try call.wireBytes(), levels: 63), fds: []))
+        var value = try #require(try deepest.body.first)
+        for _ in 0..<64 {
+            guard case .variant(let inner) = value else { Issue.record("not a variant"); return }
+            value = inner
+        }
+        #expect(value == .int32(7))
+        // libdbus draws the line at the same place.
+        _ = try Message(wireBytes: nestingVariants(in: try call.wireBytes(), levels: 63))
+        #expect(throws: DBusError.self) { _ = try Message(wireBytes: nestingVariants(in: try call.wireBytes(), levels: 64)) }
+        for levels in [64, 200_000] {
+            let message = try Message(try WireMessage(parsing: nestingVariants(in: try call.wireBytes(), levels: levels), fds: []))
+            let error = #expect(throws: DBusError.self) { _ = try message.body }
+            #expect(error?.name == .invalidArgs && error?.message.contains("nested deeper than 64") == true)
+            #expect(throws: DBusError.self) { _ = try message.arguments(as: DBusValue.self) }
+        }
+    }
+
     @Test("random corruption of a message is refused or parsed, never a crash")
     func corruption() throws {
         let bytes = try Message.methodCall(destination: ":1.2", path: "/org/ferry/P2P", interface: "org.ferry.P2P1",

@@ -254,6 +254,25 @@ struct DirectConnectionTests {
         await bus3.close()
     }
 
+    @Test("a call whose variants nest past 64 levels is refused with InvalidArgs, and ferryd goes on")
+    func deeplyNestedVariantsRefused() async throws {
+        let stage = try await DirectStage()
+        defer { stage.stop() }
+        let bus = try await stage.fixture.connect()
+        _ = try await stage.openDirect(bus)
+        // Swift's and libdbus's writers refuse such a message, so it goes out as raw bytes. An
+        // unbound connection may set Direct1's properties: (ssv), whose value is read first.
+        let call = try Message.methodCall(destination: nil, path: "/org/ferry/Direct", interface: "org.freedesktop.DBus.Properties",
+                                          member: "Set", body: [.string("org.ferry.Direct1"), .string("Version"), .variant(.int32(7))])
+        let reply = try RawPeer.exchange(at: stage.socketPath, nestingVariants(in: try call.wireBytes(), levels: 100_000))
+        #expect(reply.kind == .error && reply.errorName == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(stage.daemon.isRunning)
+        let direct = try await stage.bind(bus)
+        #expect(try await F.items(direct).isEmpty, "ferryd still answers")
+        await direct.close()
+        await bus.close()
+    }
+
     @Test("Introspect of an unbound direct connection's /org/ferry/Direct matches org.ferry.Direct1.xml; Version 1")
     func directInterfaceContract() async throws {
         let stage = try await DirectStage()
@@ -376,4 +395,54 @@ final class DirectStage: Sendable {
 /// What a ``DirectStage`` could not set up.
 struct DirectStageError: Error, CustomStringConvertible {
     var description: String
+}
+
+/// A peer that speaks to a direct-connection socket by hand: EXTERNAL authentication, one
+/// message of raw bytes, its reply.
+enum RawPeer {
+    /// Sends `message` (marshalled) on a new connection to `path` and reads the one reply.
+    static func exchange(at path: String, _ message: [UInt8]) throws -> Message {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (i, byte) in path.utf8.enumerated() { buffer[i] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let uid = String(getuid()).utf8.map { String(format: "%02x", $0) }.joined()
+        try send(fd, [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8) + message)
+        var input: [UInt8] = []
+        // "OK <guid>\r\n", then the reply.
+        while !input.contains(UInt8(ascii: "\n")) { input += try receive(fd) }
+        let lineEnd = input.firstIndex(of: UInt8(ascii: "\n"))! + 1
+        guard input.starts(with: Array("OK ".utf8)) else { throw POSIXError(.EACCES) }
+        input.removeFirst(lineEnd)
+        func length() -> Int? {
+            guard input.count >= 16 else { return nil }
+            func u32(_ at: Int) -> Int { input[at..<(at + 4)].reversed().reduce(0) { $0 << 8 | Int($1) } }
+            return 16 + ((u32(12) + 7) & ~7) + u32(4)
+        }
+        while length().map({ input.count < $0 }) ?? true { input += try receive(fd) }
+        return try Message(wireBytes: Array(input[..<length()!]))
+    }
+
+    private static func send(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw POSIXError(.EPIPE) }
+            sent += n
+        }
+    }
+
+    private static func receive(_ fd: Int32) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw POSIXError(.ECONNRESET) }
+        return Array(buffer[..<n])
+    }
 }
