@@ -82,6 +82,9 @@ extension WireReader {
             return Value(bytes: rawBytes(to: end))
         case .array(.basic(let code)) where code == UInt8(ascii: "s") || code == UInt8(ascii: "o"):
             let end = try arrayEnd(alignment: 4)
+            // Counted as `value(_:)` counts it: an array of anything but bytes is a level.
+            try enter()
+            defer { leave() }
             var strings: [String] = []
             while position < end { strings.append(code == UInt8(ascii: "s") ? try string() : try objectPath().rawValue) }
             try expectEnd(end)

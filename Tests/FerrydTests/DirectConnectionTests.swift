@@ -371,18 +371,23 @@ final class DirectStage: Sendable {
     /// A unix socket listening at `path` (the caller closes it).
     static func listen(at path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let bound = withSocketAddress(path) { Glibc.bind(fd, $0, $1) }
+        guard fd >= 0, bound == 0, Glibc.listen(fd, 4) == 0 else {
+            throw DirectStageError(description: "cannot listen at \(path): errno \(errno)")
+        }
+        return fd
+    }
+
+    /// Calls `body` with the address of the unix socket at `path`.
+    static func withSocketAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             for (i, byte) in path.utf8.enumerated() { buffer[i] = byte }
         }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard fd >= 0, bound == 0, Glibc.listen(fd, 4) == 0 else {
-            throw DirectStageError(description: "cannot listen at \(path): errno \(errno)")
-        }
-        return fd
     }
 
     /// The inode of the file at `path`, nil when there is none.
@@ -404,15 +409,7 @@ enum RawPeer {
     static func exchange(at path: String, _ message: [UInt8]) throws -> Message {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (i, byte) in path.utf8.enumerated() { buffer[i] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard DirectStage.withSocketAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
         let uid = String(getuid()).utf8.map { String(format: "%02x", $0) }.joined()
         try send(fd, [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8) + message)
         var input: [UInt8] = []
