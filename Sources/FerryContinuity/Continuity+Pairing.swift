@@ -309,13 +309,16 @@ extension Continuity {
     // MARK: - Both sides
 
     /// This device's user's answer to the number shown.
-    /// - Throws: `FerryModelError` `.notFound` (no such pairing, or it is not showing a number).
+    /// - Throws: the pairing's own failure when it has already ended (the other device's user
+    ///   said no while this one was answering); `FerryModelError` `.notFound` (no such pairing,
+    ///   or it is not showing a number).
     package func confirm(_ id: UInt32, accept: Bool) throws {
         expireIfDue()
         try state.withLock { state in
             guard var session = state.pairing, session.id == id else {
                 throw FerryModelError(.notFound, "there is no pairing \(id) on this device")
             }
+            if session.stage == .failed, let failure = session.failure { throw failure }
             guard session.stage == .confirm else {
                 throw FerryModelError(.notFound, "pairing \(id) is not showing a number (it is \(session.stage.rawValue))")
             }
