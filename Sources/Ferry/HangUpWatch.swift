@@ -1,6 +1,7 @@
 import DBus
 import FerryModel
 import FerrySystem
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,55 +9,52 @@ import Musl
 #endif
 
 /// Runs the work that serves a promised representation into a pipe, and cancels it as soon as the
-/// pipe's reader leaves (the reader's task was cancelled, or it quit): a duplicate of the pipe's
-/// write end, which reports an error once no reader is left, is polled by the connection the
-/// request came over, on its own thread beside its socket (no thread hop, no wake-up of another
-/// thread: most promises are served in microseconds), or else by the process's
-/// `DescriptorWatcher`, beside every other watched descriptor (no thread per transfer). The work's
-/// task is then cancelled, so a loader sees `Task.isCancelled` (and its progress `isCancelled`)
-/// instead of producing bytes nobody will read.
+/// pipe's reader leaves (the reader's task was cancelled, or it quit).
+///
+/// The work starts right away, on the caller's thread, and most promises are served before their
+/// first suspension (bytes in memory, a small loader that answers at once): those need no watch,
+/// and cost no task group, no second task and no change to the descriptors a connection polls.
+/// Work that suspends is watched from then on: a duplicate of the pipe's write end, which reports
+/// an error once no reader is left, is polled by the connection the request came over, on its own
+/// thread beside its socket (no thread hop, no wake-up of another thread), or else by the
+/// process's `DescriptorWatcher`, beside every other watched descriptor (no thread per transfer).
+/// The work's task is then cancelled, so a loader sees `Task.isCancelled` (and its progress
+/// `isCancelled`) instead of producing bytes nobody will read.
 enum HangUpWatch {
-    /// What `body` returns, or its error; cancelled when `fd`'s reader leaves first.
+    /// What `body` returns, or its error; cancelled when `fd`'s reader leaves first, or when the
+    /// calling task is cancelled.
     /// - Parameters:
-    ///   - fd: the write end handed to the work (the watch holds a duplicate only while `body`
-    ///     runs, so the reader sees end of file once `body` and the watch are done).
-    ///   - connection: the connection whose thread polls the duplicate (nil, or once it closes:
-    ///     the `DescriptorWatcher`).
+    ///   - fd: the write end handed to the work (duplicated before the work starts, since the work
+    ///     may take it; the duplicate is closed once the work and the watch are done, so the
+    ///     reader sees end of file then).
+    ///   - connection: the connection whose thread polls the duplicate, and where the work resumes
+    ///     after a suspension (nil, or once it closes: the `DescriptorWatcher`, and the global pool).
     ///   - body: the work; it should stop when its task is cancelled.
-    /// - Throws: what `body` throws; `FerryError` `.cancelled` when the reader left and `body`
-    ///   stopped without an error of its own.
+    /// - Throws: what `body` throws.
     static func cancellingOnHangUp<T: Sendable>(of fd: FileDescriptor, polledBy connection: Connection? = nil,
                                                 _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let watched = try? fd.duplicate(), let raw = watched.rawValue else { return try await body() }
-        defer { watched.close() }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                // nil either way: the reader left (the body is then cancelled), or the body ended
-                // and cancelled the watch.
+        let watched = try? fd.duplicate()
+        defer { watched?.close() }
+        let ended = Atomic<Bool>(false)
+        let work = Task.immediate(executorPreference: connection?.taskExecutor) {
+            defer { ended.store(true, ordering: .releasing) }
+            return try await body()
+        }
+        return try await withTaskCancellationHandler {
+            // Ended before its first suspension (or no duplicate to watch): no watch.
+            guard !ended.load(ordering: .acquiring), let raw = watched?.rawValue else { return try await work.value }
+            let watch = Task(executorPreference: connection?.taskExecutor) {
+                // Either way the work is cancelled: the reader left, or the work has ended (which
+                // cancelled the watch) and cancelling it does nothing.
                 await waitForHangUp(raw, polledBy: connection)
-                return nil
+                work.cancel()
             }
-            var hungUp = false
-            while true {
-                let next: T??
-                do {
-                    next = try await group.next()
-                } catch {
-                    group.cancelAll()  // the body failed: the watch ends with it
-                    throw error
-                }
-                guard let next else { break }
-                if let value = next {
-                    group.cancelAll()  // the body ended: the watch ends with it
-                    return value
-                }
-                if !hungUp {
-                    hungUp = true
-                    group.cancelAll()
-                }
-            }
-            throw FerryError(.cancelled, "the reader closed the pipe")
+            let result = await work.result
+            watch.cancel()
+            await watch.value  // the duplicate is closed only once nothing waits on it
+            return try result.get()
+        } onCancel: {
+            work.cancel()
         }
     }
 
