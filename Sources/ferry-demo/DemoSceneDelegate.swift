@@ -1,6 +1,11 @@
 import Ferry
 import FerryModel
 import Synchronization
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One scene of a demo app: `Default` shows the collection (and remembers a selected item),
 /// `Editor`/`Viewer` one note or photo. Connects from a fresh activity or its restoration

@@ -33,7 +33,7 @@ extension ShareCommand {
         } catch {
             // NotFound or InvalidArgument leave the share running.
             try? await session.end()
-            guard let error = error as? FerryError, error.code == .notFound else { throw error }
+            guard error.code == .notFound else { throw error }
             // The broker's text names the share's number, which means nothing here.
             throw CLIFailure(.notFound, "\(performed) is not an activity for these items: unknown, excluded or not "
                              + "accepting them (--list lists the ones that can)")

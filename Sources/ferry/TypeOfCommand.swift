@@ -73,7 +73,7 @@ struct TypeOfCommand: ParsableCommand {
     private static func sniff(_ path: String, shown: String) throws -> SniffResult {
         do {
             return try TypeDatabase.shared.sniff(fileAtPath: path, filename: shown)
-        } catch let error as SniffError {
+        } catch {
             throw CLIFailure(error.description)
         }
     }

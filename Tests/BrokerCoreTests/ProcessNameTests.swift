@@ -25,7 +25,7 @@ struct ProcessNameTests {
         let child = try RunningProcess("python3", ["-c", script], environment: ProcessInfo.processInfo.environment)
         let pid = UInt32(child.pid)
         #expect(await eventually { PasteRecord.processName(pid: pid) == "ferry-first" })
-        FileManager.default.createFile(atPath: go, contents: nil)
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
         #expect(await eventually { PasteRecord.processName(pid: pid) == "ferry-second" })
         child.terminate(grace: .seconds(1))
         #expect(await eventually { PasteRecord.processName(pid: pid) == nil })

@@ -67,7 +67,7 @@ import Testing
     private static func forms(_ body: [DBusValue]) throws -> [Message] {
         let swift = try Message.build(header, body: body, marshaller: .swift)
         let bigEndian = try Message.build(header, body: body, marshaller: .swiftBigEndian)
-        let parsed = try Message(try WireMessage(parsing: try bigEndian.wireBytes(), fds: []))
+        let parsed = try Message(WireMessage(parsing: bigEndian.wireBytes(), fds: []))
         let libdbus = try Message.build(header, body: body, marshaller: .libdbus)
         return [swift, parsed, libdbus]
     }
@@ -142,7 +142,7 @@ import Testing
         #expect(try libdbus.plainDictionaries(of: Plain.self) == nil)
         // Bytes with the fd beside them, as a direct connection receives them: the reader stops
         // before duplicating it.
-        let received = try Message(try WireMessage(parsing: try libdbus.wireBytes(), fds: [pipe.read]))
+        let received = try Message(WireMessage(parsing: libdbus.wireBytes(), fds: [pipe.read]))
         #expect(try received.plainDictionaries(of: Plain.self) == nil)
         #expect(try received.body.count == 1)
     }
@@ -152,7 +152,7 @@ import Testing
         for (why, byte) in [("not UTF-8", UInt8(0xFF)), ("a NUL inside", UInt8(0))] {
             var corrupt = bytes
             corrupt[corrupt.count - 3] = byte
-            let message = try Message(try WireMessage(parsing: corrupt, fds: []))
+            let message = try Message(WireMessage(parsing: corrupt, fds: []))
             #expect(throws: DBusError.self, Comment(rawValue: why)) { _ = try message.plainDictionaries(of: Plain.self) }
         }
     }
@@ -163,7 +163,7 @@ import Testing
             var value = DBusValue.int32(1)
             for _ in 0..<levels { value = .variant(value) }
             let bytes = try Message.build(Self.header, body: Self.listing([["k": value]]), marshaller: .swift).wireBytes()
-            return try Message(try WireMessage(parsing: bytes, fds: []))
+            return try Message(WireMessage(parsing: bytes, fds: []))
         }
         #expect(try listing(60).plainDictionaries(of: Plain.self) == [["k": .basic(.int32(1))]])
         #expect(throws: DBusError.self) { _ = try listing(61).plainDictionaries(of: Plain.self) }
@@ -176,7 +176,7 @@ import Testing
         var read = 0
         for _ in 0..<2_000 {
             let corrupt = random.corrupting(bytes)
-            guard let message = try? Message(try WireMessage(parsing: corrupt, fds: [])),
+            guard let message = try? Message(WireMessage(parsing: corrupt, fds: [])),
                   let plain = try? message.plainDictionaries(of: Plain.self) else { continue }
             // What was read must be what the value reader makes of the same bytes.
             let values = try message.body

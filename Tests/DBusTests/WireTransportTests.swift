@@ -448,7 +448,7 @@ struct WireTransportTests {
         #expect(try parsed.body() == body)
         // The typed reader reads the same bytes straight into Swift values.
         let typed = try Message.build(header, body: [.string("grüße"), .uint32(7), .bytes([9, 8])], marshaller: marshaller)
-        let (text, number, data) = try Message(try WireMessage(parsing: try typed.wireBytes(), fds: []))
+        let (text, number, data) = try Message(WireMessage(parsing: typed.wireBytes(), fds: []))
             .arguments(as: String.self, UInt32.self, [UInt8].self)
         #expect(text == "grüße" && number == 7 && data == [9, 8])
     }
@@ -489,7 +489,7 @@ struct WireTransportTests {
     func nestedVariants() throws {
         // 63 inside the argument's own variant: 64 levels, as deep as libdbus takes.
         let call = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: [.variant(.int32(7))])
-        let deepest = try Message(try WireMessage(parsing: nestingVariants(in: try call.wireBytes(), levels: 63), fds: []))
+        let deepest = try Message(WireMessage(parsing: nestingVariants(in: call.wireBytes(), levels: 63), fds: []))
         var value = try #require(try deepest.body.first)
         for _ in 0..<64 {
             guard case .variant(let inner) = value else { Issue.record("not a variant"); return }
@@ -497,10 +497,10 @@ struct WireTransportTests {
         }
         #expect(value == .int32(7))
         // libdbus draws the line at the same place.
-        _ = try Message(wireBytes: nestingVariants(in: try call.wireBytes(), levels: 63))
-        #expect(throws: DBusError.self) { _ = try Message(wireBytes: nestingVariants(in: try call.wireBytes(), levels: 64)) }
+        _ = try Message(wireBytes: nestingVariants(in: call.wireBytes(), levels: 63))
+        #expect(throws: DBusError.self) { _ = try Message(wireBytes: nestingVariants(in: call.wireBytes(), levels: 64)) }
         for levels in [64, 200_000] {
-            let message = try Message(try WireMessage(parsing: nestingVariants(in: try call.wireBytes(), levels: levels), fds: []))
+            let message = try Message(WireMessage(parsing: nestingVariants(in: call.wireBytes(), levels: levels), fds: []))
             let error = #expect(throws: DBusError.self) { _ = try message.body }
             #expect(error?.name == .invalidArgs && error?.message.contains("nested deeper than 64") == true)
             #expect(throws: DBusError.self) { _ = try message.arguments(as: DBusValue.self) }

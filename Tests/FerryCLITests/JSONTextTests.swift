@@ -21,7 +21,7 @@ struct JSONTextTests {
         case 1: return Double(random.next(upTo: 100_000)) / 8                            // halves, eighths
         case 2: return Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF)         // any finite magnitude
         case 3: return -Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF)
-        case 4: return [0.0, -0.0, 1e21, 1e-7, 1e16, 5e-324, .greatestFiniteMagnitude][random.next(upTo: 7)]
+        case 4: return [0.0, -0.0, 1e21, 1e-7, 1e16, .leastNonzeroMagnitude, .greatestFiniteMagnitude][random.next(upTo: 7)]
         default: return Double(random.next(upTo: 1000)) / 3
         }
     }
