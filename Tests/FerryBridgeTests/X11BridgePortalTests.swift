@@ -63,7 +63,7 @@ struct X11BridgePortalTests {
                     try await session.xclipPaste("TARGETS").stdout.contains(FileTransferPortal.mimeType)
                 })
                 #expect(try await session.xclipPaste(FileTransferPortal.mimeType).standardOutput.isEmpty)
-                #expect(try await eventually {
+                #expect(await eventually {
                     session.bridge.standardError.contains("https://example.org/report.pdf is not a file URL")
                 }, "\(session.bridge.standardError)")
                 #expect(try await session.xclipPaste("text/uri-list").stdout == "https://example.org/report.pdf\r\n",

@@ -143,7 +143,7 @@ struct PairingTests {
             let watch = try watcher.bucket("ferry_pb", ttl: .seconds(120)).watchAll { key, _ in seen.withLock { _ = $0.insert(key) } }
             defer { watch.stop() }
             #expect(try await tablet.ferry("copy", "--text", "from the new tablet").succeeded)
-            #expect(try await eventually { seen.withLock { $0.contains("tablet") } }, "the tablet never announced its copy")
+            #expect(await eventually { seen.withLock { $0.contains("tablet") } }, "the tablet never announced its copy")
         }
     }
 
@@ -212,6 +212,34 @@ struct PairingTests {
             #expect(join.errors.contains("laptop"), "the joiner names who ended it: \(join.errors)")
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("continuity.key").path))
             #expect(try await status(tablet)["state"] as? String == "unpaired")
+        }
+    }
+
+    @Test("a yes typed after the approving device said no gets that no, naming the device, not a stale-stage error")
+    func yesAfterTheApproversNo() async throws {
+        try await withLaptop { engine, laptop, cleanup in
+            let (tablet, folder) = try await newDevice("tablet", engine: engine, cleanup: cleanup)
+            let join = try RunningCLI(tablet, ["continuity", "join"], holdingInput: true)
+            cleanup.add(join)
+            #expect(await eventually { join.output.contains("-") || !join.child.isRunning }, "\(join.output) \(join.errors)")
+            let code = try #require(join.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.count == 9 && $0.dropFirst(4).first == "-" }, "join printed no code: \(join.output)")
+            let approve = try RunningCLI(laptop, ["continuity", "approve", code], holdingInput: true)
+            cleanup.add(approve)
+            // Both devices show the number; both users are asked, neither has answered.
+            #expect(await eventually { join.output.contains("[y/N]") && approve.output.contains("[y/N]") },
+                    "\(join.output) \(join.errors) \(approve.output) \(approve.errors)")
+            approve.answer("no\n")
+            #expect(await approve.child.waitForExit(timeout: .seconds(10)) == 4, "\(approve.output) \(approve.errors)")
+            #expect(try await eventually {
+                (try await status(tablet)["pairing"] as? [String: Any])?["stage"] as? String == "failed"
+            }, "the approver's no never reached the joining device")
+            // Only now does the joining user answer: Confirm meets a pairing that has already failed.
+            join.answer("y\n")
+            #expect(await join.child.waitForExit(timeout: .seconds(10)) == 4, "\(join.output) \(join.errors)")
+            #expect(join.errors.contains("laptop"), "the joiner names who ended it: \(join.errors)")
+            #expect(!join.errors.contains("not showing a number"), "\(join.errors)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("continuity.key").path))
         }
     }
 
@@ -311,16 +339,27 @@ final class RunningCLI: Sendable {
         let text = Mutex<(out: String, err: String)>(("", ""))
     }
 
-    init(_ device: Device, _ arguments: [String], input: String? = nil) throws {
+    /// The write end of standard input while the test holds it open (``answer(_:)``).
+    private let heldInput = Mutex<Int32?>(nil)
+
+    /// Starts `ferry arguments` on `device`. `input` is its standard input, written at once and
+    /// closed; with `holdingInput`, standard input stays open and empty until ``answer(_:)``.
+    init(_ device: Device, _ arguments: [String], input: String? = nil, holdingInput: Bool = false) throws {
         var stdin: Int32?
         var fds: [Int32] = [-1, -1]
-        if let input {
+        if input != nil || holdingInput {
             guard pipe(&fds) == 0 else { throw EngineSetupError("pipe failed") }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-            _ = input.utf8CString.withUnsafeBufferPointer { write(fds[1], $0.baseAddress, $0.count - 1) }
-            close(fds[1])
             stdin = fds[0]
+        }
+        if let input {
+            _ = input.utf8CString.withUnsafeBufferPointer { write(fds[1], $0.baseAddress, $0.count - 1) }
+        }
+        if holdingInput {
+            heldInput.withLock { $0 = fds[1] }
+        } else if stdin != nil {
+            close(fds[1])
         }
         child = try RunningProcess(try BuiltProducts.executable("ferry"), arguments, environment: device.bus.environment(),
                                standardInput: stdin)
@@ -342,4 +381,15 @@ final class RunningCLI: Sendable {
 
     var output: String { collected.text.withLock { $0.out } }
     var errors: String { collected.text.withLock { $0.err } }
+
+    /// Writes `text` to the standard input held open, and closes it.
+    func answer(_ text: String) {
+        guard let fd = heldInput.withLock({ held in defer { held = nil }; return held }) else { return }
+        _ = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        close(fd)
+    }
+
+    deinit {
+        if let fd = heldInput.withLock({ $0 }) { close(fd) }
+    }
 }
