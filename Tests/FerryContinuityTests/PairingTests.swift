@@ -68,11 +68,12 @@ struct PairingTests {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
-    /// `ferry continuity join` running in the background on `device`, its code once printed.
-    func startJoin(_ device: Device, cleanup: Cleanup, _ arguments: [String] = ["--yes"], input: String? = nil) async throws
-        -> (RunningCLI, String)
+    /// `ferry continuity join` running in the background on `device`, its code once printed (its
+    /// standard input `input`, or held open until `answer(_:)` with `holdingInput`).
+    func startJoin(_ device: Device, cleanup: Cleanup, _ arguments: [String] = ["--yes"], input: String? = nil,
+                   holdingInput: Bool = false) async throws -> (RunningCLI, String)
     {
-        let join = try RunningCLI(device, ["continuity", "join"] + arguments, input: input)
+        let join = try RunningCLI(device, ["continuity", "join"] + arguments, input: input, holdingInput: holdingInput)
         cleanup.add(join)
         var code: String?
         _ = await eventually {
@@ -219,11 +220,7 @@ struct PairingTests {
     func yesAfterTheApproversNo() async throws {
         try await withLaptop { engine, laptop, cleanup in
             let (tablet, folder) = try await newDevice("tablet", engine: engine, cleanup: cleanup)
-            let join = try RunningCLI(tablet, ["continuity", "join"], holdingInput: true)
-            cleanup.add(join)
-            #expect(await eventually { join.output.contains("-") || !join.child.isRunning }, "\(join.output) \(join.errors)")
-            let code = try #require(join.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .first { $0.count == 9 && $0.dropFirst(4).first == "-" }, "join printed no code: \(join.output)")
+            let (join, code) = try await startJoin(tablet, cleanup: cleanup, [], holdingInput: true)
             let approve = try RunningCLI(laptop, ["continuity", "approve", code], holdingInput: true)
             cleanup.add(approve)
             // Both devices show the number; both users are asked, neither has answered.
