@@ -27,17 +27,14 @@ extension Message {
             throw DBusError.typeMismatch(expected: expected, actual: actual, context: "the arguments")
         }
         do {
-            if let wire {
-                return try wire.withBody { reader in (repeat try Self.read(each types, from: &reader)) }
-            }
             // libdbus's message is copied out first: not for types that would end in `DBusValue`.
             var allTyped = true
-            for type in repeat each types {
-                if !(type is any WireCodable.Type) { allTyped = false }
+            if wire == nil {
+                for type in repeat each types {
+                    if !(type is any WireCodable.Type) { allTyped = false }
+                }
             }
-            if allTyped, let typed = try withRaw({ raw in
-                try WireReader.withBody(of: raw) { reader in (repeat try Self.read(each types, from: &reader)) }
-            }) {
+            if allTyped, let typed = try withBodyReader({ reader in (repeat try Self.read(each types, from: &reader)) }) {
                 return typed
             }
         } catch is NoWireForm {

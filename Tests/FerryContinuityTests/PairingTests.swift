@@ -350,9 +350,7 @@ final class RunningCLI: Sendable {
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
             stdin = fds[0]
         }
-        if let input {
-            _ = input.utf8CString.withUnsafeBufferPointer { write(fds[1], $0.baseAddress, $0.count - 1) }
-        }
+        if let input { Self.write(input, to: fds[1]) }
         if holdingInput {
             heldInput.withLock { $0 = fds[1] }
         } else if stdin != nil {
@@ -382,8 +380,12 @@ final class RunningCLI: Sendable {
     /// Writes `text` to the standard input held open, and closes it.
     func answer(_ text: String) {
         guard let fd = heldInput.withLock({ held in defer { held = nil }; return held }) else { return }
-        _ = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        Self.write(text, to: fd)
         close(fd)
+    }
+
+    private static func write(_ text: String, to fd: Int32) {
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
     }
 
     deinit {

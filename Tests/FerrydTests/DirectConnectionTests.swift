@@ -407,11 +407,12 @@ struct DirectStageError: Error, CustomStringConvertible {
 enum RawPeer {
     /// Sends `message` (marshalled) on a new connection to `path` and reads the one reply.
     static func exchange(at path: String, _ message: [UInt8]) throws -> Message {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+        let socketFD = FileDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
+        defer { socketFD.close() }
+        let fd = socketFD.rawValue ?? -1
         guard DirectStage.withSocketAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
         let uid = String(getuid()).utf8.map { String(format: "%02x", $0) }.joined()
-        try send(fd, [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8) + message)
+        try socketFD.write(all: [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8) + message)
         var input: [UInt8] = []
         // "OK <guid>\r\n", then the reply.
         while !input.contains(UInt8(ascii: "\n")) { input += try receive(fd) }
@@ -425,15 +426,6 @@ enum RawPeer {
         }
         while length().map({ input.count < $0 }) ?? true { input += try receive(fd) }
         return try Message(wireBytes: Array(input[..<length()!]))
-    }
-
-    private static func send(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw POSIXError(.EPIPE) }
-            sent += n
-        }
     }
 
     private static func receive(_ fd: Int32) throws -> [UInt8] {
