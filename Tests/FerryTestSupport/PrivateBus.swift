@@ -4,7 +4,8 @@ import Synchronization
 /// A private `dbus-daemon` for tests, listening in its own temporary folder.
 ///
 /// It never touches the user's session bus: the address it exposes is the only one tests use.
-/// The daemon stops on `stop()`, when the object is released, or when the test process exits.
+/// The daemon stops, and its folder is removed, on `stop()`, when the object is released, or when
+/// the test process exits.
 public final class PrivateBus: Sendable {
     /// The bus address (`unix:path=…,guid=…`) to connect to.
     public let address: String
@@ -22,7 +23,8 @@ public final class PrivateBus: Sendable {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let daemon = try ChildProcess.resolve("dbus-daemon")
         // A small shell keeps the daemon on a leash: it waits for our end of its stdin pipe to
-        // close (stop(), or this process dying in any way) and then SIGKILLs the daemon.
+        // close (stop(), or this process dying in any way), then SIGKILLs the daemon and removes
+        // its folder (a bus never stopped, like the shared one, leaves nothing behind).
         // Spawned with `RunningProcess`, never Foundation's `Process`: its `waitUntilExit` waits on
         // the run loop of the thread that launched it, which on the cooperative pool can be the
         // other thread waiting the same way — two tests stopping buses at once hung forever.
@@ -31,6 +33,8 @@ public final class PrivateBus: Sendable {
             echo "$daemon" > "$FERRY_BUS_DIR/daemon.pid"
             read -r _
             kill -KILL "$daemon" 2>/dev/null
+            wait "$daemon" 2>/dev/null
+            rm -rf "$FERRY_BUS_DIR"
             """
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = nil
