@@ -53,6 +53,8 @@ let package = Package(
         // The system zlib (issue #19): DEFLATE for PNG, CRC-32 for PNG chunks, zip entries and
         // dbus-peer, instead of hand-written copies.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Linux headers the Glibc module lacks (statfs); nothing to link.
+        .systemLibrary(name: "CLinux"),
 
         // The Swift layer over libdbus. Knows nothing of Ferry.
         .target(name: "DBus", dependencies: ["CDBus", "FerrySystem"], swiftSettings: strictness),
@@ -253,7 +255,7 @@ let package = Package(
         // Blocking work and waiting on descriptors (#19 item 5), below everything that does I/O:
         // one pool of threads for work that blocks, one wake-up for tasks and polling threads,
         // one watcher that waits on many descriptors with one thread. No Ferry types, no D-Bus.
-        .target(name: "FerrySystem", swiftSettings: strictness),
+        .target(name: "FerrySystem", dependencies: ["CLinux"], swiftSettings: strictness),
         .testTarget(name: "FerrySystemTests", dependencies: ["FerrySystem"], swiftSettings: strictness),
     ]
 )

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import FerryModel
+import FerrySystem
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -73,13 +74,15 @@ extension PastePolicy {
 
 /// The paste policy file, read when it changes.
 ///
-/// `current()` costs one `stat` when nothing changed. When the file's device, inode, size,
-/// modification or change time differ from the last look it is read again (and, like git's "racily
-/// clean" index entries, a file modified less than a second before it was read is read again on
-/// every look until it is older, since file times tick only every few milliseconds). A missing
-/// file is the default policy; a malformed (or unreadable) file keeps the last good policy and is
-/// reported once per change through `logger`: a warning (a new good version is `info`, a removed
-/// file `notice`).
+/// `current()` costs one `poll` when nothing changed: a ``PathWatch`` reports any change of the
+/// file or of what its path names, and only then is the file looked at (`stat`) and read again.
+/// Where the path cannot be watched (a symbolic link on the way, a network file system) the file
+/// is looked at on every call instead, and read again when its device, inode, size, modification
+/// or change time differ from the last look (and, like git's "racily clean" index entries, a file
+/// modified less than a second before it was read is read again on every look until it is older,
+/// since file times tick only every few milliseconds). A missing file is the default policy; a
+/// malformed (or unreadable) file keeps the last good policy and is reported once per change
+/// through `logger`: a warning (a new good version is `info`, a removed file `notice`).
 package final class PastePolicyFile: Sendable {
     /// The file's path.
     package let path: String
@@ -122,6 +125,11 @@ package final class PastePolicyFile: Sendable {
         var racy = false
         var policy: PastePolicy
         var lastError: String?
+        /// Says when to look again.
+        var watch: PathWatch
+        var unwatchedReported = false
+        /// How many times the file was looked at (`stat`), for tests.
+        var looks = 0
     }
 
     /// How recent a modification must be, at the time of reading, for the stamp to be untrusted.
@@ -150,21 +158,35 @@ package final class PastePolicyFile: Sendable {
             displayPath = path
         }
         self.logger = logger
-        state = Mutex(State(policy: PastePolicy.default.located(at: displayPath)))
+        state = Mutex(State(policy: PastePolicy.default.located(at: displayPath), watch: PathWatch(path: path)))
     }
 
-    /// The policy in force: one `stat`, and a read when the file changed.
+    /// The policy in force: the file is looked at when its watch says it may have changed (on
+    /// every call when it is not watched), and read when it did.
     package func current() -> PastePolicy {
         var messages: [(Logger.Level, String)] = []
         let policy = state.withLock { state in
-            refresh(&state, messages: &messages)
+            if state.watch.mayHaveChanged() {
+                if !state.unwatchedReported, let reason = state.watch.unwatchedReason {
+                    state.unwatchedReported = true
+                    messages.append((.debug, "paste policy: looking at \(displayPath) on every paste: \(reason)"))
+                }
+                state.looks += 1
+                // A watched file is read again on every event about it: its times may not tell.
+                refresh(&state, reread: state.watch.isWatching, messages: &messages)
+            }
             return state.policy
         }
         for (level, message) in messages { logger.log(level: level, "\(message)") }
         return policy
     }
 
-    private func refresh(_ state: inout State, messages: inout [(Logger.Level, String)]) {
+    /// How many times the file was looked at so far, and whether its path is watched now.
+    package var looks: (count: Int, watched: Bool) {
+        state.withLock { ($0.looks, $0.watch.isWatching) }
+    }
+
+    private func refresh(_ state: inout State, reread: Bool, messages: inout [(Logger.Level, String)]) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let error = errno
@@ -183,7 +205,7 @@ package final class PastePolicyFile: Sendable {
             }
             return
         }
-        guard state.racy || state.seen != .file(Stamp(info)) else { return }
+        guard reread || state.racy || state.seen != .file(Stamp(info)) else { return }
         switch load() {
         case .success(let (policy, stamp)):
             state.seen = .file(stamp)

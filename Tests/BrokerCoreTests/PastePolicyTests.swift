@@ -207,6 +207,112 @@ import Testing
         #expect(directoryWatcher.current().rules.isEmpty, "a directory is not a policy; the default stays")
     }
 
+    @Test func aWatchedFileIsLookedAtOnlyWhenItsPathChanges() throws {
+        let fixture = try Fixture()
+        let file = fixture.watcher()
+        try fixture.write("allow org.example.Spy\n")
+        for _ in 0..<5 { #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed) }
+        #expect(file.looks == (1, true), "looked at once, then watched")
+
+        // Other entries of the folder and of the folders above are not the policy's business.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.directory + "/other"))
+        try FileManager.default.moveItem(atPath: fixture.directory + "/other", toPath: fixture.directory + "/other2")
+        try FileManager.default.removeItem(atPath: fixture.directory + "/other2")
+        let sibling = fixture.directory + ".sibling"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: sibling))
+        defer { try? FileManager.default.removeItem(atPath: sibling) }
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+        #expect(file.looks == (1, true))
+
+        // Rewritten in place at once, same inode and size: the event says so even when the file's
+        // times cannot.
+        let handle = try #require(FileHandle(forWritingAtPath: fixture.path))
+        try handle.write(contentsOf: Data("deny ".utf8))  // "allow org…" → "deny  org…"
+        try handle.close()
+        #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed)
+        #expect(file.looks == (2, true))
+    }
+
+    @Test func aFolderOnTheWayRenamedOrReplacedIsSeen() throws {
+        let fixture = try Fixture()
+        let root = fixture.directory
+        let path = root + "/config/ferry/paste-policy"
+        func make(_ folder: String, _ text: String) throws {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder + "/ferry", withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "/ferry/paste-policy"))
+        }
+        try make("config", "allow org.example.Spy\n")
+        let file = PastePolicyFile(path: path, logger: fixture.log.logger())
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+
+        try FileManager.default.moveItem(atPath: root + "/config", toPath: root + "/config.old")
+        #expect(file.current().rules.isEmpty, "the folder moved away: no file at the path, the default policy")
+        try make("config", "ask org.example.Spy\n")
+        #expect(file.current().rules.count == 1, "a new folder and file made at the path")
+
+        try make("elsewhere", "deny org.example.Spy\n")
+        try FileManager.default.removeItem(atPath: root + "/config")
+        try FileManager.default.moveItem(atPath: root + "/elsewhere", toPath: root + "/config")
+        #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed,
+                "a folder renamed onto the path brings its policy")
+        #expect(file.looks.watched)
+    }
+
+    @Test func aChangeThroughAnotherNameOfTheFileIsSeen() throws {
+        let fixture = try Fixture()
+        let file = fixture.watcher()
+        try fixture.write("deny org.example.Spy\n")
+        #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed)
+        let other = fixture.directory + "/hard-link"
+        #expect(link(fixture.path, other) == 0)
+        let handle = try #require(FileHandle(forWritingAtPath: other))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data("allow org.example.Spy\n".utf8))
+        try handle.close()
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+        #expect(file.looks == (2, true))
+    }
+
+    @Test func aPathThroughASymbolicLinkIsLookedAtOnEveryCall() throws {
+        let fixture = try Fixture()
+        let root = fixture.directory
+        try FileManager.default.createDirectory(atPath: root + "/one", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: root + "/two", withIntermediateDirectories: false)
+        try Data("allow org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/one/paste-policy"))
+        try Data("deny org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/two/paste-policy"))
+        #expect(symlink("one", root + "/link") == 0)
+        let file = PastePolicyFile(path: root + "/link/paste-policy", logger: fixture.log.logger())
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+        #expect(file.looks == (2, false), "not watched: looked at on each call")
+        #expect(fixture.logged().contains("debug: paste policy: looking at \(root)/link/paste-policy on every paste: \(root)/link is a symbolic link"))
+
+        #expect(unlink(root + "/link") == 0 && symlink("two", root + "/link") == 0)
+        #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting needs root"))
+    func aFileSystemMountedOverAFolderOnTheWayIsSeen() throws {
+        let fixture = try Fixture()
+        let root = fixture.directory
+        try FileManager.default.createDirectory(atPath: root + "/config", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: root + "/other", withIntermediateDirectories: false)
+        try Data("allow org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/config/paste-policy"))
+        try Data("deny org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/other/paste-policy"))
+        let file = PastePolicyFile(path: root + "/config/paste-policy", logger: fixture.log.logger())
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+
+        try #require(mount(root + "/other", root + "/config", nil, UInt(MS_BIND), nil) == 0, "mount: errno \(errno)")
+        var mounted = true
+        defer { if mounted { umount2(root + "/config", Int32(MNT_DETACH)) } }
+        #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed,
+                "the mounted folder's policy")
+        #expect(umount2(root + "/config", 0) == 0)
+        mounted = false
+        #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
+        #expect(file.looks.watched)
+    }
+
     @Test func aHomePathIsShownWithATilde() {
         let file = PastePolicyFile(path: NSHomeDirectory() + "/.config/ferry/paste-policy", logger: CapturedLog().logger())
         #expect(file.displayPath == "~/.config/ferry/paste-policy")
