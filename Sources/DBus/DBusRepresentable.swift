@@ -301,6 +301,12 @@ where Key: DBusBasicRepresentable, Value: DBusSignatureProviding {
 extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value: DBusRepresentable {
     /// Reads a dictionary; a repeated key keeps its last value.
     public init(dbusValue: DBusValue) throws {
+        if Key.self == String.self, Value.self == DBusValue.self {
+            // An `a{sv}` of options, the commonest: read concretely, not through generic code
+            // (this runs unspecialized, behind `MethodCall.argument(_:as:)`).
+            self = unsafeBitCast(try Self.variantDictionary(dbusValue), to: [Key: Value].self)
+            return
+        }
         guard case .dictionary(let k, let v, let entries) = dbusValue,
             k == Key.dbusSignature, v == Value.dbusSignature
         else { throw Self.mismatch(dbusValue) }
@@ -310,6 +316,19 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value
             result[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value)
         }
         self = result
+    }
+
+    private static func variantDictionary(_ dbusValue: DBusValue) throws -> [String: DBusValue] {
+        guard case .dictionary(.string, .variant, let entries) = dbusValue else { throw Self.mismatch(dbusValue) }
+        var result: [String: DBusValue] = [:]
+        result.reserveCapacity(entries.count)
+        for entry in entries {
+            guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
+                throw Self.mismatch(dbusValue)
+            }
+            result[key] = value
+        }
+        return result
     }
 
     /// A dictionary; entries are sorted by key so that the encoding is stable.

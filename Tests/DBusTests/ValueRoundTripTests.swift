@@ -153,6 +153,20 @@ func wireRoundTrip(_ values: [DBusValue]) throws -> [DBusValue] {
         #expect(Set([DBusValue.double(.nan), .double(.nan)]).count == 1)
     }
 
+    @Test func anOptionsDictionaryConvertsAndAnotherDictionaryIsRefused() throws {
+        let options = DBusValue.dictionary(key: "s", value: "v", entries: [
+            DBusDictionaryEntry(key: .string("fd"), value: .variant(.boolean(true))),
+            DBusDictionaryEntry(key: .string("n"), value: .variant(.uint64(1))),
+            DBusDictionaryEntry(key: .string("n"), value: .variant(.uint64(2))),
+        ])
+        #expect(try options.get([String: DBusValue].self) == ["fd": .boolean(true), "n": .uint64(2)],
+                "unwrapped from their variants; a repeated key keeps its last value")
+        let strings = DBusValue.dictionary(key: "s", value: "s", entries: [DBusDictionaryEntry(key: .string("a"), value: .string("b"))])
+        #expect(throws: DBusError.self) { try strings.get([String: DBusValue].self) }
+        #expect(try strings.get([String: String].self) == ["a": "b"])
+        #expect(throws: DBusError.self) { try options.get([String: String].self) }
+    }
+
     @Test func emptyContainersDifferByType() {
         #expect(DBusValue.array(element: "s", elements: []) != .array(element: "i", elements: []))
         #expect(DBusValue.dictionary(key: "s", value: "v", entries: []) != .dictionary(key: "s", value: "s", entries: []))
