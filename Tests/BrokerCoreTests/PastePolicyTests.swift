@@ -132,6 +132,13 @@ import Testing
             guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
 
+        /// Writes `text` as `folder/paste-policy` in the fixture's folder, making the folders
+        /// needed.
+        func write(_ text: String, in folder: String) throws {
+            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + folder + "/paste-policy"))
+        }
+
         /// The messages logged so far, each with its level.
         func logged() -> [String] { log.all.map { "\($0.level): \($0.message)" } }
     }
@@ -236,21 +243,16 @@ import Testing
     @Test func aFolderOnTheWayRenamedOrReplacedIsSeen() throws {
         let fixture = try Fixture()
         let root = fixture.directory
-        let path = root + "/config/ferry/paste-policy"
-        func make(_ folder: String, _ text: String) throws {
-            try FileManager.default.createDirectory(atPath: root + "/" + folder + "/ferry", withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "/ferry/paste-policy"))
-        }
-        try make("config", "allow org.example.Spy\n")
-        let file = PastePolicyFile(path: path, logger: fixture.log.logger())
+        try fixture.write("allow org.example.Spy\n", in: "config/ferry")
+        let file = PastePolicyFile(path: root + "/config/ferry/paste-policy", logger: fixture.log.logger())
         #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
 
         try FileManager.default.moveItem(atPath: root + "/config", toPath: root + "/config.old")
         #expect(file.current().rules.isEmpty, "the folder moved away: no file at the path, the default policy")
-        try make("config", "ask org.example.Spy\n")
+        try fixture.write("ask org.example.Spy\n", in: "config/ferry")
         #expect(file.current().rules.count == 1, "a new folder and file made at the path")
 
-        try make("elsewhere", "deny org.example.Spy\n")
+        try fixture.write("deny org.example.Spy\n", in: "elsewhere/ferry")
         try FileManager.default.removeItem(atPath: root + "/config")
         try FileManager.default.moveItem(atPath: root + "/elsewhere", toPath: root + "/config")
         #expect(!file.current().decide(spy, userAction: true, hasForegroundScene: false).isAllowed,
@@ -276,10 +278,8 @@ import Testing
     @Test func aPathThroughASymbolicLinkIsLookedAtOnEveryCall() throws {
         let fixture = try Fixture()
         let root = fixture.directory
-        try FileManager.default.createDirectory(atPath: root + "/one", withIntermediateDirectories: false)
-        try FileManager.default.createDirectory(atPath: root + "/two", withIntermediateDirectories: false)
-        try Data("allow org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/one/paste-policy"))
-        try Data("deny org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/two/paste-policy"))
+        try fixture.write("allow org.example.Spy\n", in: "one")
+        try fixture.write("deny org.example.Spy\n", in: "two")
         #expect(symlink("one", root + "/link") == 0)
         let file = PastePolicyFile(path: root + "/link/paste-policy", logger: fixture.log.logger())
         #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
@@ -295,10 +295,8 @@ import Testing
     func aFileSystemMountedOverAFolderOnTheWayIsSeen() throws {
         let fixture = try Fixture()
         let root = fixture.directory
-        try FileManager.default.createDirectory(atPath: root + "/config", withIntermediateDirectories: false)
-        try FileManager.default.createDirectory(atPath: root + "/other", withIntermediateDirectories: false)
-        try Data("allow org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/config/paste-policy"))
-        try Data("deny org.example.Spy\n".utf8).write(to: URL(fileURLWithPath: root + "/other/paste-policy"))
+        try fixture.write("allow org.example.Spy\n", in: "config")
+        try fixture.write("deny org.example.Spy\n", in: "other")
         let file = PastePolicyFile(path: root + "/config/paste-policy", logger: fixture.log.logger())
         #expect(file.current().decide(spy, userAction: false, hasForegroundScene: false).isAllowed)
 
