@@ -12,9 +12,25 @@ id "$USER_NAME" >/dev/null 2>&1 || useradd -m "$USER_NAME"
 DIR=$(mktemp -d /tmp/ferry-bridge-bench.XXXXXX); chmod 755 "$DIR"
 RT=$DIR/run; mkdir -m 700 "$RT"; chown "$USER_NAME" "$RT"; chmod 777 "$DIR"
 PIDS=()
+# The user's processes of this run (pgrep's arguments narrow them).
+ours() {
+  for p in $(pgrep -u "$USER_NAME" "$@" || true); do
+    if tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT"; then echo "$p"; fi
+  done
+}
+# The clients first, so that none outlives its compositor or broker and says so; then the rest;
+# then the runuser wrappers, once their children are gone (a wrapper killed before its child says
+# "Session terminated").
 cleanup() {
-  for p in $(pgrep -u "$USER_NAME" || true); do
-    if tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT"; then kill "$p" 2>/dev/null || true; fi
+  disown -a  # no "Terminated" line from bash for each job killed below
+  kill $(ours -x 'ferry-cli|wl-paste|wl-copy') 2>/dev/null || true
+  sleep 0.2
+  kill $(ours) 2>/dev/null || true
+  for _ in $(seq 20); do
+    alive=0
+    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
   done
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$DIR"
@@ -51,12 +67,13 @@ sleep 1
 "${W[@]}" "$BIN/ferry-bridge" --bus "$ADDR" --verbose --bytes-per-type 2G --bytes-per-selection 2G --idle-timeout 30 \
   > "$DIR/bridge.out" 2> "$DIR/bridge.err" & PIDS+=($!)
 for _ in $(seq 100); do grep -q READY "$DIR/bridge.out" 2>/dev/null && break; sleep 0.1; done
-BRIDGE=$(pgrep -u "$USER_NAME" -x ferry-bridge | while read -r p; do tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | head -1)
+BRIDGE=$(ours -x ferry-bridge | head -1)
 FERRY=("${W[@]}" DBUS_SESSION_BUS_ADDRESS="$ADDR" "$BIN/ferry-cli")
 change_count() { "${FERRY[@]}" types --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["changeCount"])'; }
-wl_copy_pid() { for p in $(pgrep -u "$USER_NAME" -x wl-copy || true); do tr '\0' '\n' 2>/dev/null < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$RT" && echo "$p"; done | tail -1; }
+wl_copy_pid() { ours -x wl-copy | tail -1; }
 
-# B1: wl-copy -> a `ferry watch` line, p50, beside `wl-paste --watch` seeing the same copy.
+# B1: wl-copy -> a `ferry watch` line, p50, beside `wl-paste --watch` seeing the same copy. The
+# pipelines run in bash, which unlike dash says nothing when cleanup() kills their first command.
 cat > "$DIR/ts.py" <<'PY'
 import sys, time
 out = open(sys.argv[1], 'a')
@@ -64,10 +81,10 @@ for line in sys.stdin:
     out.write("%.6f\n" % time.time()); out.flush()
 PY
 touch "$DIR/fw.txt" "$DIR/wp.txt" "$DIR/copies.txt"; chmod 666 "$DIR"/*.txt; chmod 644 "$DIR/ts.py"
-"${W[@]}" sh -c "DBUS_SESSION_BUS_ADDRESS=$ADDR $BIN/ferry-cli watch | /usr/bin/python3 -u $DIR/ts.py $DIR/fw.txt" & PIDS+=($!)
+"${W[@]}" bash -c "DBUS_SESSION_BUS_ADDRESS=$ADDR $BIN/ferry-cli watch | /usr/bin/python3 -u $DIR/ts.py $DIR/fw.txt" & PIDS+=($!)
 # The watch command reads what it is given (wc -c): one that does not (echo) closes the pipe
 # early, and a wl-copy still writing in the foreground dies of SIGPIPE ("Broken pipe").
-"${W[@]}" sh -c "wl-paste --watch wc -c | /usr/bin/python3 -u $DIR/ts.py $DIR/wp.txt" & PIDS+=($!)
+"${W[@]}" bash -c "wl-paste --watch wc -c | /usr/bin/python3 -u $DIR/ts.py $DIR/wp.txt" & PIDS+=($!)
 sleep 2
 for i in $(seq 1 21); do now >> "$DIR/copies.txt"; "${W[@]}" wl-copy "b1 $i"; sleep 0.4; done; sleep 1
 B1=$(/usr/bin/python3 - "$DIR" <<'PY'
