@@ -36,15 +36,16 @@ sway_pid="" wlwatch_pid="" ferryd_pid="" fwatch_pid=""
 . scripts/private-bus.sh
 cleanup() {
   for pid in $fwatch_pid $ferryd_pid; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  # runuser's children (sway, wl-paste, wl-copy servers) are the user wl's in our runtime dir:
-  # stopped by the PIDs pgrep finds under the runuser PIDs we started, then runuser itself.
+  # wl-copy leaves a server per copy until it is replaced: the last one, found by its runtime dir,
+  # stopped before the compositor (else it says "wl_display_dispatch: Broken pipe").
+  for pid in $(pgrep -u wl -x wl-copy 2>/dev/null); do
+    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qx "XDG_RUNTIME_DIR=$rt"; then kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+  # runuser's children (sway, wl-paste) are the user wl's in our runtime dir: stopped by the PIDs
+  # pgrep finds under the runuser PIDs we started, then runuser itself.
   for pid in $wlwatch_pid $sway_pid; do
     for child in $(pgrep -P "$pid" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
     kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
-  done
-  # wl-copy leaves a server per copy until it is replaced: the last one, found by its runtime dir.
-  for pid in $(pgrep -u wl -x wl-copy 2>/dev/null); do
-    if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qx "XDG_RUNTIME_DIR=$rt"; then kill -TERM "$pid" 2>/dev/null || true; fi
   done
   stop_private_bus
   rm -rf "$work"
