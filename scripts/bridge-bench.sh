@@ -12,6 +12,10 @@ id "$USER_NAME" >/dev/null 2>&1 || useradd -m "$USER_NAME"
 DIR=$(mktemp -d /tmp/ferry-bridge-bench.XXXXXX); chmod 755 "$DIR"
 RT=$DIR/run; mkdir -m 700 "$RT"; chown "$USER_NAME" "$RT"; chmod 777 "$DIR"
 PIDS=()
+# wl-copy keeps what it serves in /tmp/wl-copy-buffer-XXXXXX and removes it only when it exits of
+# itself: the ones this run kills (B3's 1 GiB, B4's last) are removed by cleanup(), as every such
+# folder of the user that was not there before (nothing else runs as the user meanwhile).
+BUFFERS_BEFORE=$(ls -d /tmp/wl-copy-buffer-* 2>/dev/null || true)
 # The user's processes of this run (pgrep's arguments narrow them).
 ours() {
   for p in $(pgrep -u "$USER_NAME" "$@" || true); do
@@ -33,6 +37,9 @@ cleanup() {
     sleep 0.1
   done
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for b in $(find /tmp -maxdepth 1 -name 'wl-copy-buffer-*' -user "$USER_NAME" 2>/dev/null); do
+    grep -qxF "$b" <<<"$BUFFERS_BEFORE" || rm -rf "$b"
+  done
   rm -rf "$DIR"
 }
 trap cleanup EXIT
