@@ -37,12 +37,16 @@ struct WaylandBridgeTests {
     func largeImportSurvives() async throws {
         try await WaylandBridgeSession.with { session in
             let image = Data((0..<20_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
-            let file = try session.sway.writeFile("big.png", image)
+            // wl-copy names its copy in /tmp/wl-copy-buffer-* after the file: a name of this test's
+            // own finds it once the killed wl-copy has left it behind.
+            let name = "survivor-\(UUID().uuidString).png"
+            let file = try session.sway.writeFile(name, image)
             let expected = try await WaylandBridgeSession.sha256(ofFile: file)
             #expect(try await session.wlCopy("-t", "image/png", input: file).succeeded)
             #expect(try await session.waitForCompleteImport(timeout: .seconds(40)))
             let source = try #require(session.newestWlCopy)
             kill(source, SIGKILL)
+            defer { HeadlessSway.removeBuffersOfKilledWlCopy(named: name) }
             #expect(await eventually { session.newestWlCopy == nil }, "wl-copy did not quit")
             #expect(try await eventually(.seconds(15)) {
                 try await session.wlPaste("-l").stdout.split(separator: "\n").contains("image/png")

@@ -208,9 +208,13 @@ public final class HeadlessSway: Sendable {
 
     /// Kills sway and every process of this instance (SIGTERM to sway first, then SIGKILL to
     /// what is left), reaps runuser and removes the directory. Calling it again does nothing.
+    ///
+    /// The selections are cleared first, so that a `wl-copy` still serving one exits of itself:
+    /// killed, it would leave its copy of what it serves in `/tmp/wl-copy-buffer-*`.
     public func stop() {
         let already = stopped.withLock { was in defer { was = true }; return was }
         if already { return }
+        clearSelectionsOfWlCopy()
         for pid in processes() { kill(pid, SIGTERM) }
         let deadline = ContinuousClock.now + .seconds(2)
         while !processes().isEmpty && ContinuousClock.now < deadline { usleep(10_000) }
@@ -218,6 +222,34 @@ public final class HeadlessSway: Sendable {
         for peer in peers.withLock({ $0 }) { peer.kill() }
         runuser.kill()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Clears both selections when a `wl-copy` of this instance serves one, and waits (up to a
+    /// second) for every such server to exit.
+    private func clearSelectionsOfWlCopy() {
+        guard newestProcess(named: "wl-copy") != nil else { return }
+        for selection in [["--clear"], ["--primary", "--clear"]] {
+            guard let clearing = try? Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables([:])
+                                                 + ["wl-copy"] + selection,
+                                                 environment: Self.baseEnvironment, standardInput: nil,
+                                                 standardOutput: "/dev/null", standardError: "/dev/null") else { return }
+            let deadline = ContinuousClock.now + .seconds(1)
+            while clearing.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+            clearing.kill()
+        }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while newestProcess(named: "wl-copy") != nil && ContinuousClock.now < deadline { usleep(5_000) }
+    }
+
+    /// Removes the folders `/tmp/wl-copy-buffer-*` holding a file `name`: what a `wl-copy` killed
+    /// on purpose left behind (it names its copy after the file it read). Give the file a name of
+    /// the test's own, or this may remove the copy of a `wl-copy` still serving it elsewhere.
+    public static func removeBuffersOfKilledWlCopy(named name: String) {
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+        for folder in folders where folder.hasPrefix("wl-copy-buffer-") {
+            let path = "/tmp/\(folder)"
+            if FileManager.default.fileExists(atPath: "\(path)/\(name)") { try? FileManager.default.removeItem(atPath: path) }
+        }
     }
 
     // MARK: Helpers
