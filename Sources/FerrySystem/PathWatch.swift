@@ -28,8 +28,9 @@ package final class PathWatch {
     /// the first call).
     package private(set) var unwatchedReason: String?
 
-    /// The folders on the way and their entry that matters, from the root: ("/", "home"), …
-    private let steps: [(folder: String, entry: String)]
+    /// The folders on the way, from the root, each with its entry that matters and that entry's
+    /// path: ("/", "home", "/home"), …
+    private let steps: [(folder: String, entry: String, path: String)]
     private var inotify: Int32 = -1
     /// `/proc/self/mountinfo`, which `poll` reports (`POLLPRI`) once after each change of the
     /// mount table.
@@ -54,11 +55,12 @@ package final class PathWatch {
     package init(path: String) {
         self.path = path
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var steps: [(String, String)] = []
+        var steps: [(String, String, String)] = []
         var folder = "/"
         for part in parts {
-            steps.append((folder, part))
-            folder = folder == "/" ? "/" + part : folder + "/" + part
+            let next = folder == "/" ? "/" + part : folder + "/" + part
+            steps.append((folder, part, next))
+            folder = next
         }
         self.steps = steps
         if !path.hasPrefix("/") || parts.isEmpty {
@@ -153,7 +155,7 @@ package final class PathWatch {
             guard Self.isLocal(step.folder) else {
                 return unwatchable("\(step.folder) is not on a local file system")
             }
-            let next = step.folder == "/" ? "/" + step.entry : step.folder + "/" + step.entry
+            let next = step.path
             var info = stat()
             guard lstat(next, &info) == 0 else {
                 // Missing (or not reachable): the folder's watch reports when it appears.

@@ -127,7 +127,7 @@ public final class HeadlessSway: Sendable {
         let id = UUID().uuidString
         let out = "\(directory)/peer-\(id).out", err = "\(directory)/peer-\(id).err"
         defer { unlink(out); unlink(err) }
-        let peer = try Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables(extraEnvironment) + arguments,
+        let peer = try Self.start(asUser(arguments, extraEnvironment),
                                   environment: Self.baseEnvironment, standardInput: standardInput,
                                   standardOutput: out, standardError: err)
         var status = await peer.waitForExit(timeout: timeout)
@@ -148,16 +148,17 @@ public final class HeadlessSway: Sendable {
     @discardableResult
     public func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:], standardInput: String? = nil,
                       standardOutput: String = "/dev/null", standardError: String = "/dev/null") throws -> RunningProcess {
-        let peer = try Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables(extraEnvironment) + arguments,
+        let peer = try Self.start(asUser(arguments, extraEnvironment),
                                   environment: Self.baseEnvironment, standardInput: standardInput,
                                   standardOutput: standardOutput, standardError: standardError)
         peers.withLock { $0.append(peer) }
         return peer
     }
 
-    /// `environment` plus `extra`, as `env` takes them (`NAME=value`, sorted).
-    private func variables(_ extra: [String: String]) -> [String] {
-        environment.merging(extra) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    /// The command line that runs `arguments` as the user with `environment` plus `extra`.
+    private func asUser(_ arguments: [String], _ extra: [String: String] = [:]) -> [String] {
+        let variables = environment.merging(extra) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return ["/usr/sbin/runuser", "-u", user, "--", "env"] + variables + arguments
     }
 
     /// Writes `data` to a file in this instance's directory that the user can read; returns its path.
@@ -229,9 +230,7 @@ public final class HeadlessSway: Sendable {
     private func clearSelectionsOfWlCopy() {
         guard newestProcess(named: "wl-copy") != nil else { return }
         for selection in [["--clear"], ["--primary", "--clear"]] {
-            guard let clearing = try? Self.start(["/usr/sbin/runuser", "-u", user, "--", "env"] + variables([:])
-                                                 + ["wl-copy"] + selection,
-                                                 environment: Self.baseEnvironment, standardInput: nil,
+            guard let clearing = try? Self.start(asUser(["wl-copy"] + selection), environment: Self.baseEnvironment, standardInput: nil,
                                                  standardOutput: "/dev/null", standardError: "/dev/null") else { return }
             let deadline = ContinuousClock.now + .seconds(1)
             while clearing.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
