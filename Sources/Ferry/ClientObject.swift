@@ -40,7 +40,7 @@ enum ClientObject {
                 // not once the reply has gone and the call is let go.
                 call.closeFileDescriptors()
                 guard let id = UUID(uuidString: itemText),
-                      let representation = client.promises.representation(item: id, type: type) else {
+                      let representation = await client.promises.representation(item: id, type: type) else {
                     throw DBusError(notFound, "no promised \(type) for item \(itemText)")
                 }
                 let size: UInt64

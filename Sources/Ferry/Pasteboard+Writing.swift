@@ -71,24 +71,36 @@ extension Pasteboard {
         var options: [String: DBusValue] = [:]
         if append { options["append"] = .boolean(true) }
         let body: [DBusValue] = [.array(of: "a{sv}", encoded.map(\.dictionary)), options.dbusValue]
+        guard promising else {
+            return try await setItems(body, count: providers.count, append: append, files: encoder.files, progress: progress).changeCount
+        }
+        return try await client.promises.writing { () async throws(FerryError) -> UInt64 in
+            let (changeCount, ids) = try await setItems(body, count: providers.count, append: append, files: encoder.files,
+                                                        progress: progress)
+            for (index, item) in encoded.enumerated() where !item.promised.isEmpty {
+                client.promises.keep(providers[index], id: ids[index], path: path, promised: item.promised)
+            }
+            return changeCount
+        }
+    }
+
+    /// Calls `SetItems` with `body` (`count` items) and returns the new change count and the ids
+    /// the broker gave the items, in order.
+    private func setItems(_ body: [DBusValue], count: Int, append: Bool, files: [FileDescriptor],
+                          progress: (@Sendable (UInt64) -> Void)?) async throws(FerryError) -> (changeCount: UInt64, ids: [String]) {
         let reply: [DBusValue]
-        if let progress, !encoder.files.isEmpty {
-            reply = try await calling("SetItems", body, timeout: .seconds(600), reading: encoder.files, progress: progress)
+        if let progress, !files.isEmpty {
+            reply = try await calling("SetItems", body, timeout: .seconds(600), reading: files, progress: progress)
         } else {
             reply = try await call("SetItems", body, timeout: .seconds(600))
         }
         guard reply.count == 2, case .uint64(let changeCount) = reply[0],
               let written = try? reply[1].get([String].self),
               // An append may answer every item's id or only the new ones: the new ones are last.
-              case let ids = append ? Array(written.suffix(providers.count)) : written, ids.count == providers.count else {
+              case let ids = append ? Array(written.suffix(count)) : written, ids.count == count else {
             throw FerryError(.bus, "Pasteboard1.SetItems answered with an unexpected reply")
         }
-        if promising {
-            for (index, item) in encoded.enumerated() where !item.promised.isEmpty {
-                client.promises.keep(providers[index], id: ids[index], path: path, promised: item.promised)
-            }
-        }
-        return changeCount
+        return (changeCount, ids)
     }
 
     /// Calls `member` while telling `progress` how far the broker has read `files` (the sum of

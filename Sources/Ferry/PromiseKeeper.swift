@@ -15,6 +15,10 @@ import Foundation
 /// (or in the general pasteboard's history) with a representation still promised. When a
 /// `Changed` signal shows it gone, it is retired and forgotten a transfer timeout (60 s) later,
 /// so transfers already started still complete.
+///
+/// The broker names an item only in its reply to the write, and may ask for the item before this
+/// client has handled that reply: readers hear the change as it is written, and may paste at once. So a write that promises runs inside ``writing(_:)``, and a lookup of an item not
+/// kept yet waits for the writes under way when it came (``representation(item:type:)``).
 final class PromiseKeeper: Sendable {
     struct Entry {
         /// The id exactly as the broker spelled it.
@@ -29,6 +33,11 @@ final class PromiseKeeper: Sendable {
     private struct State {
         var entries: [UUID: Entry] = [:]
         var watches: [ObjectPath: Task<Void, Never>] = [:]
+        /// Promising writes whose items are not kept yet, by number.
+        var writes: Set<UInt64> = []
+        var nextWrite: UInt64 = 0
+        /// Lookups waiting for the writes that were under way when they came.
+        var waiters: [(writes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
 
         mutating func purge() {
             let now = ContinuousClock.now
@@ -47,8 +56,48 @@ final class PromiseKeeper: Sendable {
         state.withLock { $0.entries[id] = Entry(wireID: wireID, provider: provider, path: path, promised: promised, retireAt: nil) }
     }
 
-    /// The representation of `type` (exact identifier) of item `id`, nil when not kept.
-    func representation(item id: UUID, type: String) -> ItemProvider.Representation? {
+    /// Runs `body`, a write that promises and keeps its providers once the broker has named their
+    /// items: lookups of items not kept yet wait for it to end.
+    func writing<T>(_ body: () async throws(FerryError) -> T) async throws(FerryError) -> T {
+        let number = state.withLock { state in
+            defer { state.nextWrite += 1 }
+            state.writes.insert(state.nextWrite)
+            return state.nextWrite
+        }
+        defer {
+            let done = state.withLock { state in
+                state.writes.remove(number)
+                var done: [CheckedContinuation<Void, Never>] = []
+                state.waiters = state.waiters.compactMap { waiter in
+                    var waiter = waiter
+                    waiter.writes.remove(number)
+                    guard waiter.writes.isEmpty else { return waiter }
+                    done.append(waiter.continuation)
+                    return nil
+                }
+                return done
+            }
+            for continuation in done { continuation.resume() }
+        }
+        return try await body()
+    }
+
+    /// The representation of `type` (exact identifier) of item `id`, nil when not kept — once the
+    /// writes under way (``writing(_:)``) have ended, since one of them may be the item's.
+    func representation(item id: UUID, type: String) async -> ItemProvider.Representation? {
+        if let found = lookUp(item: id, type: type) { return found }
+        await withCheckedContinuation { continuation in
+            let waiting = state.withLock { state in
+                guard state.entries[id] == nil, !state.writes.isEmpty else { return false }
+                state.waiters.append((state.writes, continuation))
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+        return lookUp(item: id, type: type)
+    }
+
+    private func lookUp(item id: UUID, type: String) -> ItemProvider.Representation? {
         state.withLock { state in
             state.purge()
             return state.entries[id]?.provider.representations.first { $0.contentType.identifier == type }

@@ -214,6 +214,25 @@ struct PromiseTests {
         }
     }
 
+    @Test("a paste made at the first Changed is served, even before the writer has the reply that names the item",
+          arguments: [false, true])
+    func pasteBeforeWriterHasItsReply(direct: Bool) async throws {
+        try await ClientFixture.with(directConnections: direct) { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            let changes = try await reader.general.changes()
+            var iterator = changes.makeAsyncIterator()
+            for round in 0..<100 {
+                let text = "round \(round)"
+                async let written = writer.general.setItemProviders([Self.lazyText(text, counter: CallCounter())])
+                _ = try await iterator.next()
+                #expect(try await reader.general.string == text)
+                _ = try await written
+            }
+            await writer.close()
+            await reader.close()
+        }
+    }
+
     @Test("org.ferry.Client1 refuses a caller that is not the broker")
     func clientObjectRefusesOthers() async throws {
         try await ClientFixture.with { fixture in
