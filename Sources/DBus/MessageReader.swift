@@ -113,7 +113,7 @@ enum MessageReader {
         if let code = UInt8(exactly: elementType), SignatureParser.isBasic(code) || code == UInt8(ascii: "v") {
             // A basic or variant element: its signature is its one type code, so there is no
             // need to ask libdbus for the signature (a malloc'd copy) and cut it.
-            element = Signature(unchecked: String(decoding: CollectionOfOne(code), as: UTF8.self))
+            element = Signature(typeCode: code)
         } else {
             element = Signature(unchecked: String(try signature(&iter).dropFirst()))
         }

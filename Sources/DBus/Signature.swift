@@ -20,7 +20,7 @@ public struct Signature: DBusText {
 
     /// The signature's complete types in order: `sia(ii)` gives `s`, `i`, `a(ii)`.
     public var completeTypes: [Signature] {
-        ((try? SignatureParser.parse(rawValue)) ?? []).map { Signature(unchecked: $0.text) }
+        ((try? SignatureParser.parse(rawValue)) ?? []).map(\.signature)
     }
 
     /// True when the signature is exactly one complete type (what an array element, a variant
@@ -67,6 +67,24 @@ public struct Signature: DBusText {
     private static func single(_ s: Signature, _ role: String) throws {
         guard s.isSingleCompleteType else {
             throw DBusError(.invalidSignature, "\(role) '\(s.rawValue)' is not a single complete type")
+        }
+    }
+
+    /// The signature of one type code, a basic type or `v`. The common codes need no text built:
+    /// every dictionary key and most array elements read from a message pass here, and making
+    /// the text from a byte with `String(decoding:as:)` went through a dynamic cast each time.
+    init(typeCode code: UInt8) {
+        switch code {
+        case UInt8(ascii: "s"): self = Signature(unchecked: "s")
+        case UInt8(ascii: "v"): self = Signature(unchecked: "v")
+        case UInt8(ascii: "y"): self = Signature(unchecked: "y")
+        case UInt8(ascii: "u"): self = Signature(unchecked: "u")
+        case UInt8(ascii: "o"): self = Signature(unchecked: "o")
+        case UInt8(ascii: "b"): self = Signature(unchecked: "b")
+        case UInt8(ascii: "i"): self = Signature(unchecked: "i")
+        case UInt8(ascii: "t"): self = Signature(unchecked: "t")
+        case UInt8(ascii: "x"): self = Signature(unchecked: "x")
+        default: self = Signature(unchecked: String(Character(Unicode.Scalar(code))))
         }
     }
 

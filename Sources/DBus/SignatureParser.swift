@@ -9,6 +9,15 @@ indirect enum TypeNode: Sendable, Hashable {
     case dictionary(key: UInt8, value: TypeNode)
     case structure([TypeNode])
 
+    /// The signature of this type: for a single type code, without building its text.
+    var signature: Signature {
+        switch self {
+        case .basic(let code): Signature(typeCode: code)
+        case .variant: Signature(typeCode: UInt8(ascii: "v"))
+        default: Signature(unchecked: text)
+        }
+    }
+
     /// The signature text of this type.
     var text: String {
         var s = ""

@@ -237,7 +237,7 @@ struct WireReader {
             var elements: [DBusValue] = []
             while offset < end { elements.append(try value(element)) }
             try expectEnd(end)
-            return .array(element: Signature(unchecked: element.text), elements: elements)
+            return .array(element: element.signature, elements: elements)
         case .dictionary(let key, let valueNode):
             let end = try arrayEnd(alignment: 8)
             try enter(2)
@@ -249,8 +249,7 @@ struct WireReader {
                 entries.append(DBusDictionaryEntry(key: k, value: try value(valueNode)))
             }
             try expectEnd(end)
-            return .dictionary(key: Signature(unchecked: String(decoding: CollectionOfOne(key), as: UTF8.self)),
-                               value: Signature(unchecked: valueNode.text), entries: entries)
+            return .dictionary(key: Signature(typeCode: key), value: valueNode.signature, entries: entries)
         case .structure(let fields):
             try align(8)
             try enter()

@@ -42,6 +42,16 @@ import Testing
         #expect(!Signature.empty.isSingleCompleteType)
     }
 
+    @Test("a type node's signature is its text, for every basic code, v and containers")
+    func typeNodeSignatures() throws {
+        let every = "ybnqiuxtdsoghv" + "ayasa{sv}a{ia(ii)}(sv)"
+        #expect(Signature(unchecked: every).completeTypes.map(\.rawValue)
+            == ["y", "b", "n", "q", "i", "u", "x", "t", "d", "s", "o", "g", "h", "v", "ay", "as", "a{sv}", "a{ia(ii)}", "(sv)"])
+        for code in "ybnqiuxtdsoghv".utf8 {
+            #expect(Signature(typeCode: code).rawValue == String(decoding: [code], as: UTF8.self))
+        }
+    }
+
     @Test func buildersValidate() throws {
         #expect(try Signature.array(of: "s") == "as")
         #expect(try Signature.dictionary(key: "s", value: "v") == "a{sv}")
