@@ -76,6 +76,7 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A limit of the protocol or the bus was exceeded.
     static func limitsExceeded(_ message: String) -> DBusError { DBusError(.limitsExceeded, message) }
     /// A decoded value did not have the expected type.
+    @usableFromInline
     static func typeMismatch(expected: String, actual: Signature, context: String = "")
         -> DBusError
     {

@@ -37,6 +37,7 @@ public protocol DBusSignatureProviding {
 public protocol DBusBasicRepresentable: DBusRepresentable, Hashable {}
 
 extension DBusRepresentable {
+    @usableFromInline
     static func mismatch(_ value: DBusValue) -> DBusError {
         DBusError.typeMismatch(expected: dbusSignature.rawValue, actual: value.signature,
                                context: "\(Self.self)")
@@ -298,37 +299,43 @@ where Key: DBusBasicRepresentable, Value: DBusSignatureProviding {
     }
 }
 
+extension DBusValue {
+    /// This `a{sv}` as a dictionary, read concretely (outside any generic context); a repeated
+    /// key keeps its last value.
+    @usableFromInline
+    func variantDictionary() throws -> [String: DBusValue] {
+        guard case .dictionary(.string, .variant, let entries) = self else { throw VariantDictionary.mismatch(self) }
+        // `init(minimumCapacity:)`, not `reserveCapacity`: the stdlib's reserveCapacity is not
+        // inlinable, so it runs unspecialized and looks the dictionary's type up on every call.
+        var result = [String: DBusValue](minimumCapacity: entries.count)
+        for entry in entries {
+            guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
+                throw VariantDictionary.mismatch(self)
+            }
+            result[key] = value
+        }
+        return result
+    }
+}
+
 extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value: DBusRepresentable {
     /// Reads a dictionary; a repeated key keeps its last value.
+    @inlinable
     public init(dbusValue: DBusValue) throws {
         if Key.self == String.self, Value.self == DBusValue.self {
             // An `a{sv}` of options, the commonest: read concretely, not through generic code
-            // (this runs unspecialized, behind `MethodCall.argument(_:as:)`).
-            self = unsafeBitCast(try Self.variantDictionary(dbusValue), to: [Key: Value].self)
+            // (where this runs unspecialized, behind a generic caller).
+            self = unsafeBitCast(try dbusValue.variantDictionary(), to: [Key: Value].self)
             return
         }
         guard case .dictionary(let k, let v, let entries) = dbusValue,
             k == Key.dbusSignature, v == Value.dbusSignature
         else { throw Self.mismatch(dbusValue) }
-        var result: [Key: Value] = [:]
-        result.reserveCapacity(entries.count)
+        var result = [Key: Value](minimumCapacity: entries.count)
         for entry in entries {
             result[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value)
         }
         self = result
-    }
-
-    private static func variantDictionary(_ dbusValue: DBusValue) throws -> [String: DBusValue] {
-        guard case .dictionary(.string, .variant, let entries) = dbusValue else { throw Self.mismatch(dbusValue) }
-        var result: [String: DBusValue] = [:]
-        result.reserveCapacity(entries.count)
-        for entry in entries {
-            guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
-                throw Self.mismatch(dbusValue)
-            }
-            result[key] = value
-        }
-        return result
     }
 
     /// A dictionary; entries are sorted by key so that the encoding is stable.

@@ -121,6 +121,7 @@ extension DBusValue {
     /// Converts to `T`, throwing a named error when the type does not match.
     ///
     /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` naming expected and actual signatures.
+    @inlinable
     public func get<T: DBusRepresentable>(_ type: T.Type = T.self) throws -> T {
         try T(dbusValue: self)
     }

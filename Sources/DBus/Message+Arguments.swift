@@ -15,8 +15,12 @@ extension Message {
     /// between, unless the message carries unix fds (libdbus hands those out) or a type has no
     /// wire form of its own (see `WireCodable`), which are read as `DBusValue`s and converted.
     ///
+    /// Inlinable, so it is specialized where it is called: unspecialized, it looked up the
+    /// metadata of the tuple of results and of each type in the runtime's caches on every call.
+    ///
     /// - Throws: `InvalidArgs` naming the expected and actual signatures when the body does not
     ///   have exactly these types.
+    @inlinable
     public func arguments<each T: DBusRepresentable>(as types: repeat (each T).Type) throws
         -> (repeat each T)
     {
@@ -29,9 +33,9 @@ extension Message {
         do {
             // libdbus's message is copied out first: not for types that would end in `DBusValue`.
             var allTyped = true
-            if wire == nil {
+            if !isWireMessage {
                 for type in repeat each types {
-                    if !(type is any WireCodable.Type) { allTyped = false }
+                    if !Self.hasWireForm(type) { allTyped = false }
                 }
             }
             if allTyped, let typed = try withBodyReader({ reader in (repeat try Self.read(each types, from: &reader)) }) {
@@ -49,9 +53,18 @@ extension Message {
         return (repeat try next(each types))
     }
 
+    /// Whether the message is Ferry's own bytes, not libdbus's.
+    @usableFromInline
+    var isWireMessage: Bool { wire != nil }
+
+    /// Whether `U` has a wire form of its own.
+    @usableFromInline
+    static func hasWireForm<U: DBusRepresentable>(_ type: U.Type) -> Bool { type is any WireCodable.Type }
+
     /// One value read by its type's wire form.
     /// - Throws: `NoWireForm` when `U` has none (before reading anything), or what the read throws.
-    private static func read<U: DBusRepresentable>(_ type: U.Type, from reader: inout WireReader) throws -> U {
+    @usableFromInline
+    static func read<U: DBusRepresentable>(_ type: U.Type, from reader: inout WireReader) throws -> U {
         guard let codable = U.self as? any WireCodable.Type else { throw NoWireForm() }
         return try read(codable, as: U.self, from: &reader)
     }
@@ -63,7 +76,10 @@ extension Message {
     }
 
     /// A type without a wire form of its own was met: the body goes through `DBusValue`.
-    private struct NoWireForm: Error {}
+    @usableFromInline
+    struct NoWireForm: Error {
+        @usableFromInline init() {}
+    }
 
     /// A method call whose arguments are marshalled straight from these Swift values for their
     /// types' signatures, with no `DBusValue` in between (see `arguments(as:)` for the types

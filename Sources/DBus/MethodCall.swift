@@ -20,7 +20,10 @@ public struct MethodCall: Sendable {
 
     /// The argument at `index`, converted to `T`.
     ///
+    /// Inlinable (with the conversions it calls), so a handler's conversion is specialized for
+    /// its types and looks nothing up at run time.
     /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` when it is missing or of another type.
+    @inlinable
     public func argument<T: DBusRepresentable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         guard arguments.indices.contains(index) else {
             throw DBusError(.invalidArgs, "missing argument \(index)")
@@ -44,6 +47,7 @@ public struct MethodCall: Sendable {
     /// let (path, options) = try call.arguments(ObjectPath.self, [String: DBusValue].self)
     /// ```
     /// - Throws: `org.freedesktop.DBus.Error.InvalidArgs` when one is missing or of another type.
+    @inlinable
     public func arguments<each T: DBusRepresentable>(_ types: repeat (each T).Type) throws -> (repeat each T) {
         var index = 0
         func next<U: DBusRepresentable>(_ type: U.Type) throws -> U {

@@ -10,9 +10,10 @@ extension WireReader {
     /// only when its key is read: then the reader throws the conversion's error, naming the key.
     /// Read such values from `entries` itself (``VariantDictionary/descriptor(_:keyPath:)``).
     public init(dbus entries: VariantDictionary, path: String) {
-        var converted: [String: WireValue] = [:]
+        // `init(minimumCapacity:)`, not `reserveCapacity`: the stdlib's reserveCapacity is not
+        // inlinable, so it runs unspecialized and looks the dictionary's type up on every call.
+        var converted = [String: WireValue](minimumCapacity: entries.count)
         var unreadable: [String: FerryModelError] = [:]
-        converted.reserveCapacity(entries.count)
         for (key, value) in entries {
             // The key path from `path` is spelled only for a failure.
             do { converted[key] = try WireValue(dbusValue: value, keyPath: key) } catch { unreadable[key] = error.nested(under: path) }
@@ -74,8 +75,7 @@ extension WireReader {
         guard case .dictionary(_, _, let entries) = value.unwrappingVariants else {
             throw WireReader.mismatch("a dictionary (a{sv})", value.unwrappingVariants, path)
         }
-        var out: VariantDictionary = [:]
-        out.reserveCapacity(entries.count)
+        var out = VariantDictionary(minimumCapacity: entries.count)
         for entry in entries {
             guard case .string(let key) = entry.key.unwrappingVariants else {
                 throw WireReader.mismatch("a dictionary with string keys", entry.key, path)

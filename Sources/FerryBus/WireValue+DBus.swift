@@ -127,8 +127,7 @@ extension Dictionary where Key == String, Value == WireValue {
         guard case .dictionary(_, _, let entries) = value.unwrappingVariants else {
             throw WireValue.mismatch("a dictionary (a{sv})", value.unwrappingVariants, keyPath)
         }
-        var out: [String: WireValue] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [String: WireValue](minimumCapacity: entries.count)
         for entry in entries {
             guard case .string(let key) = entry.key.unwrappingVariants else {
                 throw WireValue.mismatch("a dictionary with string keys", entry.key, keyPath)
