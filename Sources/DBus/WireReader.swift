@@ -266,12 +266,17 @@ struct WireReader {
     }
 
     /// The type of a variant's value, from its signature: one basic type code (most variants)
-    /// read in place, anything else parsed.
+    /// or `ay` (bytes, as a paste's data) read in place, anything else parsed.
     @usableFromInline
     mutating func variantType() throws -> TypeNode {
         if offset + 2 < bytes.count, bytes[offset] == 1, bytes[offset + 2] == 0, SignatureParser.isBasic(bytes[offset + 1]) {
             defer { offset += 3 }
             return .basic(bytes[offset + 1])
+        }
+        if offset + 3 < bytes.count, bytes[offset] == 2, bytes[offset + 1] == UInt8(ascii: "a"),
+           bytes[offset + 2] == UInt8(ascii: "y"), bytes[offset + 3] == 0 {
+            offset += 4
+            return .array(.basic(UInt8(ascii: "y")))
         }
         return try SignatureParser.parseSingle(try signature())
     }

@@ -38,7 +38,7 @@ extension Pasteboard {
         if let changeCount { options["change-count"] = .uint64(changeCount) }
         let client = try await client
         let reply = try await FerryError.bridging {
-            try await client.callHot(path: path, interface: Self.interface, member: "Read",
+            try await client.callHot(path: path, interface: Self.interface, member: Self.readMember,
                                      arguments: index, type.identifier, options, timeout: .seconds(90))
         }
         let delivered: String, size: Int64, data: DBusValue, transfer: String

@@ -16,6 +16,8 @@ import Foundation
 /// D-Bus: `org.ferry.Pasteboard1` at `/org/ferry/Pasteboard/<name>`.
 public struct Pasteboard: Sendable {
     static let interface: InterfaceName = "org.ferry.Pasteboard1"
+    /// `Read`, checked once (a paste's call names it).
+    static let readMember: MemberName = "Read"
     static let generalPath: ObjectPath = "/org/ferry/Pasteboard/general"
 
     enum Source: Sendable {
