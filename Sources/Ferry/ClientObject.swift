@@ -70,7 +70,11 @@ enum ClientObject {
     /// `connection`) and this throws.
     static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor,
                       polledBy connection: Connection?) async throws -> UInt64 {
-        try await HangUpWatch.cancellingOnHangUp(of: fd, polledBy: connection) { try await serve(representation, into: fd) }
+        // Only a stream's writer takes the descriptor; the other sources write into it and leave it.
+        let takes = if case .stream = representation.source { true } else { false }
+        return try await HangUpWatch.cancellingOnHangUp(of: fd, takesDescriptor: takes, polledBy: connection) {
+            try await serve(representation, into: fd)
+        }
     }
 
     /// Serves `representation` into `fd`. Called on the connection's thread, which must not

@@ -14,8 +14,8 @@ import Musl
 /// The work starts right away, on the caller's thread, and most promises are served before their
 /// first suspension (bytes in memory, a small loader that answers at once): those need no watch,
 /// and cost no task group, no second task and no change to the descriptors a connection polls.
-/// Work that suspends is watched from then on: a duplicate of the pipe's write end, which reports
-/// an error once no reader is left, is polled by the connection the request came over, on its own
+/// Work that suspends is watched from then on: the pipe's write end (or, when the work takes it, a
+/// duplicate made before the work starts), which reports an error once no reader is left, is polled by the connection the request came over, on its own
 /// thread beside its socket (no thread hop, no wake-up of another thread), or else by the
 /// process's `DescriptorWatcher`, beside every other watched descriptor (no thread per transfer).
 /// The work's task is then cancelled, so a loader sees `Task.isCancelled` (and its progress
@@ -24,17 +24,21 @@ enum HangUpWatch {
     /// What `body` returns, or its error; cancelled when `fd`'s reader leaves first, or when the
     /// calling task is cancelled.
     /// - Parameters:
-    ///   - fd: the write end handed to the work (duplicated before the work starts, since the work
-    ///     may take it; the duplicate is closed once the work and the watch are done, so the
-    ///     reader sees end of file then).
-    ///   - connection: the connection whose thread polls the duplicate, and where the work resumes
+    ///   - fd: the write end handed to the work; it stays open until this returns.
+    ///   - takesDescriptor: the work may take `fd` (and close it whenever it likes): then a
+    ///     duplicate is made before the work starts and watched instead, and closed once the work
+    ///     and the watch are done (the reader sees end of file then). Otherwise nothing is
+    ///     duplicated: `fd` itself is watched.
+    ///   - connection: the connection whose thread polls the write end, and where the work resumes
     ///     after a suspension (nil, or once it closes: the `DescriptorWatcher`, and the global pool).
     ///   - body: the work; it should stop when its task is cancelled.
     /// - Throws: what `body` throws.
-    static func cancellingOnHangUp<T: Sendable>(of fd: FileDescriptor, polledBy connection: Connection? = nil,
+    static func cancellingOnHangUp<T: Sendable>(of fd: FileDescriptor, takesDescriptor: Bool,
+                                                polledBy connection: Connection? = nil,
                                                 _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let watched = try? fd.duplicate()
-        defer { watched?.close() }
+        let duplicate = takesDescriptor ? try? fd.duplicate() : nil
+        defer { duplicate?.close() }
+        let watched = takesDescriptor ? duplicate : fd
         let ended = Atomic<Bool>(false)
         let work = Task.immediate(executorPreference: connection?.taskExecutor) {
             defer { ended.store(true, ordering: .releasing) }
