@@ -15,9 +15,10 @@ import Musl
 /// first suspension (bytes in memory, a small loader that answers at once): those need no watch,
 /// and cost no task group, no second task and no change to the descriptors a connection polls.
 /// Work that suspends is watched from then on: the pipe's write end (or, when the work takes it, a
-/// duplicate made before the work starts), which reports an error once no reader is left, is polled by the connection the request came over, on its own
-/// thread beside its socket (no thread hop, no wake-up of another thread), or else by the
-/// process's `DescriptorWatcher`, beside every other watched descriptor (no thread per transfer).
+/// duplicate made before the work starts), which reports an error once no reader is left, is
+/// polled by the connection the request came over, on its own thread beside its socket (no thread
+/// hop, no wake-up of another thread), or else by the process's `DescriptorWatcher`, beside every
+/// other watched descriptor (no thread per transfer).
 /// The work's task is then cancelled, so a loader sees `Task.isCancelled` (and its progress
 /// `isCancelled`) instead of producing bytes nobody will read.
 enum HangUpWatch {
@@ -45,7 +46,7 @@ enum HangUpWatch {
             return try await body()
         }
         return try await withTaskCancellationHandler {
-            // Ended before its first suspension (or no duplicate to watch): no watch.
+            // Ended before its first suspension (or no duplicate could be made): no watch.
             guard !ended.load(ordering: .acquiring), let raw = watched?.rawValue else { return try await work.value }
             let watch = Task(executorPreference: connection?.taskExecutor) {
                 // Either way the work is cancelled: the reader left, or the work has ended (which
@@ -55,7 +56,7 @@ enum HangUpWatch {
             }
             let result = await work.result
             watch.cancel()
-            await watch.value  // the duplicate is closed only once nothing waits on it
+            await watch.value  // what is watched is closed only once nothing waits on it
             return try result.get()
         } onCancel: {
             work.cancel()

@@ -71,11 +71,12 @@ extension Pasteboard {
         var options: [String: DBusValue] = [:]
         if append { options["append"] = .boolean(true) }
         let body: [DBusValue] = [.array(of: "a{sv}", encoded.map(\.dictionary)), options.dbusValue]
+        let files = encoder.files
         guard promising else {
-            return try await setItems(body, count: providers.count, append: append, files: encoder.files, progress: progress).changeCount
+            return try await setItems(body, count: providers.count, append: append, files: files, progress: progress).changeCount
         }
         return try await client.promises.writing { () async throws(FerryError) -> UInt64 in
-            let (changeCount, ids) = try await setItems(body, count: providers.count, append: append, files: encoder.files,
+            let (changeCount, ids) = try await setItems(body, count: providers.count, append: append, files: files,
                                                         progress: progress)
             for (index, item) in encoded.enumerated() where !item.promised.isEmpty {
                 client.promises.keep(providers[index], id: ids[index], path: path, promised: item.promised)

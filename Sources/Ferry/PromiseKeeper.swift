@@ -17,8 +17,9 @@ import Foundation
 /// so transfers already started still complete.
 ///
 /// The broker names an item only in its reply to the write, and may ask for the item before this
-/// client has handled that reply: readers hear the change as it is written, and may paste at once. So a write that promises runs inside ``writing(_:)``, and a lookup of an item not
-/// kept yet waits for the writes under way when it came (``representation(item:type:)``).
+/// client has handled that reply: readers hear the change as it is written, and may paste at
+/// once. So a write that promises runs inside ``writing(_:)``, and a lookup of an item not kept
+/// yet waits for the writes under way when it came (``representation(item:type:)``).
 final class PromiseKeeper: Sendable {
     struct Entry {
         /// The id exactly as the broker spelled it.
