@@ -17,7 +17,8 @@ extension FerryClient {
     /// Hands every representation this client still promises to the broker, so readers get it
     /// after this process is gone (X11's `SAVE_TARGETS`), after sending the state of a registered
     /// ``Application``'s scenes (``Application/saveState()``). Representations whose items were
-    /// replaced meanwhile are skipped.
+    /// replaced meanwhile are skipped; a write still under way is waited for, and its promises
+    /// handed over too.
     /// - Parameter sceneSaveLimit: how long saving the scenes' state may take before the flush
     ///   goes on without it (a broker that does not answer must not hold up the process's exit).
     /// - Throws: the first `FerryError` of a representation that could not be handed over (the
@@ -28,6 +29,7 @@ extension FerryClient {
     public func flush(sceneSaveLimit: Duration = .seconds(5)) async throws(FerryError) {
         let scenesSaved = await Application.saveScenes(of: self, limit: sceneSaveLimit)
         var firstError: FerryError?
+        await promises.writesUnderWay()
         for (id, wireID, path, representation) in promises.pending() {
             let type = representation.contentType.identifier
             do {

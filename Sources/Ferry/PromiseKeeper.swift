@@ -87,15 +87,21 @@ final class PromiseKeeper: Sendable {
     /// writes under way (``writing(_:)``) have ended, since one of them may be the item's.
     func representation(item id: UUID, type: String) async -> ItemProvider.Representation? {
         if let found = lookUp(item: id, type: type) { return found }
+        await writesUnderWay(unlessKept: id)
+        return lookUp(item: id, type: type)
+    }
+
+    /// Returns once the promising writes under way now (``writing(_:)``) have ended, so their
+    /// providers are kept; at once when there are none, or when item `id` is kept already.
+    func writesUnderWay(unlessKept id: UUID? = nil) async {
         await withCheckedContinuation { continuation in
             let waiting = state.withLock { state in
-                guard state.entries[id] == nil, !state.writes.isEmpty else { return false }
+                guard !state.writes.isEmpty, id.map({ state.entries[$0] == nil }) ?? true else { return false }
                 state.waiters.append((state.writes, continuation))
                 return true
             }
             if !waiting { continuation.resume() }
         }
-        return lookUp(item: id, type: type)
     }
 
     private func lookUp(item id: UUID, type: String) -> ItemProvider.Representation? {

@@ -177,6 +177,43 @@ struct PromiseTests {
         }
     }
 
+    @Test("a flush started while a promising write is under way waits for it, and hands its promise over too")
+    func flushWaitsForWriteUnderWay() async throws {
+        try await ClientFixture.with { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            // The write's second item is a FIFO the broker reads before it answers: the write is
+            // under way until this test closes the FIFO's other end.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-flush-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let fifo = folder.appendingPathComponent("held-open")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            let held = open(fifo.path, O_RDWR | O_CLOEXEC)
+            #expect(held >= 0)
+            #expect(write(held, "x", 1) == 1)
+            var slow = ItemProvider()
+            slow.registerFileRepresentation(for: .data, fileAt: fifo)
+            async let written = writer.general.setItemProviders([Self.lazyText("under way", counter: CallCounter()), slow])
+            // The broker has taken the byte: the write has been sent, and has no answer yet.
+            var unread: Int32 = 1
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ioctl(held, UInt(FIONREAD), &unread) == 0, unread > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(unread == 0)
+            let flush = Task { try await writer.flush() }
+            try await Task.sleep(for: .milliseconds(200))
+            close(held)
+            try await flush.value
+            _ = try await written
+            #expect(await !writer.hasPendingPromises, "the flush handed the write's promise over")
+            #expect(try await reader.general.items.first?.promisedTypes.isEmpty == true)
+            #expect(try await reader.general.string == "under way")
+            await writer.close()
+            await reader.close()
+        }
+    }
+
     @Test("a writer that quits without flushing leaves no broken item: the pasteboard is back to its previous content")
     func vanishedWriterLeavesNothingBroken() async throws {
         try await ClientFixture.with { fixture in
