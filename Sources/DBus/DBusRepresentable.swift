@@ -299,25 +299,6 @@ where Key: DBusBasicRepresentable, Value: DBusSignatureProviding {
     }
 }
 
-extension DBusValue {
-    /// This `a{sv}` as a dictionary, read concretely (outside any generic context); a repeated
-    /// key keeps its last value.
-    @usableFromInline
-    func variantDictionary() throws -> [String: DBusValue] {
-        guard case .dictionary(.string, .variant, let entries) = self else { throw VariantDictionary.mismatch(self) }
-        // `init(minimumCapacity:)`, not `reserveCapacity`: the stdlib's reserveCapacity is not
-        // inlinable, so it runs unspecialized and looks the dictionary's type up on every call.
-        var result = [String: DBusValue](minimumCapacity: entries.count)
-        for entry in entries {
-            guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
-                throw VariantDictionary.mismatch(self)
-            }
-            result[key] = value
-        }
-        return result
-    }
-}
-
 extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value: DBusRepresentable {
     /// Reads a dictionary; a repeated key keeps its last value.
     @inlinable
@@ -325,7 +306,7 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicRepresentable, Value
         if Key.self == String.self, Value.self == DBusValue.self {
             // An `a{sv}` of options, the commonest: read concretely, not through generic code
             // (where this runs unspecialized, behind a generic caller).
-            self = unsafeBitCast(try dbusValue.variantDictionary(), to: [Key: Value].self)
+            self = unsafeBitCast(try dbusValue.asVariantDictionary(), to: [Key: Value].self)
             return
         }
         guard case .dictionary(let k, let v, let entries) = dbusValue,

@@ -41,3 +41,22 @@ extension Dictionary where Key == String, Value == DBusValue {
         }
     }
 }
+
+extension DBusValue {
+    /// This `a{sv}` as a ``VariantDictionary`` (values unwrapped), converted concretely, outside
+    /// any generic context (`Dictionary.init(dbusValue:)` uses it); a repeated key keeps its last
+    /// value. The opposite of ``variantDictionary(_:)``.
+    @usableFromInline
+    func asVariantDictionary() throws -> [String: DBusValue] {
+        guard case .dictionary(.string, .variant, let entries) = self else { throw VariantDictionary.mismatch(self) }
+        // Not `reserveCapacity`, which the stdlib does not inline (see `WireReader.init(dbus:path:)`).
+        var result = [String: DBusValue](minimumCapacity: entries.count)
+        for entry in entries {
+            guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
+                throw VariantDictionary.mismatch(self)
+            }
+            result[key] = value
+        }
+        return result
+    }
+}
