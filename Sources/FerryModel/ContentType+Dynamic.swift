@@ -20,8 +20,14 @@ struct DynamicTypeCode: Sendable, Hashable {
 
     static let prefix = "dyn."
 
+    /// Whether `identifier` starts with `dyn.`, in any case. Compares in place: every type lookup
+    /// asks it, a paste's among them.
     static func hasPrefix(_ identifier: String) -> Bool {
-        identifier.utf8.count >= 4 && identifier.utf8.prefix(4).map { $0 | 0x20 } == Array("dyn.".utf8)
+        var bytes = identifier.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected | 0x20 else { return false }
+        }
+        return true
     }
 
     /// The identifier, or nil when it would not be a valid identifier (too long).

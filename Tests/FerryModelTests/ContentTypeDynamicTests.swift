@@ -20,6 +20,16 @@ struct ContentTypeDynamicTests {
         #expect(again.preferredMIMEType == "application/x-ferry+json;v=2")
     }
 
+    @Test("only identifiers that start with dyn., in any case, are dynamic")
+    func dynamicPrefix() throws {
+        for identifier in ["dyn.ah62d4rv4ge8", "DYN.x", "Dyn.", "dyN.1"] {
+            #expect(ContentType(importedAs: identifier)?.isDynamic == true, "\(identifier)")
+        }
+        for identifier in ["dyn", "dy", "d", "dynx.a", "dyn-a", "public.dyn.a", "xdyn.a", "public.data"] {
+            #expect(ContentType(importedAs: identifier)?.isDynamic == false, "\(identifier)")
+        }
+    }
+
     @Test("the same tag and constraint always give the same identifier; different ones differ")
     func stable() throws {
         let a = try #require(ContentType(filenameExtension: "qqq"))
