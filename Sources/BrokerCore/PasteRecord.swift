@@ -19,7 +19,8 @@ package struct PasteRecord: Sendable, Hashable {
     package var uid: UInt32
     /// The reader's pid.
     package var pid: Int32
-    /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted); nil
+    /// The reader's process name (its `comm`, as `/proc/PID/comm` gave it when it pasted, read at
+    /// most once a second for the same connection: ``readerProcessName(pid:connection:)``); nil
     /// when the broker could not learn it, and for records logged before it kept them.
     package var process: String?
     /// The writer's process name: who copied the item read (its `/proc/PID/comm` when it
@@ -65,12 +66,29 @@ extension PasteRecord {
     /// connected; nil when there is no such process or it cannot be read. Bytes that are not
     /// UTF-8 become U+FFFD, so the name is always a valid D-Bus string.
     ///
-    /// The name is read anew for every record (a process may rename itself); the file is opened
+    /// The name is read anew for every call (a process may rename itself); the file is opened
     /// once per process (``ProcessNameFiles``).
     /// - Parameter pid: the caller's pid, as the bus daemon vouched for it.
     package static func processName(pid: UInt32?) -> String? {
         guard let pid, pid > 0 else { return nil }
         return ProcessNameFiles.shared.name(of: pid)
+    }
+
+    /// How long a reader's process name is taken as read, for pastes by the same connection.
+    package static let readerNameLifetime: Duration = .seconds(1)
+
+    /// A reader's process name for the record of its paste: as ``processName(pid:)`` gives it,
+    /// but read again only when the last read for this same connection is older than
+    /// ``readerNameLifetime``. Reading it cost every paste a system call (about a twentieth of a
+    /// held paste's time); a process that renames itself shows its new name from its pastes a
+    /// second later at most. Tied to the connection, a name never outlives its process: another
+    /// process given the same pid comes on a connection of its own.
+    /// - Parameters:
+    ///   - pid: the reader's pid, as the bus daemon vouched for it.
+    ///   - connection: the reader's unique bus name.
+    package static func readerProcessName(pid: UInt32?, connection: String) -> String? {
+        guard let pid, pid > 0 else { return nil }
+        return ProcessNameFiles.shared.name(of: pid, for: connection, maximumAge: readerNameLifetime)
     }
 }
 
@@ -85,8 +103,17 @@ final class ProcessNameFiles: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
+    /// An open file, and the name last read from it for a connection, with when.
+    private struct File {
+        var descriptor: Int32
+        var name: String
+        var connection: String?
+        /// `CLOCK_MONOTONIC_COARSE` at the read, in nanoseconds.
+        var readAt: Int64
+    }
+
     private struct State {
-        var files: [UInt32: Int32] = [:]
+        var files: [UInt32: File] = [:]
         /// Pids in the order their files were opened.
         var opened: [UInt32] = []
     }
@@ -95,28 +122,52 @@ final class ProcessNameFiles: Sendable {
 
     /// The name of `pid`, nil when it cannot be read.
     func name(of pid: UInt32) -> String? {
-        // Read under the lock: a file closed to make room is never read by another caller.
-        state.withLock { state in
-            if let fd = state.files[pid] {
-                if let name = Self.read(fd) { return name }
-                close(fd)
-                state.files[pid] = nil
-                state.opened.removeAll { $0 == pid }
-            }
-            let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            guard let name = Self.read(fd) else {
-                close(fd)
-                return nil
-            }
-            if state.opened.count >= limit {
-                let oldest = state.opened.removeFirst()
-                if let old = state.files.removeValue(forKey: oldest) { close(old) }
-            }
-            state.files[pid] = fd
-            state.opened.append(pid)
-            return name
+        state.withLock { read(pid, for: nil, at: 0, in: &$0) }
+    }
+
+    /// The name of `pid` for `connection`: the one last read for that same connection when it is
+    /// younger than `maximumAge`, else read now.
+    func name(of pid: UInt32, for connection: String, maximumAge: Duration) -> String? {
+        let now = Self.coarseNow()
+        let age = maximumAge.components.seconds * 1_000_000_000 + maximumAge.components.attoseconds / 1_000_000_000
+        return state.withLock { state in
+            if let file = state.files[pid], file.connection == connection, now - file.readAt < age { return file.name }
+            return read(pid, for: connection, at: now, in: &state)
         }
+    }
+
+    /// Reads the name of `pid` under the lock (a file closed to make room is never read by
+    /// another caller), opening its file when none is open or its process ended.
+    private func read(_ pid: UInt32, for connection: String?, at now: Int64, in state: inout State) -> String? {
+        if let fd = state.files[pid]?.descriptor {
+            if let name = Self.read(fd) {
+                state.files[pid] = File(descriptor: fd, name: name, connection: connection, readAt: now)
+                return name
+            }
+            close(fd)
+            state.files[pid] = nil
+            state.opened.removeAll { $0 == pid }
+        }
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard let name = Self.read(fd) else {
+            close(fd)
+            return nil
+        }
+        if state.opened.count >= limit {
+            let oldest = state.opened.removeFirst()
+            if let old = state.files.removeValue(forKey: oldest) { close(old.descriptor) }
+        }
+        state.files[pid] = File(descriptor: fd, name: name, connection: connection, readAt: now)
+        state.opened.append(pid)
+        return name
+    }
+
+    /// `CLOCK_MONOTONIC_COARSE` in nanoseconds: a clock read with no system call, to the tick.
+    private static func coarseNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// How many files are open now.

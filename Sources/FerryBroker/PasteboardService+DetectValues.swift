@@ -59,7 +59,7 @@ extension PasteboardService {
                 if !values.isEmpty {
                     logPaste(PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
                                          pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0),
-                                         process: PasteRecord.processName(pid: caller.caller.pid),
+                                         process: PasteRecord.readerProcessName(pid: caller.caller.pid, connection: caller.uniqueName),
                                          writerProcess: item.sourceProcess, pasteboard: name,
                                          itemIndex: index, contentType: type, consent: consent?.rawValue))
                 }

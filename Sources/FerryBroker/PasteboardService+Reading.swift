@@ -73,7 +73,8 @@ extension PasteboardService {
                                                        preferFD: preferFD, to: caller, pasteboard: name)
         let record = PasteRecord(appID: caller.appID, uniqueName: caller.uniqueName, uid: caller.caller.uid,
                                  pid: Int32(truncatingIfNeeded: caller.caller.pid ?? 0),
-                                 process: PasteRecord.processName(pid: caller.caller.pid), writerProcess: item.sourceProcess,
+                                 process: PasteRecord.readerProcessName(pid: caller.caller.pid, connection: caller.uniqueName),
+                                 writerProcess: item.sourceProcess,
                                  historyEntry: historyEntry, pasteboard: name,
                                  itemIndex: Int(index), contentType: representation.contentType, consent: consent?.rawValue)
         logPaste(record)

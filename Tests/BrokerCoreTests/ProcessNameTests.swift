@@ -3,8 +3,8 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// The process name in a paste record: read from `/proc/PID/comm` every time (a process may
-/// rename itself), through a file opened once per process.
+/// The process name in a paste record: read from `/proc/PID/comm` (a process may rename itself),
+/// through a file opened once per process; a reader's at most once a second per connection.
 @Suite("Paste records: process names")
 struct ProcessNameTests {
     @Test("a renamed process is read under its new name; an ended one has none")
@@ -30,6 +30,35 @@ struct ProcessNameTests {
         child.terminate(grace: .seconds(1))
         #expect(await eventually { PasteRecord.processName(pid: pid) == nil })
         #expect(PasteRecord.processName(pid: 0) == nil && PasteRecord.processName(pid: nil) == nil)
+    }
+
+    @Test("a reader's name is kept for its connection for the name's lifetime, read anew for another or once older")
+    func readerNamesLastASecond() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-comm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let go = directory.appendingPathComponent("go").path
+        let script = """
+            import ctypes, os, time
+            libc = ctypes.CDLL(None)
+            libc.prctl(15, b"ferry-first", 0, 0, 0)
+            while not os.path.exists(\(String(reflecting: go))): time.sleep(0.01)
+            libc.prctl(15, b"ferry-second", 0, 0, 0)
+            time.sleep(60)
+            """
+        let child = try RunningProcess("python3", ["-c", script], environment: ProcessInfo.processInfo.environment)
+        defer { child.terminate(grace: .seconds(1)) }
+        let pid = UInt32(child.pid)
+        let files = ProcessNameFiles(limit: 4), observer = ProcessNameFiles(limit: 1)
+        #expect(await eventually { observer.name(of: pid) == "ferry-first" })
+        #expect(files.name(of: pid, for: ":1.7", maximumAge: .seconds(600)) == "ferry-first")
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(await eventually { observer.name(of: pid) == "ferry-second" })
+        #expect(files.name(of: pid, for: ":1.7", maximumAge: .seconds(600)) == "ferry-first", "kept for the same connection")
+        #expect(files.name(of: pid, for: ":1.8", maximumAge: .seconds(600)) == "ferry-second", "read anew for another")
+        #expect(files.name(of: pid, for: ":1.8", maximumAge: .zero) == "ferry-second")
+        #expect(files.name(of: pid, for: ":1.7", maximumAge: .seconds(600)) == "ferry-second", "read anew: :1.8 read it last")
+        #expect(PasteRecord.readerProcessName(pid: 0, connection: ":1.7") == nil)
     }
 
     @Test("at most the limit of files stay open; a process whose file was closed is opened again")
