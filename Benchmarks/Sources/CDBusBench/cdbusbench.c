@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <poll.h>
+#include <sched.h>
 
 #define BENCH_PATH "/org/ferry/Bench"
 #define BENCH_IFACE "org.ferry.Bench1"
@@ -266,4 +267,23 @@ int cdb_quit_peer(const char *address) {
     dbus_message_unref(m);
     close_bus(c);
     return rc;
+}
+
+int cdb_available_cpus(int *out, int max) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    int count = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && count < max; cpu++) {
+        if (CPU_ISSET(cpu, &set)) out[count++] = cpu;
+    }
+    return count;
+}
+
+int cdb_place_thread(int tid, const int *cpus, int count) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int i = 0; i < count; i++) {
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE) CPU_SET(cpus[i], &set);
+    }
+    return sched_setaffinity(tid, sizeof set, &set);
 }

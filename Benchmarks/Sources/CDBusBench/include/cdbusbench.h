@@ -34,4 +34,11 @@ int cdb_echo_peer(const char *address, size_t payload_bytes, int iterations, dou
 /* Asks the peer-to-peer server to quit. */
 int cdb_quit_peer(const char *address);
 
+/* Placement (sched_setaffinity, which the Swift Glibc module does not declare): the CPUs this
+ * process may run on, at most `max` of them written to `out`; their count, or -1. */
+int cdb_available_cpus(int *out, int max);
+
+/* Puts thread `tid` on the `count` CPUs in `cpus`. 0, or -1 with errno set. */
+int cdb_place_thread(int tid, const int *cpus, int count);
+
 #endif
