@@ -20,8 +20,9 @@ struct LogCommand: AsyncParsableCommand {
             UTC), the pasteboard ('history N' for a read of history entry N, as 'ferry history \
             show N' makes), the item's index, the type delivered (a dynamic type by the MIME \
             type it came from), who read it (an app id, or 'pid N' for a command-line caller), \
-            the reader's process name, as the broker learned it from the kernel when it pasted, \
-            and the process name of the item's writer, who copied it, learned when it copied \
+            the reader's process name, as the broker learned it from the kernel when it pasted \
+            (at most a second before, for pastes on the same connection), and the process name \
+            of the item's writer, who copied it, learned when it copied \
             ('-' when unknown, as for pastes logged by an older broker). A read that asked the \
             user for consent ends with 'asked: allowed', 'asked: denied', 'asked: timed-out' or \
             'asked: withdrawn'; only an allowed one delivered the type.
