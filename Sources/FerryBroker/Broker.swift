@@ -179,9 +179,9 @@ package final class Broker: Service, Sendable {
                                     direct: direct, logger: logger)
         service.restrictStandardInterfaces()
         let drags = DragService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                ownUID: uid, idleTimeout: options.dragIdleTimeout, logger: logger)
+                                idleTimeout: options.dragIdleTimeout, logger: logger)
         let shares = ShareService(connection: connection, scenes: scenes, pasteboards: pasteboards, registry: registry,
-                                  ownUID: uid, idleTimeout: options.shareIdleTimeout,
+                                  idleTimeout: options.shareIdleTimeout,
                                   performTimeout: options.sharePerformTimeout, logger: logger)
         let companions: [any BrokerCompanion]
         do {

@@ -27,7 +27,8 @@ package struct BrokerService: Sendable {
     package let scenes: SceneService?
     /// The direct connections' socket, nil when the broker serves none.
     package let direct: DirectListener?
-    /// Callers of the standard interfaces, refused when of another uid.
+    /// Callers of the standard interfaces, refused when of another uid: the broker's one cache
+    /// (``PasteboardService/callers``), which ``watch(_:alsoClosed:)`` fills ahead of first calls.
     let standardCallers: CallerCache
     private let logger: Logger
 
@@ -47,7 +48,7 @@ package struct BrokerService: Sendable {
         self.registry = registry
         self.pasteboards = pasteboards
         self.scenes = scenes
-        self.standardCallers = CallerCache(ownUID: pasteboards.ownUID)
+        self.standardCallers = pasteboards.callers
         self.logger = logger
     }
 
@@ -66,15 +67,27 @@ package struct BrokerService: Sendable {
         try connection.export(interface, at: Self.path)
     }
 
-    /// Watches for registered connections vanishing and removes their registrations; returns
-    /// when the connection closes or the task is cancelled.
+    /// Watches connections come and go: asks the bus about each new one before it calls
+    /// (``CallerCache/prefetch(_:on:)``), and removes the registrations of those that vanish;
+    /// returns when the connection closes or the task is cancelled.
     ///
     /// Subscribe before exporting (call ``startWatching()``) so no disappearance is missed.
     /// - Parameter alsoClosed: told of every connection gone, after the services above (ferryd's
     ///   drags: their scenes are no longer targets by then).
     package func watch(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)? = nil) async {
+        // On the connection's thread: a new connection is asked about in the round its signal
+        // came in, not after a pool thread wakes (hundreds of µs on a busy machine, as long as
+        // `ferry paste` takes to send its first call).
+        await withTaskExecutorPreference(connection.taskExecutor) { await watchChanges(changes, alsoClosed: alsoClosed) }
+    }
+
+    private func watchChanges(_ changes: NameOwnerChanges, alsoClosed: (@Sendable (String) async -> Void)?) async {
         do {
-            for try await change in changes where change.newOwner == nil && change.name.rawValue.hasPrefix(":") {
+            for try await change in changes where change.name.rawValue.hasPrefix(":") {
+                guard change.newOwner == nil else {
+                    standardCallers.prefetch(change.name, on: connection)
+                    continue
+                }
                 standardCallers.forget(change.name.rawValue)
                 let app = await registry.connectionClosed(change.name.rawValue)
                 if let app { announceUnregistered(app, reason: "disconnected") }

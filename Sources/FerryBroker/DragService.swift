@@ -53,10 +53,9 @@ package actor DragService {
     package nonisolated let registry: AppRegistry
     /// How long a drag may stay idle.
     package nonisolated let idleTimeout: Duration
-    nonisolated let ownUID: UInt32
     /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
     package nonisolated let logger: Logger
-    /// Callers' credentials, asked of the bus once per connection.
+    /// Callers' credentials: the broker's one cache (``PasteboardService/callers``).
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a drag begins.
     nonisolated let idleWake = Wake()
@@ -83,18 +82,16 @@ package actor DragService {
     ///   - scenes: the scene service (the desktop and the apps).
     ///   - pasteboards: the pasteboard service (the drag pasteboards).
     ///   - registry: the registered apps.
-    ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a drag may stay without a call before it ends as cancel.
     ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
-                ownUID: UInt32, idleTimeout: Duration = DragService.defaultIdleTimeout,
+                idleTimeout: Duration = DragService.defaultIdleTimeout,
                 logger: Logger) {
         self.connection = connection
         self.scenes = scenes
         self.pasteboards = pasteboards
         self.registry = registry
-        self.ownUID = ownUID
-        self.callers = CallerCache(ownUID: ownUID)
+        self.callers = pasteboards.callers
         self.idleTimeout = idleTimeout
         self.logger = logger
     }

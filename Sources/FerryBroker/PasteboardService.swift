@@ -58,7 +58,8 @@ package actor PasteboardService {
     nonisolated let contentsCache = PasteboardContentsCache()
     /// Paste records not written yet; the first one queues a drain.
     nonisolated let pendingPastes = Mutex<[PasteRecord]>([])
-    /// Callers' credentials, asked of the bus once per connection.
+    /// Callers' credentials, asked of the bus once per connection: the broker's one cache, which
+    /// the other services share.
     nonisolated let callers: CallerCache
     /// Continuity (issue #22): serves remote items' bytes and hears of the general pasteboard's
     /// changes; nil while it is off (``setContinuity(_:)``).

@@ -47,10 +47,9 @@ package actor ShareService {
     package nonisolated let idleTimeout: Duration
     /// How long an activity's app has for `PerformActivity` (it is told, and cancels after it).
     package nonisolated let performTimeout: Duration
-    nonisolated let ownUID: UInt32
     /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
     package nonisolated let logger: Logger
-    /// Callers' credentials, asked of the bus once per connection.
+    /// Callers' credentials: the broker's one cache (``PasteboardService/callers``).
     nonisolated let callers: CallerCache
     /// Wakes the idle watch when a share begins.
     nonisolated let idleWake = Wake()
@@ -68,20 +67,18 @@ package actor ShareService {
     ///   - scenes: the scene service (shared scenes, the apps' call queues).
     ///   - pasteboards: the pasteboard service (the share pasteboards).
     ///   - registry: the registered apps.
-    ///   - ownUID: the broker's uid; callers of another uid are refused.
     ///   - idleTimeout: how long a share may stay unperformed before it ends.
     ///   - performTimeout: how long an activity's app has for `PerformActivity`.
     ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, scenes: SceneService, pasteboards: PasteboardService, registry: AppRegistry,
-                ownUID: UInt32, idleTimeout: Duration = ShareService.defaultIdleTimeout,
+                idleTimeout: Duration = ShareService.defaultIdleTimeout,
                 performTimeout: Duration = ShareService.defaultPerformTimeout,
                 logger: Logger) {
         self.connection = connection
         self.scenes = scenes
         self.pasteboards = pasteboards
         self.registry = registry
-        self.ownUID = ownUID
-        self.callers = CallerCache(ownUID: ownUID)
+        self.callers = pasteboards.callers
         self.idleTimeout = idleTimeout
         self.performTimeout = performTimeout
         self.logger = logger
