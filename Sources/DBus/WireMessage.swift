@@ -1,4 +1,9 @@
 import FerrySystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A whole message in the D-Bus wire format and the unix fds that travel with it, its header
 /// parsed and checked: what ``Message`` builds before libdbus needs it, and what a
@@ -66,7 +71,8 @@ struct WireMessage: Sendable {
     /// Parses and checks a message received whole (`bytes` is exactly one message) with `fds`.
     /// - Throws: `DBusError` `.invalidArgs` naming what is wrong.
     init(parsing bytes: [UInt8], fds: [FileDescriptor]) throws {
-        let parsed = try Self.parse(bytes)
+        var strings = HeaderStrings()
+        let parsed = try Self.parse(bytes, strings: &strings)
         guard parsed.known else { throw Self.malformed("message type \(bytes[1])") }
         guard parsed.unixFDs == fds.count else {
             throw Self.malformed("a message that declares \(parsed.unixFDs) unix fds and came with \(fds.count)")
@@ -76,10 +82,10 @@ struct WireMessage: Sendable {
 
     /// A message just received whole, with the fds it declares taken from the front of `fds`;
     /// nil for a message of a type this protocol version does not know, which is ignored (its
-    /// fds dropped).
+    /// fds dropped). `strings` are the connection's header strings so far.
     /// - Throws: `DBusError` `.invalidArgs` when it is malformed or its fds did not come.
-    init?(received bytes: [UInt8], takingFDsFrom fds: inout [FileDescriptor]) throws {
-        let parsed = try Self.parse(bytes)
+    init?(received bytes: [UInt8], takingFDsFrom fds: inout [FileDescriptor], strings: inout HeaderStrings) throws {
+        let parsed = try Self.parse(bytes, strings: &strings)
         guard parsed.unixFDs <= fds.count else {
             throw Self.malformed("a message that declares \(parsed.unixFDs) unix fds and came with \(fds.count)")
         }
@@ -107,12 +113,34 @@ struct WireMessage: Sendable {
         var known: Bool
     }
 
-    private static func parse(_ bytes: [UInt8]) throws -> Parsed {
+    private static func parse(_ bytes: [UInt8], strings: inout HeaderStrings) throws -> Parsed {
         try bytes.withUnsafeBytes { buffer in
             guard try Self.length(ofMessageStartingWith: buffer) == buffer.count else {
                 throw Self.malformed("a message of \(buffer.count) bytes whose header says otherwise")
             }
-            return try Self.parseHeader(buffer)
+            return try Self.parseHeader(buffer, strings: &strings)
+        }
+    }
+
+    /// The header strings last received on one connection, each field's kept with the bytes it
+    /// came in: a connection's messages name the same path, interface, member, bus names and
+    /// signature again and again, and a field whose bytes are the last ones of that field needs
+    /// neither a check nor a new `String`. ``WireTransport`` keeps one per connection.
+    struct HeaderStrings {
+        /// By field code (1 to 8; 5 carries a number).
+        private var kept = [(bytes: [UInt8], text: String)?](repeating: nil, count: 9)
+
+        /// The text of header field `code` whose bytes are `raw`: the one kept for the same
+        /// bytes, or what `check` makes of them (then kept instead).
+        mutating func text(field code: Int, _ raw: UnsafeRawBufferPointer,
+                           _ check: (UnsafeRawBufferPointer) throws -> String) throws -> String {
+            if let last = kept[code], last.bytes.count == raw.count,
+               raw.isEmpty || last.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
+                return last.text
+            }
+            let text = try check(raw)
+            kept[code] = (Array(raw), text)
+            return text
         }
     }
 
@@ -124,7 +152,7 @@ struct WireMessage: Sendable {
         }
     }
 
-    private static func parseHeader(_ bytes: UnsafeRawBufferPointer) throws -> Parsed {
+    private static func parseHeader(_ bytes: UnsafeRawBufferPointer, strings: inout HeaderStrings) throws -> Parsed {
         let swapped = (bytes[0] == UInt8(ascii: "B")) == (1.littleEndian == 1)
         let known = Message.Kind(code: Int32(bytes[1]))
         let kind = known ?? .signal
@@ -153,28 +181,40 @@ struct WireMessage: Sendable {
             switch code {
             case 1:
                 try expect("o")
-                header.path = try reader.objectPath().rawValue
+                header.path = try strings.text(field: 1, try reader.stringBytes()) {
+                    try ObjectPath(try WireReader.checkedString($0)).rawValue
+                }
             case 2:
                 try expect("s")
-                header.interface = try InterfaceName(try reader.string()).rawValue
+                header.interface = try strings.text(field: 2, try reader.stringBytes()) {
+                    try InterfaceName(try WireReader.checkedString($0)).rawValue
+                }
             case 3:
                 try expect("s")
-                header.member = try MemberName(try reader.string()).rawValue
+                header.member = try strings.text(field: 3, try reader.stringBytes()) {
+                    try MemberName(try WireReader.checkedString($0)).rawValue
+                }
             case 4:
                 try expect("s")
-                header.errorName = try ErrorName(try reader.string()).rawValue
+                header.errorName = try strings.text(field: 4, try reader.stringBytes()) {
+                    try ErrorName(try WireReader.checkedString($0)).rawValue
+                }
             case 5:
                 try expect("u")
                 header.replySerial = try reader.fixed(UInt32.self)
             case 6:
                 try expect("s")
-                header.destination = try BusName(try reader.string()).rawValue
+                header.destination = try strings.text(field: 6, try reader.stringBytes()) {
+                    try BusName(try WireReader.checkedString($0)).rawValue
+                }
             case 7:
                 try expect("s")
-                sender = try BusName(try reader.string()).rawValue
+                sender = try strings.text(field: 7, try reader.stringBytes()) {
+                    try BusName(try WireReader.checkedString($0)).rawValue
+                }
             case 8:
                 try expect("g")
-                signature = try reader.signature()
+                signature = try strings.text(field: 8, try reader.signatureBytes(), WireReader.checkedSignature)
             case 9:
                 try expect("u")
                 unixFDs = Int(try reader.fixed(UInt32.self))

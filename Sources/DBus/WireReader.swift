@@ -145,26 +145,44 @@ struct WireReader {
 
     @usableFromInline
     mutating func string() throws -> String {
-        let count = Int(try fixed(UInt32.self))
-        let utf8 = try text(count)
-        guard strict else { return String(decoding: utf8, as: UTF8.self) }
-        guard count > 0 else { return "" }
+        let utf8 = try stringBytes()
+        return strict ? try Self.checkedString(utf8) : String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// A string's bytes (`s`, `o`: a 32-bit length), without its NUL, not checked.
+    mutating func stringBytes() throws -> UnsafeRawBufferPointer {
+        try text(Int(try fixed(UInt32.self)))
+    }
+
+    /// A signature's bytes (`g`: an 8-bit length), without its NUL, not checked.
+    mutating func signatureBytes() throws -> UnsafeRawBufferPointer {
+        try text(Int(try fixed(UInt8.self)))
+    }
+
+    /// The string whose bytes `text` gave: checked to be UTF-8 without NUL.
+    static func checkedString(_ utf8: UnsafeRawBufferPointer) throws -> String {
+        guard !utf8.isEmpty else { return "" }
         // `text` ends at the wire's NUL, so a C string read from its start stops there unless a
         // NUL comes earlier (then the string is short). `String(validatingCString:)` validates
         // without the generic `String(validating:as:)`'s metadata lookup per call: a third of
         // the time (BENCHMARKS.md, "Strings read without a metadata lookup").
         let start = utf8.baseAddress!.assumingMemoryBound(to: CChar.self)
-        guard let text = String(validatingCString: start), text.utf8.count == count else {
-            throw Self.malformed("a string that is not UTF-8 without NUL")
+        guard let text = String(validatingCString: start), text.utf8.count == utf8.count else {
+            throw malformed("a string that is not UTF-8 without NUL")
         }
         return text
     }
 
-    mutating func signature() throws -> String {
-        let count = Int(try fixed(UInt8.self))
-        let text = String(decoding: try self.text(count), as: UTF8.self)
-        if strict { _ = try SignatureParser.parse(text) }
+    /// The signature whose bytes `signatureBytes` gave, checked.
+    static func checkedSignature(_ utf8: UnsafeRawBufferPointer) throws -> String {
+        let text = String(decoding: utf8, as: UTF8.self)
+        _ = try SignatureParser.parse(text)
         return text
+    }
+
+    mutating func signature() throws -> String {
+        let utf8 = try signatureBytes()
+        return strict ? try Self.checkedSignature(utf8) : String(decoding: utf8, as: UTF8.self)
     }
 
     @usableFromInline

@@ -40,6 +40,8 @@ final class WireTransport: @unchecked Sendable {
     private var inputEnd = 0
     /// fds received and not taken by a message yet, in the order they came.
     private var inputFDs: [FileDescriptor] = []
+    /// The header strings received so far (``WireMessage/HeaderStrings``).
+    private var headerStrings = WireMessage.HeaderStrings()
     /// What waits to be written, the first maybe in part.
     private var output: [Outgoing] = []
     private var outputHead = 0
@@ -234,7 +236,7 @@ final class WireTransport: @unchecked Sendable {
                 // A buffer a large message grew is not kept for the small ones after it.
                 if input.count > 4 * Self.readChunk { input = [UInt8](repeating: 0, count: Self.readChunk) }
             }
-            if let message = try WireMessage(received: bytes, takingFDsFrom: &inputFDs) { messages.append(message) }
+            if let message = try WireMessage(received: bytes, takingFDsFrom: &inputFDs, strings: &headerStrings) { messages.append(message) }
         }
     }
 

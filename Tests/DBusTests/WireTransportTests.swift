@@ -453,6 +453,28 @@ struct WireTransportTests {
         #expect(text == "grüße" && number == 7 && data == [9, 8])
     }
 
+    @Test("a connection's header strings are reused only for the same bytes of the same field: anything else is checked")
+    func headerStringsAreKeptPerField() throws {
+        var strings = WireMessage.HeaderStrings()
+        var fds: [FileDescriptor] = []
+        // No interface: the member is the field read right after the path.
+        let valid = try Message.methodCall(destination: nil, path: "/ab", interface: nil, member: "Abc", body: []).wireBytes()
+        let parsed = try #require(try WireMessage(received: valid, takingFDsFrom: &fds, strings: &strings))
+        #expect(parsed.fields.header.path == "/ab" && parsed.fields.header.member == "Abc")
+        // Again: the same strings, from the kept ones.
+        let again = try #require(try WireMessage(received: valid, takingFDsFrom: &fds, strings: &strings))
+        #expect(again.fields.header.path == "/ab" && again.fields.header.member == "Abc")
+        let member = try #require(valid.indices.first { Array(valid[$0..<min($0 + 4, valid.count)]) == Array("Abc\0".utf8) })
+        // The path's bytes, kept as a valid path, are no valid member; nor is a changed member.
+        for replacement in ["/ab", "A-c"] {
+            var bytes = valid
+            bytes.replaceSubrange(member..<(member + 3), with: Array(replacement.utf8))
+            #expect(throws: DBusError.self, "member \(replacement)") {
+                _ = try WireMessage(received: bytes, takingFDsFrom: &fds, strings: &strings)
+            }
+        }
+    }
+
     /// Bytes of a valid call, patched by `change`, must be refused with a named error.
     static func refused(_ why: Comment, _ change: (inout [UInt8]) -> Void, body: [DBusValue] = [.string("x")]) throws {
         var bytes = try Message.methodCall(destination: nil, path: "/p", interface: "a.b", member: "M", body: body).wireBytes()
