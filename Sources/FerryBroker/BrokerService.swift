@@ -104,11 +104,11 @@ package struct BrokerService: Sendable {
         try await connection.nameOwnerChanges()
     }
 
-    /// The caller's unique name and credentials, as the bus reports them.
+    /// The caller's unique name and credentials, as the bus reports them (kept by the broker's
+    /// cache); the methods decide on another uid themselves.
     /// - Throws: `DBusError` when the bus cannot say (the caller is gone).
     func resolveCaller(_ call: MethodCall) async throws -> Caller {
-        let credentials = try await connection.credentials(of: call.sender)
-        return Caller(uniqueName: call.sender.rawValue, uid: credentials.uid, pid: credentials.pid)
+        try await standardCallers.caller(call, on: connection)
     }
 
     private var interface: Interface {

@@ -10,7 +10,7 @@ import Synchronization
 /// A connection that appears on the bus is asked about at once (``prefetch(_:on:)``), before it
 /// calls: a process that connects to paste (`ferry paste`) then finds its credentials known, or on
 /// their way, instead of waiting for a `GetConnectionCredentials` round trip inside its first call.
-final class CallerCache: Sendable {
+package final class CallerCache: Sendable {
     private enum Entry {
         case known(Caller)
         /// Asked of the bus ahead of the first call; the task files what it learns.
@@ -21,7 +21,7 @@ final class CallerCache: Sendable {
     private let ownUID: UInt32
 
     /// A cache refusing callers of any uid but `ownUID`.
-    init(ownUID: UInt32) {
+    package init(ownUID: UInt32) {
         self.ownUID = ownUID
     }
 
@@ -40,28 +40,31 @@ final class CallerCache: Sendable {
         return caller
     }
 
-    /// The caller's unique name and credentials, refused when of another uid: kept, or the
-    /// answer to the question already asked, or asked of the bus now.
+    /// The caller's unique name and credentials, refused when of another uid: ``caller(_:on:)``
+    /// checked.
     /// - Throws: `FerryModelError` `.permissionDenied`; `DBusError` when the caller is gone.
     func resolve(_ call: MethodCall, on connection: Connection) async throws -> Caller {
-        let entry = entries.withLock { $0[call.sender.rawValue] }
-        let caller: Caller
-        switch entry {
+        let caller = try await caller(call, on: connection)
+        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
+        return caller
+    }
+
+    /// The caller's unique name and credentials, whatever its uid (for methods that decide on
+    /// another uid themselves): kept, or the answer to the question already asked, or asked of
+    /// the bus now.
+    /// - Throws: `DBusError` when the caller is gone.
+    func caller(_ call: MethodCall, on connection: Connection) async throws -> Caller {
+        switch entries.withLock({ $0[call.sender.rawValue] }) {
         case .known(let kept)?:
-            caller = kept
+            return kept
         case .asking(let question)?:
             // A failed early question (the bus was busy, say) is asked once more below.
-            if let answer = try? await question.value {
-                caller = answer
-            } else {
-                caller = try await Self.ask(call.sender, on: connection)
-                file(caller)
-            }
+            if let answer = try? await question.value { return answer }
         case nil:
-            caller = try await Self.ask(call.sender, on: connection)
-            file(caller)
+            break
         }
-        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
+        let caller = try await Self.ask(call.sender, on: connection)
+        file(caller)
         return caller
     }
 

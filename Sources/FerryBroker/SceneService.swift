@@ -54,6 +54,8 @@ package actor SceneService {
     /// The width of the edge zones.
     package nonisolated let edgeZone: Double
     nonisolated let ownUID: UInt32
+    /// Callers' credentials: the broker's one cache (``PasteboardService/callers``).
+    nonisolated let callers: CallerCache
     /// Where the service says what happened (info, debug detail) and what it could not do (warnings, errors).
     package nonisolated let logger: Logger
 
@@ -123,11 +125,13 @@ package actor SceneService {
     ///   - foregroundApps: where the apps with a foreground scene are mirrored (the paste policy
     ///     reads it).
     ///   - ownUID: the broker's uid; callers of another uid are refused.
+    ///   - callers: the broker's cache of callers' credentials (``PasteboardService/callers``).
     ///   - timeouts: how long apps have to answer the broker's calls.
     ///   - direct: the apps' direct connections (a drag's proposals go over them).
     ///   - logger: where events, refusals and failures are logged.
     package init(connection: Connection, registry: AppRegistry, store: SceneStore, desktop: Desktop,
-                foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, timeouts: Timeouts = Timeouts(),
+                foregroundApps: ForegroundApps = ForegroundApps(), ownUID: UInt32, callers: CallerCache,
+                timeouts: Timeouts = Timeouts(),
                 direct: DirectListener? = nil, logger: Logger) {
         self.connection = connection
         self.direct = direct
@@ -138,6 +142,7 @@ package actor SceneService {
         self.edgeZone = desktop.edgeZone
         self.foregroundApps = foregroundApps
         self.ownUID = ownUID
+        self.callers = callers
         self.timeouts = timeouts
         self.logger = logger
     }
@@ -177,10 +182,7 @@ package actor SceneService {
     /// The caller's unique name and credentials, refused when of another uid.
     /// - Throws: `FerryModelError` `.permissionDenied`; `DBusError` when the caller is gone.
     nonisolated func resolveCaller(_ call: MethodCall) async throws -> Caller {
-        let credentials = try await connection.credentials(of: call.sender)
-        let caller = Caller(uniqueName: call.sender.rawValue, uid: credentials.uid, pid: credentials.pid)
-        try AppRegistry.checkSameUser(caller, ownUID: ownUID)
-        return caller
+        try await callers.resolve(call, on: connection)
     }
 
     // MARK: - Summaries

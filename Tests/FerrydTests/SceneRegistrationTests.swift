@@ -23,7 +23,7 @@ struct SceneRegistrationTests {
         defer { store.close() }
         let registry = AppRegistry(ownUID: getuid(), types: TypeDatabase())
         let scenes = SceneService(connection: connection, registry: registry, store: store, desktop: Desktop(),
-                                  ownUID: getuid(), logger: CapturedLog().logger())
+                                  ownUID: getuid(), callers: CallerCache(ownUID: getuid()), logger: CapturedLog().logger())
         try await scenes.start()
         let manifest = try FerrydFixture.manifest("Notes")
         // Names the bus never hands out: these "apps" are gone from the start.
