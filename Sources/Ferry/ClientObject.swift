@@ -1,6 +1,7 @@
 import DBus
 import FerryModel
 import FerrySystem
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -19,7 +20,7 @@ import Musl
 enum ClientObject {
     static let name: InterfaceName = "org.ferry.Client1"
     /// The interface's version (its `Version` property).
-    static let version: UInt32 = 7
+    static let version: UInt32 = 8
     static let chunkSize = 1 << 20
 
     static func interface(for client: FerryClient) -> Interface {
@@ -29,34 +30,72 @@ enum ClientObject {
             // small promise's loader starts there; other loaders and writers run on the pool (``serve``).
             Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
                    out: ["size": "t"], execution: .connectionThread) { [weak client] call in
-                guard let client else { throw DBusError(unavailable, "the client is gone") }
-                guard await client.isBroker(call.sender) else {
-                    throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
-                }
+                let client = try await brokerCalling(call, client)
                 let (itemText, type, fd, options) = try call.arguments(String.self, String.self, FileDescriptor.self,
                                                                        VariantDictionary.self)
                 defer { fd.close() }
                 // `fd` is the only copy left: the reader sees end of file as soon as it is closed,
                 // not once the reply has gone and the call is let go.
                 call.closeFileDescriptors()
-                guard let id = UUID(uuidString: itemText),
-                      let representation = await client.promises.representation(item: id, type: type) else {
-                    throw DBusError(notFound, "no promised \(type) for item \(itemText)")
-                }
+                let representation = try await promised(itemText, type, of: client)
+                let kept = (try? options.valueIfPresent(forKey: "resume", as: String.self))
+                    .flatMap { client.keptLoads.take($0, item: itemText, type: type) }
                 let size: UInt64
                 do {
-                    size = try await write(representation, to: fd, polledBy: call.connection)
+                    size = try await write(representation, resuming: kept, to: fd, polledBy: call.connection)
                 } catch {
                     throw FerryError.converting(error).dbusError
                 }
-                if (try? options.valueIfPresent(forKey: "paste", as: Bool.self)) == true {
-                    client.servedPastes.announce(ServedPaste(itemID: itemText, typeIdentifier: type, size: size))
-                }
+                announce(ServedPaste(itemID: itemText, typeIdentifier: type, size: size), by: client, options)
                 return [.uint64(size)]
+            }
+            // On the connection's thread, and answered at once: a small promise's bytes in the
+            // reply, with no pipe (org.ferry.Client1.xml).
+            Method("ProvideBytes", in: ["item_id": "s", "type": "s", "limit": "u", "options": "a{sv}"],
+                   out: ["done": "b", "bytes": "ay", "resume": "s"], execution: .connectionThread) { [weak client] call in
+                let client = try await brokerCalling(call, client)
+                let (itemText, type, limit, options) = try call.arguments(String.self, String.self, UInt32.self,
+                                                                          VariantDictionary.self)
+                let representation = try await promised(itemText, type, of: client)
+                switch try await bytesAtOnce(of: representation, limit: Int(limit)) {
+                case .bytes(let data):
+                    announce(ServedPaste(itemID: itemText, typeIdentifier: type, size: UInt64(data.count)), by: client, options)
+                    return [.boolean(true), .bytes([UInt8](data)), .string("")]
+                case .started(let load):
+                    return [.boolean(false), .bytes([]), .string(client.keptLoads.keep(load, item: itemText, type: type))]
+                case .declined:
+                    return [.boolean(false), .bytes([]), .string("")]
+                }
             }
             sceneMethods(for: client)
             dragMethods(for: client)
             shareMethods(for: client)
+        }
+    }
+
+    /// The client, when the caller of `call` is the broker (only it may call `Client1`).
+    private static func brokerCalling(_ call: MethodCall, _ client: FerryClient?) async throws -> FerryClient {
+        guard let client else { throw DBusError(unavailable, "the client is gone") }
+        guard await client.isBroker(call.sender) else {
+            throw DBusError(permissionDenied, "only the owner of org.ferry.Broker may call org.ferry.Client1")
+        }
+        return client
+    }
+
+    /// The promised representation `type` of item `itemText`; NotFound when the client has none.
+    private static func promised(_ itemText: String, _ type: String,
+                                 of client: FerryClient) async throws -> ItemProvider.Representation {
+        guard let id = UUID(uuidString: itemText),
+              let representation = await client.promises.representation(item: id, type: type) else {
+            throw DBusError(notFound, "no promised \(type) for item \(itemText)")
+        }
+        return representation
+    }
+
+    /// Announces a paste served, when the broker's call said it serves one (its `paste` option).
+    private static func announce(_ paste: ServedPaste, by client: FerryClient, _ options: VariantDictionary) {
+        if (try? options.valueIfPresent(forKey: "paste", as: Bool.self)) == true {
+            client.servedPastes.announce(paste)
         }
     }
 
@@ -68,12 +107,56 @@ enum ClientObject {
     /// they fit in the pipe at once) and returns how many were written. When the reader closes its
     /// end first, the loader or writer is cancelled (``HangUpWatch``, its watch polled by
     /// `connection`) and this throws.
-    static func write(_ representation: ItemProvider.Representation, to fd: FileDescriptor,
-                      polledBy connection: Connection?) async throws -> UInt64 {
+    /// With `kept`, a load ``bytesAtOnce(of:limit:)`` started, its bytes are written instead of
+    /// loading the representation again.
+    static func write(_ representation: ItemProvider.Representation, resuming kept: Task<Data, any Error>? = nil,
+                      to fd: FileDescriptor, polledBy connection: Connection?) async throws -> UInt64 {
         // Only a stream's writer takes the descriptor; the other sources write into it and leave it.
-        let takes = if case .stream = representation.source { true } else { false }
+        let takes = if kept == nil, case .stream = representation.source { true } else { false }
         return try await HangUpWatch.cancellingOnHangUp(of: fd, takesDescriptor: takes, polledBy: connection) {
-            try await serve(representation, into: fd)
+            guard let kept else { return try await serve(representation, into: fd) }
+            let data = try await withTaskCancellationHandler { try await kept.value } onCancel: { kept.cancel() }
+            return try await writeChunks(data, to: fd)
+        }
+    }
+
+    /// What `ProvideBytes` answers.
+    enum AtOnce {
+        /// All the bytes, at most the limit.
+        case bytes(Data)
+        /// A loader that did not finish at once, or whose bytes are over the limit: kept for the
+        /// `ProvideRepresentation` that resumes it.
+        case started(Task<Data, any Error>)
+        /// Nothing started: a stream, a file, bytes over the limit, a loader not estimated small.
+        case declined
+    }
+
+    /// A representation's bytes when they are at hand without waiting: bytes in memory, or a small
+    /// promise's loader that answers before its first suspension (started here, on the
+    /// connection's thread, as ``load(_:)`` starts it; it goes on on the pool when it suspends).
+    /// Never waits for a loader: a reader cannot cancel the broker's call, but it can close a pipe.
+    /// - Throws: what a loader that failed at once threw, as a D-Bus error.
+    static func bytesAtOnce(of representation: ItemProvider.Representation, limit: Int) async throws -> AtOnce {
+        switch representation.source {
+        case .data(let data):
+            return data.count <= limit ? .bytes(data) : .declined
+        case .loader:
+            guard let size = representation.estimatedSize, (0..<Int64(quickLoaderLimit)).contains(size) else {
+                return .declined
+            }
+            let ended = Atomic<Bool>(false)
+            let loading = Task.immediate(executorPreference: globalConcurrentExecutor) {
+                defer { ended.store(true, ordering: .releasing) }
+                return try await ItemEncoder.load(representation) as Data
+            }
+            guard ended.load(ordering: .acquiring) else { return .started(loading) }
+            switch await loading.result {
+            case .success(let data) where data.count <= limit: return .bytes(data)
+            case .success: return .started(loading)
+            case .failure(let error): throw FerryError.converting(error).dbusError
+            }
+        case .file, .stream:
+            return .declined
         }
     }
 

@@ -77,9 +77,13 @@ final class DirectRoute: Sendable {
         await open?.close()
     }
 
+    /// Bind's options: this client serves its `Client1` calls on the connection, `ProvideBytes` too.
+    static let bindOptions = DBusValue.variantDictionary(["callbacks": .boolean(true), "provideBytes": .boolean(true)])
+
     /// Asks the broker over the bus for a token, connects and binds; nil on any failure.
     ///
-    /// The broker may call this client's `Client1` object over the connection (`callbacks`):
+    /// The broker may call this client's `Client1` object over the connection (`callbacks`), and
+    /// ask it for a small promise's bytes in a reply (`provideBytes`):
     /// those calls arrive as from the broker's unique name, which the client object checks as it
     /// does on the bus. The address came from that broker over the bus, and only a process of
     /// this user can listen in `$XDG_RUNTIME_DIR/ferry`.
@@ -93,7 +97,7 @@ final class DirectRoute: Sendable {
         else { return nil }
         do {
             _ = try await direct.call(destination: FerryClient.brokerName, path: directPath, interface: directInterface,
-                                      member: "Bind", body: [.bytes(token), .variantDictionary(["callbacks": .boolean(true)])],
+                                      member: "Bind", body: [.bytes(token), bindOptions],
                                       timeout: .seconds(10))
             return direct
         } catch {

@@ -22,6 +22,8 @@ public final class FerryClient: Sendable {
     /// The bus connection this client talks over (its own private connection).
     public let connection: Connection
     let promises: PromiseKeeper
+    /// Loads `ProvideBytes` started for a `ProvideRepresentation` to resume.
+    let keptLoads = KeptLoads()
     /// The direct connection to the broker for the hot paths, when it has one.
     let direct = DirectRoute()
     let state = Mutex(State())

@@ -23,7 +23,7 @@ package final class DirectListener: Sendable {
     /// Where it serves it.
     package static let path: ObjectPath = "/org/ferry/Direct"
     /// Its version (its `Version` property).
-    package static let version: UInt32 = 1
+    package static let version: UInt32 = 2
     /// How long a token stays good by default.
     package static let defaultTokenLifetime: Duration = .seconds(10)
     /// How long a connection may stay unbound before it is closed.
@@ -44,7 +44,13 @@ package final class DirectListener: Sendable {
         /// Bound connections by the bus name they speak for.
         var bound: [String: [Connection]] = [:]
         /// The bound connections whose client serves its `Client1` calls on them, by bus name.
-        var callbacks: [String: Connection] = [:]
+        var callbacks: [String: Callbacks] = [:]
+    }
+
+    /// A connection a client serves its `Client1` calls on, and whether it answers `ProvideBytes`.
+    struct Callbacks {
+        var connection: Connection
+        var providesBytes: Bool
     }
 
     /// What a token grants: the bus caller who asked, until when.
@@ -152,9 +158,19 @@ package final class DirectListener: Sendable {
     /// The direct connection to call `uniqueName`'s `Client1` object over, when it bound one
     /// with `callbacks` and it is still open; nil: call it over the bus.
     package func callbackConnection(for uniqueName: String) -> Connection? {
+        callbacks(for: uniqueName)?.connection
+    }
+
+    /// ``callbackConnection(for:)``, when its client also answers `Client1.ProvideBytes` (it bound
+    /// with `provideBytes`).
+    package func bytesConnection(for uniqueName: String) -> Connection? {
+        callbacks(for: uniqueName).flatMap { $0.providesBytes ? $0.connection : nil }
+    }
+
+    private func callbacks(for uniqueName: String) -> Callbacks? {
         state.withLock { s in
-            guard let connection = s.callbacks[uniqueName], connection.isConnected else { return nil }
-            return connection
+            guard let callbacks = s.callbacks[uniqueName], callbacks.connection.isConnected else { return nil }
+            return callbacks
         }
     }
 
@@ -188,7 +204,7 @@ package final class DirectListener: Sendable {
     /// Binds `connection` to the bus caller `token` was granted to; refused (and the connection
     /// closed) when the token is unknown, used, expired, or granted to another uid than the
     /// connection's peer.
-    private func bind(_ connection: Connection, token: [UInt8], callbacks: Bool) throws {
+    private func bind(_ connection: Connection, token: [UInt8], callbacks: Bool, providesBytes: Bool) throws {
         let now = ContinuousClock.now
         let grant = state.withLock { $0.tokens.removeValue(forKey: token) }
         guard let grant, grant.expires > now else {
@@ -203,7 +219,7 @@ package final class DirectListener: Sendable {
             var list = (s.bound[grant.name.rawValue] ?? []).filter(\.isConnected)
             list.append(connection)
             s.bound[grant.name.rawValue] = list
-            if callbacks { s.callbacks[grant.name.rawValue] = connection }
+            if callbacks { s.callbacks[grant.name.rawValue] = Callbacks(connection: connection, providesBytes: providesBytes) }
         }
     }
 
@@ -214,8 +230,9 @@ package final class DirectListener: Sendable {
                 guard let self else { throw FerryModelError(.unavailable, "the broker is shutting down") }
                 do {
                     let (token, options) = try call.arguments([UInt8].self, VariantDictionary.self)
-                    let callbacks = try WireReader(dbus: options, path: "options").bool("callbacks") ?? false
-                    try bind(call.connection, token: token, callbacks: callbacks)
+                    let reader = WireReader(dbus: options, path: "options")
+                    try bind(call.connection, token: token, callbacks: try reader.bool("callbacks") ?? false,
+                             providesBytes: try reader.bool("provideBytes") ?? false)
                 } catch {
                     logger.warning("refused a direct connection: \(error)",
                                    metadata: ["pid": "\(call.connection.peerProcess.map { String($0.pid) } ?? "?")"])

@@ -22,15 +22,30 @@ extension PromiseRelay {
     /// writing, one whose count does not match) the reader gets the pipe and a transfer, exactly as
     /// from ``start``: nothing has been read from it.
     ///
+    /// A source that answers `ProvideBytes` on its direct connection is asked that first: bytes it
+    /// has at once come in the reply, with no pipe at all; a load it started but could not answer
+    /// with at once is resumed by the `ProvideRepresentation` that follows, within what is left of
+    /// `window`.
+    ///
     /// - Parameters: as ``start``; `window`: how long to wait for the source.
     /// - Throws: as ``start``; and what ``finish`` would throw when the source failed within `window`.
     package func read(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType,
                       estimatedSize: Int64? = nil, reader: BusName, pasteboard: String? = nil,
                       waitingAtMost window: Duration) async throws -> Delivery {
+        let deadline = ContinuousClock.now + window
+        var resume: String?
+        if let connection = direct?.bytesConnection(for: owner.rawValue) {
+            switch try await askForBytes(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
+                                         over: connection, waitingAtMost: window) {
+            case .bytes(let bytes): return .bytes(bytes)
+            case .resume(let token): resume = token
+            }
+        }
         let wait = ShortWait()
         let (read, id) = try begin(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                   estimatedSize: estimatedSize, reader: reader, pasteboard: pasteboard, claim: wait.end)
-        let outcome = await wait.outcome(within: window, timedOn: callConnection(for: owner))
+                                   estimatedSize: estimatedSize, reader: reader, pasteboard: pasteboard, resume: resume,
+                                   claim: wait.end)
+        let outcome = await wait.outcome(within: max(.zero, deadline - .now), timedOn: callConnection(for: owner))
         switch outcome {
         case .success(let count)?:
             if count <= UInt64(Self.defaultPipeSize), let bytes = read.readUnread(exactly: Int(count)) {
@@ -47,6 +62,41 @@ extension PromiseRelay {
             break
         }
         return .stream(read, transfer: id)
+    }
+
+    /// What a source answered to `ProvideBytes`.
+    enum BytesAnswer {
+        /// All the bytes.
+        case bytes([UInt8])
+        /// Ask with a pipe; resuming the load it kept under this token, when not nil.
+        case resume(String?)
+    }
+
+    /// Asks `owner` for the bytes in the reply (`org.ferry.Client1.ProvideBytes`) over `connection`,
+    /// at most ``defaultPipeSize`` of them, waiting at most `window`. A source that does not answer
+    /// within it, or does not know the method, is asked with a pipe (`.resume(nil)`).
+    /// - Throws: what ``finish`` would throw for the source's error (no such item, a loader that failed).
+    func askForBytes(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, over connection: Connection,
+                     waitingAtMost window: Duration) async throws -> BytesAnswer {
+        let started = ContinuousClock.now
+        do {
+            let message = try Message.methodCall(
+                destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideBytesMember,
+                body: [.string(itemID.uuidString), .string(type.identifier), .uint32(UInt32(Self.defaultPipeSize)),
+                       .variantDictionary(["paste": .boolean(true)])])
+            let reply = try await connection.call(message, timeout: window)
+            let (done, bytes, resume) = try reply.arguments(as: Bool.self, [UInt8].self, String.self)
+            guard done else { return .resume(resume.isEmpty ? nil : resume) }
+            guard bytes.count <= Self.defaultPipeSize else {
+                throw FerryModelError(.unavailable, "the source \(owner.rawValue) answered \(bytes.count) bytes of "
+                                      + "\(type.identifier), over the \(Self.defaultPipeSize) asked for")
+            }
+            return .bytes(bytes)
+        } catch let error as DBusError where [.unknownMethod, .noReply, .timeout].contains(error.name) {
+            return .resume(nil)
+        } catch {
+            throw Self.transferError(error, owner: owner, type: type, timeout: window, elapsed: ContinuousClock.now - started)
+        }
     }
 }
 

@@ -24,9 +24,11 @@ extension PromiseRelay {
     ///
     /// `paste` says whether the bytes go to someone (a reader, a share's delivery): the call's
     /// option `paste`, which a source that serves its data once (`ferry copy --paste-once`) counts
-    /// by. The broker's own reads (pattern detection) pass false.
+    /// by. The broker's own reads (pattern detection) pass false. `resume`: the option naming a
+    /// load the source kept from `ProvideBytes`.
     func call(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64? = nil,
-              timeout: Duration, paste: Bool, ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
+              timeout: Duration, paste: Bool, resume: String? = nil,
+              ended: (@Sendable (Result<UInt64, any Error>) -> Void)? = nil)
         throws -> (read: FileDescriptor, task: Task<UInt64, any Error>)
     {
         let message: Message
@@ -41,7 +43,7 @@ extension PromiseRelay {
             message = try Message.methodCall(
                 destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideMember,
                 body: [.string(itemID.uuidString), .string(type.identifier), .unixFD(pipe.write),
-                       DBusValue.variantDictionary(paste ? ["paste": .boolean(true)] : [:])])
+                       Self.options(paste: paste, resume: resume)])
         } catch {
             throw FerryModelError(.unavailable, "cannot ask \(owner.rawValue) for \(type.identifier): \(error)")
         }
@@ -68,6 +70,15 @@ extension PromiseRelay {
             return try result.get()
         }
         return (read, task)
+    }
+
+    /// `ProvideRepresentation`'s options: `paste` when the bytes go to someone, `resume` the load
+    /// a `ProvideBytes` kept.
+    static func options(paste: Bool, resume: String?) -> DBusValue {
+        var entries: [DBusDictionaryEntry] = []
+        if paste { entries.append(DBusDictionaryEntry(key: .string("paste"), value: .variant(.boolean(true)))) }
+        if let resume { entries.append(DBusDictionaryEntry(key: .string("resume"), value: .variant(.string(resume)))) }
+        return .dictionary(key: .string, value: .variant, entries: entries)
     }
 
     /// The connection `owner` is called over: its direct connection when it serves its callbacks

@@ -37,6 +37,8 @@ package final class PromiseRelay: Sendable {
     static let clientInterface: InterfaceName = "org.ferry.Client1"
     /// D-Bus: `org.ferry.Client1.ProvideRepresentation`.
     static let provideMember: MemberName = "ProvideRepresentation"
+    /// D-Bus: `org.ferry.Client1.ProvideBytes`.
+    static let provideBytesMember: MemberName = "ProvideBytes"
 
     let connection: Connection
     /// Where a source that bound a direct connection with callbacks is called instead.
@@ -141,16 +143,16 @@ package final class PromiseRelay: Sendable {
 
     /// ``start``'s work, shared with ``read(owner:clientPath:itemID:type:estimatedSize:reader:pasteboard:waitingAtMost:)``:
     /// the call, and its transfer filed at once (so that the end of a drag cancels it even while
-    /// `read` waits). `claim` sees the call's outcome first and takes it by returning true;
+    /// `read` waits); `resume` names a load the source kept from `ProvideBytes`. `claim` sees the call's outcome first and takes it by returning true;
     /// otherwise the book records it.
     func begin(owner: BusName, clientPath: ObjectPath, itemID: UUID, type: ContentType, estimatedSize: Int64?,
-               reader: BusName, pasteboard: String?,
+               reader: BusName, pasteboard: String?, resume: String? = nil,
                claim: @escaping @Sendable (Result<UInt64, any Error>) -> Bool = { _ in false }) throws
         -> (fd: FileDescriptor, transfer: String)
     {
         let id = nextID()
         let (read, task) = try call(owner: owner, clientPath: clientPath, itemID: itemID, type: type,
-                                    estimatedSize: estimatedSize, timeout: timeout, paste: true,
+                                    estimatedSize: estimatedSize, timeout: timeout, paste: true, resume: resume,
                                     ended: { [weak self] outcome in if !claim(outcome) { self?.ended(id, outcome) } })
         file(id, Transfer(reader: reader, owner: owner, pasteboard: pasteboard, state: .running(task)))
         return (read, id)

@@ -20,10 +20,12 @@ struct PromiseTests {
         return provider
     }
 
-    @Test("a registered client's loader is promised and served on demand: a small one inline, a large one through a pipe")
-    func promisedServedByWriter() async throws {
-        try await ClientFixture.with { fixture in
+    @Test("a registered client's loader is promised and served on demand: a small one inline, a large one through a pipe",
+          arguments: [false, true])
+    func promisedServedByWriter(direct: Bool) async throws {
+        try await ClientFixture.with(directConnections: direct) { fixture in
             let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            #expect(await writer.usesDirectConnection == direct)
             let counter = CallCounter()
             try await writer.general.setItemProviders([Self.lazyText("served lazily", counter: counter)])
             #expect(counter.value == 0)
@@ -110,9 +112,10 @@ struct PromiseTests {
         }
     }
 
-    @Test("a reader that gives up cancels a small promise's slow loader")
-    func cancellingReachesSmallLoader() async throws {
-        try await ClientFixture.with { fixture in
+    @Test("a reader that gives up cancels a small promise's slow loader (over a direct connection: one ProvideBytes kept)",
+          arguments: [false, true])
+    func cancellingReachesSmallLoader(direct: Bool) async throws {
+        try await ClientFixture.with(directConnections: direct) { fixture in
             let writer = try await fixture.registeredClient(), reader = try await fixture.client()
             let cancelled = Mutex(false)
             var small = ItemProvider()
@@ -137,6 +140,30 @@ struct PromiseTests {
             let deadline = ContinuousClock.now + .seconds(2)
             while !cancelled.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(cancelled.withLock { $0 }, "the loader's task was cancelled")
+            await writer.close()
+            await reader.close()
+        }
+    }
+
+    @Test("over a direct connection, a small loader that suspends is loaded once: kept by ProvideBytes, resumed into the pipe, inline all the same")
+    func suspendingLoaderLoadedOnce() async throws {
+        try await ClientFixture.with(directConnections: true) { fixture in
+            let writer = try await fixture.registeredClient(), reader = try await fixture.client()
+            #expect(await writer.usesDirectConnection)
+            let counter = CallCounter()
+            var small = ItemProvider()
+            small.registerDataRepresentation(for: .utf8PlainText, estimatedSize: 6) { _ in
+                counter.increment()
+                try await Task.sleep(for: .milliseconds(5))
+                return Data("loaded".utf8)
+            }
+            try await writer.general.setItemProviders([small])
+            let served = writer.pastesServed()
+            let read = try await reader.general.read(item: 0, type: .plainText)
+            #expect(read.transfer == nil, "resumed within the broker's wait: inline")
+            #expect(String(decoding: try await read.bytes(), as: UTF8.self) == "loaded")
+            #expect(counter.value == 1, "loaded once, not again for the pipe")
+            #expect(await served.first { _ in true }?.size == 6, "announced as served")
             await writer.close()
             await reader.close()
         }

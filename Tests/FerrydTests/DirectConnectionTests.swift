@@ -153,6 +153,86 @@ struct DirectConnectionTests {
         for connection in [notesDirect, galleryDirect, notes, gallery, reader] { await connection.close() }
     }
 
+    @Test("ProvideBytes: a source bound with provideBytes is asked for a small promise's bytes in the reply (no pipe); a load it kept is resumed by ProvideRepresentation; an unknown method falls back to the pipe; one bound without it is never asked")
+    func provideBytesBeforeThePipe() async throws {
+        let stage = try await DirectStage()
+        defer { stage.stop() }
+        let reader = try await stage.fixture.connect()
+        let broker = try #require(try await reader.owner(of: F.broker))
+        /// How the source answers ProvideBytes: the bytes, a kept load, an unknown method, NotFound.
+        enum Answer { case bytes, kept, unknown, notFound }
+        let answer = Mutex(Answer.bytes)
+        let calls = Mutex<[String]>([])
+        func source(_ appID: String, manifest: String, text: String, provideBytes: Bool) async throws -> (Connection, Connection) {
+            let bus = try await stage.fixture.connect()
+            try bus.export(Interface("org.ferry.Client1") {
+                Method("ProvideRepresentation", in: ["item_id": "s", "type": "s", "fd": "h", "options": "a{sv}"],
+                       out: ["size": "t"]) { call in
+                    let (_, _, fd, options) = try call.arguments(String.self, String.self, FileDescriptor.self,
+                                                                 VariantDictionary.self)
+                    let resume = try options.valueIfPresent(forKey: "resume", as: String.self)
+                    calls.withLock { $0.append("\(appID) ProvideRepresentation resume=\(resume ?? "-")") }
+                    try fd.write(all: Array(text.utf8))
+                    fd.close()
+                    return [.uint64(UInt64(text.utf8.count))]
+                }
+                Method("ProvideBytes", in: ["item_id": "s", "type": "s", "limit": "u", "options": "a{sv}"],
+                       out: ["done": "b", "bytes": "ay", "resume": "s"]) { call in
+                    let (_, type, limit, options) = try call.arguments(String.self, String.self, UInt32.self,
+                                                                       VariantDictionary.self)
+                    #expect(type == "public.utf8-plain-text" && limit >= 1024)
+                    #expect(try options.valueIfPresent(forKey: "paste", as: Bool.self) == true)
+                    calls.withLock { $0.append("\(appID) ProvideBytes") }
+                    switch answer.withLock({ $0 }) {
+                    case .bytes: return [.boolean(true), .bytes(Array(text.utf8)), .string("")]
+                    case .kept: return [.boolean(false), .bytes([]), .string("load-1")]
+                    case .unknown: throw DBusError(.unknownMethod, "no ProvideBytes here")
+                    case .notFound: throw DBusError("org.ferry.Error.NotFound", "no such item")
+                    }
+                }
+            }, at: "/org/ferry/Client")
+            try await F.register(bus, appID, manifest: try F.manifest(manifest))
+            let (address, token) = try await stage.openDirect(bus)
+            let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
+            let options: VariantDictionary = ["callbacks": .boolean(true), "provideBytes": .boolean(provideBytes)]
+            _ = try await direct.call(destination: F.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
+                                      member: "Bind", body: [.bytes(token), options.dbusValue], timeout: .seconds(10))
+            try await F.setItems(direct, [F.item([F.promised("public.utf8-plain-text", estimatedSize: 20)])])
+            return (bus, direct)
+        }
+        func paste() async throws -> (calls: [String], result: F.ReadResult) {
+            calls.withLock { $0 = [] }
+            let result = try await F.read(reader, 0, "public.plain-text")
+            return (calls.withLock { $0 }, result)
+        }
+
+        let (notes, notesDirect) = try await source("org.ferry.notes", manifest: "Notes", text: "no pipe at all", provideBytes: true)
+        var (seen, read) = try await paste()
+        #expect(seen == ["org.ferry.notes ProvideBytes"])
+        #expect(read.transfer.isEmpty && read.data == .bytes(Array("no pipe at all".utf8)))
+        answer.withLock { $0 = .kept }
+        (seen, read) = try await paste()
+        #expect(seen == ["org.ferry.notes ProvideBytes", "org.ferry.notes ProvideRepresentation resume=load-1"])
+        #expect(read.transfer.isEmpty && read.data == .bytes(Array("no pipe at all".utf8)), "still inline, through the pipe")
+        answer.withLock { $0 = .unknown }
+        (seen, read) = try await paste()
+        #expect(seen == ["org.ferry.notes ProvideBytes", "org.ferry.notes ProvideRepresentation resume=-"])
+        #expect(read.data == .bytes(Array("no pipe at all".utf8)))
+        answer.withLock { $0 = .notFound }
+        let failure = await F.failure { _ = try await paste() }
+        #expect(failure?.name == "org.ferry.Error.Unavailable")
+        #expect(failure?.message.contains("no such item") == true)
+        #expect(calls.withLock { $0 } == ["org.ferry.notes ProvideBytes"], "an error answer is not asked again with a pipe")
+
+        answer.withLock { $0 = .bytes }
+        let (gallery, galleryDirect) = try await source("org.ferry.gallery", manifest: "Gallery", text: "through the pipe",
+                                                        provideBytes: false)
+        (seen, read) = try await paste()
+        #expect(seen == ["org.ferry.gallery ProvideRepresentation resume=-"], "bound without provideBytes: never asked")
+        #expect(read.data == .bytes(Array("through the pipe".utf8)))
+        for connection in [notesDirect, galleryDirect, notes, gallery, reader] { await connection.close() }
+    }
+
     @Test("the direct connection closes when its client's bus connection leaves the bus")
     func closesWithTheBusConnection() async throws {
         let stage = try await DirectStage()
@@ -273,7 +353,7 @@ struct DirectConnectionTests {
         await bus.close()
     }
 
-    @Test("Introspect of an unbound direct connection's /org/ferry/Direct matches org.ferry.Direct1.xml; Version 1")
+    @Test("Introspect of an unbound direct connection's /org/ferry/Direct matches org.ferry.Direct1.xml; Version 2")
     func directInterfaceContract() async throws {
         let stage = try await DirectStage()
         defer { stage.stop() }
@@ -289,7 +369,7 @@ struct DirectConnectionTests {
         #expect(try InterfaceShape.of(xml, interface: "org.ferry.Direct1") == contract)
         let version = try await unbound.call(destination: F.broker, path: "/org/ferry/Direct", interface: "org.freedesktop.DBus.Properties",
                                              member: "Get", body: [.string("org.ferry.Direct1"), "Version"], timeout: .seconds(10))
-        #expect(version[0].unwrappingVariants == .uint32(1))
+        #expect(version[0].unwrappingVariants == .uint32(2))
         await unbound.close()
         await bus.close()
     }
