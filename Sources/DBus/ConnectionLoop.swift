@@ -249,6 +249,8 @@ final class ConnectionLoop: @unchecked Sendable {
         watches = []
         timeouts = []
         timers = []
+        // The last round's endpoints hold this loop: kept, they would never let it go (nor its eventfd).
+        polledEndpoints = []
     }
 
     private func runJobs() {
