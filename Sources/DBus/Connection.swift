@@ -7,8 +7,9 @@ import Musl
 
 /// A connection to a D-Bus message bus.
 ///
-/// Each connection has one thread that performs every libdbus call for it (its own, or for the
-/// connections a ``PeerServer`` accepted, the server's, shared with them); the public API is
+/// Each connection has one thread that does all its I/O, and every libdbus call for one libdbus
+/// serves (its own thread, or for the connections a ``PeerServer`` accepted, the server's, shared
+/// with them); the public API is
 /// `async` calls, `AsyncSequence` signal streams and exported objects whose handlers run as
 /// tasks. Close it with `close()`; calls in flight then fail with
 /// `org.freedesktop.DBus.Error.Disconnected`.
@@ -46,13 +47,19 @@ public final class Connection: Sendable {
     /// connection's it serves.
     var objects: ObjectRegistry { peerLink?.served?.ownObjects ?? ownObjects }
 
-    /// Connects to the bus at `address` and registers with it (`Hello`).
+    /// Connects to the bus at `address` and registers with it (`Hello`): served by this library's
+    /// own transport at a `unix:path=` or `unix:abstract=` address, unless the environment says
+    /// `FERRY_BUS_TRANSPORT=libdbus`; by libdbus at any other.
     ///
     /// - Parameter address: a D-Bus address such as `unix:path=/run/user/1000/bus`.
     /// - Throws: `DBusError` when the address is invalid, the bus cannot be reached or
     ///   authentication fails.
     public convenience init(address: String) async throws {
-        let (router, lifecycle, name) = try await Self.open { try $0.openAndRegister(address) }
+        let wireAddress = BusTransport.servesItself ? try PeerAddress(address) : nil
+        let (router, lifecycle, name) = try await Self.open { endpoint in
+            if let wireAddress { return try endpoint.openWireBus(wireAddress) }
+            return try endpoint.openAndRegister(address)
+        }
         self.init(router: router, lifecycle: lifecycle, uniqueName: BusName(unchecked: name), peerLink: nil)
     }
 

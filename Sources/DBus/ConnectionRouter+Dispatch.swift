@@ -26,6 +26,9 @@ extension ConnectionRouter {
             standard = StandardInterfaces.ofObject
         } else if registry.isNode(path) {
             standard = StandardInterfaces.ofNode
+        } else if envelope.interface == StandardInterfaces.peerName.rawValue {
+            // Ping and GetMachineId answer on any path, as libdbus answers them for its connections.
+            standard = [StandardInterfaces.peer]
         } else {
             return reply(to: envelope, DBusError(.unknownObject, "no object at path \(rawPath)"))
         }

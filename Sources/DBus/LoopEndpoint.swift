@@ -73,6 +73,21 @@ final class LoopEndpoint: @unchecked Sendable {
         return String(cString: unique)
     }
 
+    /// Connects to the bus at `address` over a socket this library serves itself
+    /// (``WireTransport``), registers with it (`Hello`) and adopts the connection; what the bus
+    /// sent with the reply is dispatched in the loop's first round.
+    ///
+    /// Runs on the owner thread before the loop polls it, as ``openAndRegister(_:)``.
+    /// - Returns: the unique name the bus assigned.
+    func openWireBus(_ address: PeerAddress) throws -> String {
+        let transport = try WireTransport.connect(to: address)
+        let (name, received) = try transport.register()
+        adopt(transport)
+        inbox.append(contentsOf: received)
+        if !inbox.isEmpty { requestDispatch() }
+        return name
+    }
+
     /// Connects to the peer at `address` and adopts the connection, without registering with
     /// a bus (a peer-to-peer connection has no bus, no `Hello` and no names).
     func openPeer(_ address: String) throws {

@@ -13,9 +13,9 @@ enum PeerTransport {
     static let servesItself: Bool = getenv("FERRY_PEER_TRANSPORT").map { String(cString: $0) } != "libdbus"
 }
 
-/// The socket of a peer-to-peer connection this library serves itself, with nothing between the
-/// socket and its messages: the authentication (EXTERNAL, unix fds negotiated), then
-/// ``WireMessage``s read and written on the connection's thread.
+/// The socket of a connection this library serves itself (peer to peer, or a client's to the
+/// bus), with nothing between the socket and its messages: the authentication (EXTERNAL, unix
+/// fds negotiated), then ``WireMessage``s read and written on the connection's thread.
 ///
 /// libdbus spends, per message, a validation when a message it did not build is handed to it,
 /// a second one as it receives, a copy out for reading, and locks around each step; measured on

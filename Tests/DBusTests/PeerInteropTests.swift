@@ -4,12 +4,20 @@ import Foundation
 import Testing
 
 /// Which process serves `org.ferry.Peer1` for a test: Ferry's own `dbus-peer` in another
-/// process, or an independent implementation on python-dbus.
+/// process (its bus connection served by this library's transport, or by libdbus), or an
+/// independent implementation on python-dbus.
 enum PeerKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case swift
+    case swiftOverLibdbus
     case python
 
-    var testDescription: String { self == .swift ? "Swift dbus-peer process" : "python-dbus peer" }
+    var testDescription: String {
+        switch self {
+        case .swift: "Swift dbus-peer process"
+        case .swiftOverLibdbus: "Swift dbus-peer process, FERRY_BUS_TRANSPORT=libdbus"
+        case .python: "python-dbus peer"
+        }
+    }
 }
 
 /// A peer process on the shared private bus, and a Swift client connection to it.
@@ -26,10 +34,10 @@ struct RunningPeer {
         let bus = try PrivateBus.shared()
         let name = "org.ferry.Peer.T\(UInt32.random(in: 0...UInt32.max))"
         switch kind {
-        case .swift:
+        case .swift, .swiftOverLibdbus:
             process = try await ServiceProcess(
                 BuiltProducts.executable("dbus-peer"), ["serve", "--name", name] + (quiet ? ["--quiet"] : []),
-                environment: bus.environment())
+                environment: bus.environment(adding: kind == .swift ? [:] : ["FERRY_BUS_TRANSPORT": "libdbus"]))
         case .python:
             process = try await ServiceProcess("/usr/bin/python3", [Self.pythonPeer, name], environment: bus.environment())
         }
