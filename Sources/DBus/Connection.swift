@@ -9,9 +9,8 @@ import Musl
 ///
 /// Each connection has one thread that does all its I/O, and every libdbus call for one libdbus
 /// serves (its own thread, or for the connections a ``PeerServer`` accepted, the server's, shared
-/// with them); the public API is
-/// `async` calls, `AsyncSequence` signal streams and exported objects whose handlers run as
-/// tasks. Close it with `close()`; calls in flight then fail with
+/// with them); the public API is `async` calls, `AsyncSequence` signal streams and exported
+/// objects whose handlers run as tasks. Close it with `close()`; calls in flight then fail with
 /// `org.freedesktop.DBus.Error.Disconnected`.
 ///
 /// ```swift
