@@ -52,7 +52,8 @@ CONF
 declare -A dev_bus
 start_device() {  # start_device NAME
   local name=$1 dir="$cont/$1"
-  dev_bus[$name]=$(desk_bus "$dir")
+  desk_bus "$dir"
+  dev_bus[$name]=$(head -n1 "$dir/address")
   "$bin/ferryd" --bus "${dev_bus[$name]}" --state-dir "$dir/state" --continuity-config "$dir/continuity.conf" \
     >"$dir/ferryd" 2>"$dir/ferryd.err" &
   pids+=($!)

@@ -3,14 +3,15 @@
 # ferryd, so nothing here touches the caller's session. Uses demo.sh's bin, logs, pids, chapter,
 # run and await_ready.
 
-# Starts a private bus for USER (root when empty) and prints its address; its pid goes to $2.
+# Starts a private bus for USER (root when empty) in DIR: its address in DIR/address, its pid added
+# to pids, so the demo's cleanup stops it. Not in a command substitution: that subshell's pids
+# would be lost, and the bus left running.
 desk_bus() {  # desk_bus DIR [USER] [CONFIG]
   local dir=$1 user=${2:-} config=${3:-$PWD/Fixtures/dbus/session.conf}
   local as=(); [ -n "$user" ] && as=(runuser -u "$user" --)
   "${as[@]}" dbus-daemon --config-file="$config" --address="unix:dir=$dir" \
     --print-address=3 --print-pid=4 --fork 3>"$dir/address" 4>"$dir/pid"
   pids+=("$(head -n1 "$dir/pid")")
-  head -n1 "$dir/address"
 }
 
 # Stops what ran as the Wayland user in this chapter's runtime directory (wl-copy forks servers
@@ -29,7 +30,8 @@ Xvfb -displayfd 5 -screen 0 640x480x24 -nolisten tcp 5>"$x11/display" 2>"$x11/xv
 pids+=($!)
 for _ in $(seq 100); do [ -s "$x11/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(head -n1 "$x11/display")"
-xbus=$(desk_bus "$x11")
+desk_bus "$x11"
+xbus=$(head -n1 "$x11/address")
 "$bin/ferryd" --bus "$xbus" --state-dir "$x11/state" >"$x11/ferryd" 2>&1 &
 pids+=($!)
 await_ready "$x11/ferryd"
@@ -103,7 +105,8 @@ runuser -u "$user" -- env XDG_RUNTIME_DIR="$rt" WLR_BACKENDS=headless WLR_LIBINP
 pids+=($!)
 for _ in $(seq 100); do ls "$rt"/wayland-[0-9] >/dev/null 2>&1 && break; sleep 0.1; done
 socket=$(basename "$(ls "$rt"/wayland-[0-9] | head -n1)")
-wbus=$(desk_bus "$wl/bus" "$user" "$stage/session.conf")
+desk_bus "$wl/bus" "$user" "$stage/session.conf"
+wbus=$(head -n1 "$wl/bus/address")
 as_user() { runuser -u "$user" -- env XDG_RUNTIME_DIR="$rt" WAYLAND_DISPLAY="$socket" DBUS_SESSION_BUS_ADDRESS="$wbus" "$@"; }
 as_user "$stage/ferryd" --state-dir "$rt/state" >"$wl/ferryd" 2>&1 &
 pids+=($!)
