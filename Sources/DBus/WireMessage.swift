@@ -178,40 +178,32 @@ struct WireMessage: Sendable {
                     throw malformed("header field \(code) of type \(type.text), not \(expected)")
                 }
             }
+            /// The field's string, kept or checked as UTF-8 and by `rules` (a path's, a name's).
+            func text(_ rules: (String) throws -> String) throws -> String {
+                try strings.text(field: Int(code), try reader.stringBytes()) { try rules(try WireReader.checkedString($0)) }
+            }
             switch code {
             case 1:
                 try expect("o")
-                header.path = try strings.text(field: 1, try reader.stringBytes()) {
-                    try ObjectPath(try WireReader.checkedString($0)).rawValue
-                }
+                header.path = try text { try ObjectPath($0).rawValue }
             case 2:
                 try expect("s")
-                header.interface = try strings.text(field: 2, try reader.stringBytes()) {
-                    try InterfaceName(try WireReader.checkedString($0)).rawValue
-                }
+                header.interface = try text { try InterfaceName($0).rawValue }
             case 3:
                 try expect("s")
-                header.member = try strings.text(field: 3, try reader.stringBytes()) {
-                    try MemberName(try WireReader.checkedString($0)).rawValue
-                }
+                header.member = try text { try MemberName($0).rawValue }
             case 4:
                 try expect("s")
-                header.errorName = try strings.text(field: 4, try reader.stringBytes()) {
-                    try ErrorName(try WireReader.checkedString($0)).rawValue
-                }
+                header.errorName = try text { try ErrorName($0).rawValue }
             case 5:
                 try expect("u")
                 header.replySerial = try reader.fixed(UInt32.self)
             case 6:
                 try expect("s")
-                header.destination = try strings.text(field: 6, try reader.stringBytes()) {
-                    try BusName(try WireReader.checkedString($0)).rawValue
-                }
+                header.destination = try text { try BusName($0).rawValue }
             case 7:
                 try expect("s")
-                sender = try strings.text(field: 7, try reader.stringBytes()) {
-                    try BusName(try WireReader.checkedString($0)).rawValue
-                }
+                sender = try text { try BusName($0).rawValue }
             case 8:
                 try expect("g")
                 signature = try strings.text(field: 8, try reader.signatureBytes(), WireReader.checkedSignature)

@@ -12,11 +12,6 @@ enum BusTransport {
 }
 
 extension WireTransport {
-    /// The bus daemon's name, object and interface.
-    static let busName: BusName = "org.freedesktop.DBus"
-    static let busPath: ObjectPath = "/org/freedesktop/DBus"
-    static let busInterface: InterfaceName = "org.freedesktop.DBus"
-
     /// Registers with the bus this transport just connected to: sends `Hello` and waits for its
     /// reply (blocking, on the thread that connected, before any loop polls the socket), as
     /// libdbus's `dbus_bus_register` does.
@@ -26,8 +21,8 @@ extension WireTransport {
     /// - Throws: the bus's error reply as a `DBusError`; `.noReply` when it does not answer in
     ///   time; `.disconnected` when the socket fails.
     func register(timeoutMs: Int32 = 25_000) throws -> (name: String, received: [WireMessage]) {
-        let hello = try Message.methodCall(destination: Self.busName, path: Self.busPath, interface: Self.busInterface,
-                                           member: "Hello").wireForm()
+        let hello = try Message.methodCall(destination: .bus, path: "/org/freedesktop/DBus",
+                                           interface: "org.freedesktop.DBus", member: "Hello").wireForm()
         try send(hello)
         flush(timeoutMs: timeoutMs)
         guard !wantsToWrite else { throw DBusError(.noReply, "the bus did not take Hello within \(timeoutMs) ms") }

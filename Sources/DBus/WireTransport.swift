@@ -236,7 +236,9 @@ final class WireTransport: @unchecked Sendable {
                 // A buffer a large message grew is not kept for the small ones after it.
                 if input.count > 4 * Self.readChunk { input = [UInt8](repeating: 0, count: Self.readChunk) }
             }
-            if let message = try WireMessage(received: bytes, takingFDsFrom: &inputFDs, strings: &headerStrings) { messages.append(message) }
+            if let message = try WireMessage(received: bytes, takingFDsFrom: &inputFDs, strings: &headerStrings) {
+                messages.append(message)
+            }
         }
     }
 

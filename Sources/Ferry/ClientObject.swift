@@ -133,7 +133,7 @@ enum ClientObject {
 
     /// A representation's bytes when they are at hand without waiting: bytes in memory, or a small
     /// promise's loader that answers before its first suspension (started here, on the
-    /// connection's thread, as ``load(_:)`` starts it; it goes on on the pool when it suspends).
+    /// connection's thread by ``quickLoad(_:)``; it goes on on the pool when it suspends).
     /// Never waits for a loader: a reader cannot cancel the broker's call, but it can close a pipe.
     /// - Throws: what a loader that failed at once threw, as a D-Bus error.
     static func bytesAtOnce(of representation: ItemProvider.Representation, limit: Int) async throws -> AtOnce {
@@ -141,15 +141,8 @@ enum ClientObject {
         case .data(let data):
             return data.count <= limit ? .bytes(data) : .declined
         case .loader:
-            guard let size = representation.estimatedSize, (0..<Int64(quickLoaderLimit)).contains(size) else {
-                return .declined
-            }
-            let ended = Atomic<Bool>(false)
-            let loading = Task.immediate(executorPreference: globalConcurrentExecutor) {
-                defer { ended.store(true, ordering: .releasing) }
-                return try await ItemEncoder.load(representation) as Data
-            }
-            guard ended.load(ordering: .acquiring) else { return .started(loading) }
+            guard let (loading, endedAtOnce) = quickLoad(representation) else { return .declined }
+            guard endedAtOnce else { return .started(loading) }
             switch await loading.result {
             case .success(let data) where data.count <= limit: return .bytes(data)
             case .success: return .started(loading)
@@ -186,16 +179,27 @@ enum ClientObject {
     /// costs no hop to the pool and back (two thread wake-ups, 20–30 µs of a 1 KiB promised paste).
     /// Every other loader, and a file, are loaded on the pool from the start.
     private static func load(_ representation: ItemProvider.Representation) async throws -> Data {
-        guard case .loader = representation.source, let size = representation.estimatedSize,
-              (0..<Int64(quickLoaderLimit)).contains(size) else {
+        guard let (loading, _) = quickLoad(representation) else {
             return try await withTaskExecutorPreference(globalConcurrentExecutor) {
                 try await ItemEncoder.load(representation)
             }
         }
-        let loading = Task.immediate(executorPreference: globalConcurrentExecutor) {
-            try await ItemEncoder.load(representation)
-        }
         return try await withTaskCancellationHandler { try await loading.value } onCancel: { loading.cancel() }
+    }
+
+    /// A small promise's loader (estimated under ``quickLoaderLimit``) started right here, on the
+    /// caller's thread, and whether it finished before its first suspension (else it goes on on
+    /// the global pool). Nil for any other representation.
+    private static func quickLoad(_ representation: ItemProvider.Representation)
+        -> (loading: Task<Data, any Error>, endedAtOnce: Bool)? {
+        guard case .loader = representation.source, let size = representation.estimatedSize,
+              (0..<Int64(quickLoaderLimit)).contains(size) else { return nil }
+        let ended = Atomic<Bool>(false)
+        let loading = Task.immediate(executorPreference: globalConcurrentExecutor) {
+            defer { ended.store(true, ordering: .releasing) }
+            return try await ItemEncoder.load(representation) as Data
+        }
+        return (loading, ended.load(ordering: .acquiring))
     }
 
     /// Below this estimated size a loader starts on the connection's thread (``load(_:)``): the

@@ -173,7 +173,8 @@ package final class Broker: Service, Sendable {
                                             relay: PromiseRelay(connection: connection, direct: direct), ownUID: uid,
                                             memory: options.memory, consentTimeout: options.consentTimeout, logger: logger)
         let scenes = SceneService(connection: connection, registry: registry, store: sceneStore, desktop: options.desktop,
-                                  foregroundApps: pasteboards.foregroundApps, ownUID: uid, callers: pasteboards.callers, timeouts: options.sceneTimeouts,
+                                  foregroundApps: pasteboards.foregroundApps, ownUID: uid, callers: pasteboards.callers,
+                                  timeouts: options.sceneTimeouts,
                                   direct: direct, logger: logger)
         let service = BrokerService(connection: connection, registry: registry, pasteboards: pasteboards, scenes: scenes,
                                     direct: direct, logger: logger)

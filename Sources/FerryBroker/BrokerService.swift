@@ -27,9 +27,10 @@ package struct BrokerService: Sendable {
     package let scenes: SceneService?
     /// The direct connections' socket, nil when the broker serves none.
     package let direct: DirectListener?
-    /// Callers of the standard interfaces, refused when of another uid: the broker's one cache
-    /// (``PasteboardService/callers``), which ``watch(_:alsoClosed:)`` fills ahead of first calls.
-    let standardCallers: CallerCache
+    /// Callers' credentials, for the standard interfaces (refused when of another uid) and the
+    /// broker's methods: the broker's one cache (``PasteboardService/callers``), which
+    /// ``watch(_:alsoClosed:)`` fills ahead of first calls.
+    let callers: CallerCache
     private let logger: Logger
 
     /// Makes the service; nothing is exported until ``export()``.
@@ -48,7 +49,7 @@ package struct BrokerService: Sendable {
         self.registry = registry
         self.pasteboards = pasteboards
         self.scenes = scenes
-        self.standardCallers = pasteboards.callers
+        self.callers = pasteboards.callers
         self.logger = logger
     }
 
@@ -57,7 +58,7 @@ package struct BrokerService: Sendable {
     /// info, restoration activities, pasteboard names and change counts are theirs no more than
     /// the methods are. `Peer` stays open. Call it before exporting anything.
     package func restrictStandardInterfaces() {
-        let callers = standardCallers, connection = connection
+        let callers = callers, connection = connection
         connection.restrictStandardInterfaces(StandardAccess(known: { try callers.known($0) != nil },
                                                             resolve: { _ = try await callers.resolve($0, on: connection) }))
     }
@@ -85,10 +86,10 @@ package struct BrokerService: Sendable {
         do {
             for try await change in changes where change.name.rawValue.hasPrefix(":") {
                 guard change.newOwner == nil else {
-                    standardCallers.prefetch(change.name, on: connection)
+                    callers.prefetch(change.name, on: connection)
                     continue
                 }
-                standardCallers.forget(change.name.rawValue)
+                callers.forget(change.name.rawValue)
                 let app = await registry.connectionClosed(change.name.rawValue)
                 if let app { announceUnregistered(app, reason: "disconnected") }
                 await scenes?.appDisconnected(uniqueName: change.name.rawValue)
@@ -108,7 +109,7 @@ package struct BrokerService: Sendable {
     /// cache); the methods decide on another uid themselves.
     /// - Throws: `DBusError` when the bus cannot say (the caller is gone).
     func resolveCaller(_ call: MethodCall) async throws -> Caller {
-        try await standardCallers.caller(call, on: connection)
+        try await callers.caller(call, on: connection)
     }
 
     private var interface: Interface {

@@ -64,7 +64,7 @@ package final class CallerCache: Sendable {
             break
         }
         let caller = try await Self.ask(call.sender, on: connection)
-        file(caller)
+        entries.withLock { $0[caller.uniqueName] = .known(caller) }
         return caller
     }
 
@@ -92,10 +92,6 @@ package final class CallerCache: Sendable {
     /// Forgets a connection that left the bus.
     func forget(_ uniqueName: String) {
         entries.withLock { $0[uniqueName] = nil }
-    }
-
-    private func file(_ caller: Caller) {
-        entries.withLock { $0[caller.uniqueName] = .known(caller) }
     }
 
     private static func ask(_ name: BusName, on connection: Connection) async throws -> Caller {

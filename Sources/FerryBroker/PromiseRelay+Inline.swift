@@ -83,7 +83,7 @@ extension PromiseRelay {
             let message = try Message.methodCall(
                 destination: owner, path: clientPath, interface: Self.clientInterface, member: Self.provideBytesMember,
                 body: [.string(itemID.uuidString), .string(type.identifier), .uint32(UInt32(Self.defaultPipeSize)),
-                       .variantDictionary(["paste": .boolean(true)])])
+                       Self.options(paste: true, resume: nil)])
             let reply = try await connection.call(message, timeout: window)
             let (done, bytes, resume) = try reply.arguments(as: Bool.self, [UInt8].self, String.self)
             guard done else { return .resume(resume.isEmpty ? nil : resume) }

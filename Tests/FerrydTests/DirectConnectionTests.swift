@@ -134,11 +134,7 @@ struct DirectConnectionTests {
                 }
             }, at: "/org/ferry/Client")
             try await F.register(bus, appID, manifest: try F.manifest(manifest))
-            let (address, token) = try await stage.openDirect(bus)
-            let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
-            _ = try await direct.call(destination: F.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
-                                      member: "Bind", body: [.bytes(token), .variantDictionary(["callbacks": .boolean(callbacks)])],
-                                      timeout: .seconds(10))
+            let direct = try await stage.bind(bus, servingCallsFrom: broker, options: ["callbacks": .boolean(callbacks)])
             try await F.setItems(direct, [F.item([F.promised("public.utf8-plain-text")])])
             return (bus, direct)
         }
@@ -192,11 +188,8 @@ struct DirectConnectionTests {
                 }
             }, at: "/org/ferry/Client")
             try await F.register(bus, appID, manifest: try F.manifest(manifest))
-            let (address, token) = try await stage.openDirect(bus)
-            let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
-            let options: VariantDictionary = ["callbacks": .boolean(true), "provideBytes": .boolean(provideBytes)]
-            _ = try await direct.call(destination: F.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
-                                      member: "Bind", body: [.bytes(token), options.dbusValue], timeout: .seconds(10))
+            let direct = try await stage.bind(bus, servingCallsFrom: broker,
+                                              options: ["callbacks": .boolean(true), "provideBytes": .boolean(provideBytes)])
             try await F.setItems(direct, [F.item([F.promised("public.utf8-plain-text", estimatedSize: 20)])])
             return (bus, direct)
         }
@@ -422,9 +415,18 @@ final class DirectStage: Sendable {
         return direct
     }
 
-    static func bind(_ direct: Connection, token: [UInt8]) async throws {
+    /// A direct connection bound to `bus`'s identity with `options` (callbacks, provideBytes), on
+    /// which the calls of `broker` reach `bus`'s objects.
+    func bind(_ bus: Connection, servingCallsFrom broker: BusName, options: VariantDictionary) async throws -> Connection {
+        let (address, token) = try await openDirect(bus)
+        let direct = try await Connection(peer: address, speakingFor: bus.uniqueName, callsFrom: broker, serving: bus)
+        try await Self.bind(direct, token: token, options: options)
+        return direct
+    }
+
+    static func bind(_ direct: Connection, token: [UInt8], options: VariantDictionary = [:]) async throws {
         _ = try await direct.call(destination: FerrydFixture.broker, path: "/org/ferry/Direct", interface: "org.ferry.Direct1",
-                                  member: "Bind", body: [.bytes(token), .variantDictionary([:])], timeout: .seconds(10))
+                                  member: "Bind", body: [.bytes(token), options.dbusValue], timeout: .seconds(10))
     }
 
     /// Whether `connection` is closed within a few seconds.
